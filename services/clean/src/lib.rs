@@ -1,0 +1,478 @@
+//! The clean stage: streams a page's HTML through lol_html, drops what is
+//! never content (script, style, noscript, template, svg, comments, ...), and
+//! emits the title, page metadata and the ordered text blocks with their
+//! features (tag path, text length, link text, links, images, markup bytes).
+
+mod entities;
+
+use async_trait::async_trait;
+use gleaner_core::messages::{Block, Cleaned, Page, PageMeta};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::Topic;
+use lol_html::{doc_text, element, HtmlRewriter, MemorySettings, Settings};
+use std::cell::RefCell;
+use std::rc::Rc;
+
+pub use entities::decode_entities;
+
+/// Elements whose text is never content.
+const DROPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas", "select", "textarea",
+    "button", "head",
+];
+
+/// Elements that start a new block of text.
+const BLOCK: &[&str] = &[
+    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog", "div", "dl",
+    "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
+    "html", "legend", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td",
+    "tfoot", "th", "thead", "tr", "ul", "br", "option",
+];
+
+/// Elements whose start implicitly closes an open `<p>`.
+const CLOSES_P: &[&str] = &[
+    "address", "article", "aside", "blockquote", "div", "dl", "fieldset", "footer", "form", "h1", "h2", "h3", "h4",
+    "h5", "h6", "header", "hr", "main", "nav", "ol", "p", "pre", "section", "table", "ul", "figure",
+];
+
+/// Limits that keep hostile pages bounded in time and memory.
+const MAX_DEPTH: usize = 256;
+const MAX_BLOCK_BYTES: usize = 1 << 20;
+const MAX_BLOCKS: usize = 50_000;
+const MAX_PARSER_MEMORY: usize = 64 << 20;
+
+#[derive(Debug)]
+struct Open {
+    serial: u64,
+    tag: String,
+    label: String,
+    dropped: bool,
+    link: bool,
+}
+
+#[derive(Default)]
+struct State {
+    stack: Vec<Open>,
+    serial: u64,
+    dropped_depth: usize,
+    link_depth: usize,
+    in_title: bool,
+    title_raw: String,
+    ld_json: Vec<String>,
+    in_ld_json: bool,
+    // The block being filled.
+    raw: String,
+    link_raw: String,
+    link_count: u32,
+    image_count: u32,
+    markup_bytes: u32,
+    blocks: Vec<Block>,
+    meta: PageMeta,
+    time_datetime: Option<String>,
+}
+
+impl State {
+    fn path(&self) -> String {
+        let mut p = String::new();
+        for (i, o) in self.stack.iter().enumerate() {
+            if i > 0 {
+                p.push('/');
+            }
+            p.push_str(&o.label);
+        }
+        p
+    }
+
+    fn block_tag(&self) -> String {
+        self.stack
+            .iter()
+            .rev()
+            .find(|o| BLOCK.contains(&o.tag.as_str()))
+            .map(|o| o.tag.clone())
+            .unwrap_or_default()
+    }
+
+    /// Ends the current block: decodes and collapses its text and records it
+    /// with its features, if it has any text.
+    fn flush(&mut self) {
+        let raw = std::mem::take(&mut self.raw);
+        let link_raw = std::mem::take(&mut self.link_raw);
+        let text = collapse(&decode_entities(&raw));
+        if !text.is_empty() && self.blocks.len() < MAX_BLOCKS {
+            let link_text = collapse(&decode_entities(&link_raw));
+            self.blocks.push(Block {
+                text_len: text.chars().count() as u32,
+                link_text_len: link_text.chars().count() as u32,
+                text,
+                path: self.path(),
+                tag: self.block_tag(),
+                link_count: self.link_count,
+                image_count: self.image_count,
+                markup_bytes: self.markup_bytes,
+            });
+        }
+        if !self.raw.is_empty() || self.blocks.len() >= MAX_BLOCKS {
+            self.raw.clear();
+        }
+        self.link_count = 0;
+        self.image_count = 0;
+        self.markup_bytes = 0;
+    }
+
+    fn push(&mut self, tag: &str, label: String) -> u64 {
+        self.serial += 1;
+        let dropped = DROPPED.contains(&tag);
+        let link = tag == "a";
+        self.dropped_depth += usize::from(dropped);
+        self.link_depth += usize::from(link);
+        self.stack.push(Open { serial: self.serial, tag: tag.to_string(), label, dropped, link });
+        self.serial
+    }
+
+    /// Pops the stack down to and including the element with `serial`;
+    /// elements left open inside it (missing end tags) close with it.
+    fn pop_to(&mut self, serial: u64) {
+        if let Some(pos) = self.stack.iter().rposition(|o| o.serial == serial) {
+            for o in self.stack.drain(pos..) {
+                self.dropped_depth -= usize::from(o.dropped);
+                self.link_depth -= usize::from(o.link);
+            }
+        }
+    }
+
+    /// HTML's implied end tags for the common cases (`<p>` closed by a block,
+    /// `<li>` by the next `<li>`, table cells and rows).
+    fn close_implied(&mut self, tag: &str) {
+        let closes = |open: &str| -> bool {
+            match open {
+                "p" => CLOSES_P.contains(&tag),
+                "li" => tag == "li",
+                "dt" | "dd" => tag == "dt" || tag == "dd",
+                "td" | "th" => matches!(tag, "td" | "th" | "tr"),
+                "tr" => tag == "tr",
+                "option" => tag == "option",
+                _ => false,
+            }
+        };
+        while let Some(top) = self.stack.last() {
+            if closes(&top.tag) {
+                let s = top.serial;
+                self.pop_to(s);
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// Collapses whitespace runs to one space and trims.
+fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}
+
+fn label(tag: &str, id: Option<String>, class: Option<String>) -> String {
+    let mut l = tag.to_string();
+    if let Some(id) = id.filter(|s| !s.trim().is_empty()) {
+        l.push('#');
+        l.push_str(id.split_whitespace().next().unwrap_or(""));
+    }
+    if let Some(class) = class {
+        if let Some(first) = class.split_whitespace().next() {
+            l.push('.');
+            l.push_str(first);
+        }
+    }
+    l
+}
+
+/// Errors that make a page unusable.
+#[derive(Debug, thiserror::Error)]
+pub enum CleanError {
+    #[error("HTML could not be parsed: {0}")]
+    Parse(String),
+}
+
+/// Cleans one HTML document.
+pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanError> {
+    let st = Rc::new(RefCell::new(State::default()));
+    let s_el = st.clone();
+    let s_txt = st.clone();
+    let mut rewriter = HtmlRewriter::new(
+        Settings {
+            element_content_handlers: vec![element!("*", move |el| {
+                let tag = el.tag_name().to_ascii_lowercase();
+                let mut s = s_el.borrow_mut();
+                let attr_bytes: usize = el.attributes().iter().map(|a| a.name().len() + a.value().len() + 4).sum();
+                s.markup_bytes = s.markup_bytes.saturating_add((tag.len() * 2 + 5 + attr_bytes) as u32);
+                read_meta(&mut s, &tag, el);
+                let is_block = BLOCK.contains(&tag.as_str());
+                if is_block {
+                    s.flush();
+                }
+                match tag.as_str() {
+                    "img" if s.dropped_depth == 0 => s.image_count += 1,
+                    "title" if s.dropped_depth <= 1 && s.title_raw.is_empty() => {
+                        s.in_title = true;
+                    }
+                    _ => {}
+                }
+                if tag == "script"
+                    && el.get_attribute("type").is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json"))
+                {
+                    s.in_ld_json = true;
+                    s.ld_json.push(String::new());
+                }
+                if !el.can_have_content() {
+                    return Ok(());
+                }
+                s.close_implied(&tag);
+                if s.stack.len() >= MAX_DEPTH {
+                    return Ok(());
+                }
+                if tag == "a" && s.dropped_depth == 0 {
+                    s.link_count += 1;
+                }
+                let serial = s.push(&tag, label(&tag, el.get_attribute("id"), el.get_attribute("class")));
+                drop(s);
+                let s_end = s_el.clone();
+                el.on_end_tag(Box::new(move |_end| {
+                    let mut s = s_end.borrow_mut();
+                    if is_block {
+                        s.flush();
+                    }
+                    s.in_title = false;
+                    s.in_ld_json = false;
+                    s.pop_to(serial);
+                    Ok(())
+                }))?;
+                Ok(())
+            })],
+            document_content_handlers: vec![doc_text!(move |t| {
+                let mut s = s_txt.borrow_mut();
+                let chunk = t.as_str();
+                if s.in_ld_json {
+                    if let Some(last) = s.ld_json.last_mut() {
+                        if last.len() < MAX_BLOCK_BYTES {
+                            last.push_str(chunk);
+                        }
+                    }
+                    return Ok(());
+                }
+                if s.in_title {
+                    if s.title_raw.len() < 4096 {
+                        s.title_raw.push_str(chunk);
+                    }
+                    return Ok(());
+                }
+                if s.dropped_depth > 0 || s.raw.len() >= MAX_BLOCK_BYTES {
+                    return Ok(());
+                }
+                s.raw.push_str(chunk);
+                if s.link_depth > 0 {
+                    s.link_raw.push_str(chunk);
+                }
+                Ok(())
+            })],
+            memory_settings: MemorySettings {
+                max_allowed_memory_usage: MAX_PARSER_MEMORY,
+                ..MemorySettings::new()
+            },
+            strict: false,
+            ..Settings::new()
+        },
+        |_: &[u8]| {},
+    );
+    rewriter.write(html.as_bytes()).map_err(|e| CleanError::Parse(e.to_string()))?;
+    rewriter.end().map_err(|e| CleanError::Parse(e.to_string()))?;
+    let mut s = Rc::try_unwrap(st).map_err(|_| CleanError::Parse("state still shared".into()))?.into_inner();
+    s.flush();
+    let title = collapse(&decode_entities(&s.title_raw));
+    read_json_ld(&mut s.meta, &s.ld_json);
+    if s.meta.date.is_none() {
+        s.meta.date = s.time_datetime.take();
+    }
+    Ok((title, s.meta, s.blocks))
+}
+
+fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
+    let attr = |n: &str| el.get_attribute(n).map(|v| collapse(&decode_entities(&v))).filter(|v| !v.is_empty());
+    match tag {
+        "html" => {
+            if s.meta.language.is_none() {
+                s.meta.language = attr("lang");
+            }
+        }
+        "meta" => {
+            let key = attr("name").or_else(|| attr("property")).or_else(|| attr("itemprop")).or_else(|| attr("http-equiv"));
+            let (Some(key), Some(content)) = (key, attr("content")) else { return };
+            let m = &mut s.meta;
+            match key.to_ascii_lowercase().as_str() {
+                "description" | "og:description" if m.description.is_none() => m.description = Some(content),
+                "author" | "article:author" | "dc.creator" | "sailthru.author" | "parsely-author"
+                    if m.author.is_none() && !content.starts_with("http") =>
+                {
+                    m.author = Some(content)
+                }
+                "article:published_time" | "datepublished" | "date" | "dc.date" | "dc.date.issued"
+                | "pubdate" | "publish-date" | "sailthru.date" | "parsely-pub-date"
+                    if m.date.is_none() =>
+                {
+                    m.date = Some(content)
+                }
+                "content-language" | "og:locale" | "language" if m.language.is_none() => {
+                    m.language = Some(content.replace('_', "-"))
+                }
+                "og:title" | "twitter:title" if m.og_title.is_none() => m.og_title = Some(content),
+                "og:site_name" if m.site_name.is_none() => m.site_name = Some(content),
+                "og:url" if m.canonical_url.is_none() => m.canonical_url = Some(content),
+                _ => {}
+            }
+        }
+        "link" => {
+            if attr("rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) {
+                if let Some(href) = attr("href") {
+                    s.meta.canonical_url = Some(href);
+                }
+            }
+        }
+        "time" => {
+            if s.time_datetime.is_none() {
+                s.time_datetime = attr("datetime");
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Author, date and headline from JSON-LD (`Article`, `NewsArticle`, ... or
+/// a `@graph` of them), which wins over meta tags for the date.
+fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) {
+    fn visit(v: &serde_json::Value, meta: &mut PageMeta, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        match v {
+            serde_json::Value::Array(a) => a.iter().for_each(|x| visit(x, meta, depth + 1)),
+            serde_json::Value::Object(o) => {
+                if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
+                    meta.date = Some(d.trim().to_string());
+                }
+                if meta.author.is_none() {
+                    let author = o.get("author").and_then(|a| match a {
+                        serde_json::Value::String(s) => Some(s.clone()),
+                        serde_json::Value::Object(p) => p.get("name").and_then(|n| n.as_str()).map(str::to_string),
+                        serde_json::Value::Array(list) => list
+                            .iter()
+                            .filter_map(|p| p.get("name").and_then(|n| n.as_str()).or(p.as_str()))
+                            .next()
+                            .map(str::to_string),
+                        _ => None,
+                    });
+                    meta.author = author.map(|a| collapse(&a)).filter(|a| !a.is_empty());
+                }
+                if let Some(g) = o.get("@graph") {
+                    visit(g, meta, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in scripts {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(s.trim()) {
+            visit(&v, meta, 0);
+        }
+    }
+}
+
+/// Cleans a page message into a cleaned message.
+pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
+    let (title, meta, blocks) = clean_html(&page.html)?;
+    Ok(Cleaned {
+        id: page.id.clone(),
+        url: page.url.clone(),
+        final_url: page.final_url.clone(),
+        fetched_at: page.fetched_at.clone(),
+        title,
+        meta,
+        blocks,
+    })
+}
+
+/// The clean stage: `pages` in, `cleaned` out.
+#[derive(Default)]
+pub struct CleanStage;
+
+#[async_trait]
+impl Stage for CleanStage {
+    fn name(&self) -> &'static str {
+        "clean"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::Pages]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::Cleaned]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        let page: Page = input.decode()?;
+        let key = input.key.clone().unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
+        // Parsing is CPU work: keep it off the async runtime's threads.
+        let cleaned = tokio::task::spawn_blocking(move || clean_page(&page)).await??;
+        Ok(vec![Output::json(Topic::Cleaned, key, &cleaned)])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn drops_scripts_and_keeps_block_order() {
+        let html = r#"<html lang="en"><head><title>T &amp; U</title>
+            <meta name="author" content="Ann Lee"><link rel="canonical" href="https://x.test/a">
+            <style>p{}</style><script>var x = "<p>no</p>";</script></head>
+            <body><nav><a href="/">Home</a> <a href="/b">B</a></nav>
+            <!-- a comment --><p>First <b>para</b>graph&nbsp;here.<p>Second <a href="/x">link</a> one
+            <svg><text>svg text</text></svg><noscript>ns</noscript><template>tpl</template>
+            <div>a</div><div>b</div></body></html>"#;
+        let (title, meta, blocks) = clean_html(html).unwrap();
+        assert_eq!(title, "T & U");
+        assert_eq!(meta.author.as_deref(), Some("Ann Lee"));
+        assert_eq!(meta.language.as_deref(), Some("en"));
+        assert_eq!(meta.canonical_url.as_deref(), Some("https://x.test/a"));
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, vec!["Home B", "First paragraph here.", "Second link one", "a", "b"]);
+        assert_eq!(blocks[0].link_count, 2);
+        assert_eq!(blocks[0].link_text_len, 6);
+        assert_eq!(blocks[2].path, "html/body/p");
+        assert_eq!(blocks[2].link_text_len, 4);
+    }
+
+    #[test]
+    fn json_ld_gives_author_and_date() {
+        let html = r#"<script type="application/ld+json">{"@type":"NewsArticle","datePublished":"2024-05-01T10:00:00Z","author":{"name":"Bo Chen"}}</script><p>x</p>"#;
+        let (_, meta, _) = clean_html(html).unwrap();
+        assert_eq!(meta.date.as_deref(), Some("2024-05-01T10:00:00Z"));
+        assert_eq!(meta.author.as_deref(), Some("Bo Chen"));
+    }
+
+    #[test]
+    fn hostile_inputs_finish() {
+        let nested = "<div>".repeat(100_000) + "deep";
+        let (_, _, b) = clean_html(&nested).unwrap();
+        assert_eq!(b.last().map(|b| b.text.as_str()), Some("deep"));
+        let unterminated = "<p>before<!-- never closed <p>after".to_string();
+        let (_, _, b) = clean_html(&unterminated).unwrap();
+        assert_eq!(b.len(), 1);
+        let garbage: String = (0..100_000u32).map(|i| char::from_u32(i % 0xD700).unwrap_or('x')).collect();
+        assert!(clean_html(&garbage).is_ok());
+    }
+}

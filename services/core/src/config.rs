@@ -1,0 +1,265 @@
+//! The configuration, read from `pipelines.toml`. The file in the repository
+//! root is the documented default and is compiled in, so a run with no
+//! `--config` behaves exactly as that file says.
+
+use anyhow::Context;
+use serde::{Deserialize, Serialize};
+use std::path::Path;
+
+/// The default configuration, documented line by line.
+pub const DEFAULT_TOML: &str = include_str!("../../../pipelines.toml");
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Config {
+    pub topics: Topics,
+    pub kafka: Kafka,
+    pub run: Run,
+    pub fetch: Fetch,
+    pub extract: Extract,
+    pub dedup: Dedup,
+    pub summarize: Summarize,
+    pub index: Index,
+    pub serve: Serve,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Topics {
+    pub seeds: String,
+    pub frontier: String,
+    pub pages: String,
+    pub cleaned: String,
+    pub articles: String,
+    pub unique: String,
+    pub duplicates: String,
+    pub summarized: String,
+    pub rules: String,
+    pub dead_letter: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Kafka {
+    pub brokers: String,
+    pub group_prefix: String,
+    pub compression: String,
+    pub max_record_bytes: usize,
+    pub batch_max: usize,
+    pub partitions: i32,
+    pub replication: i32,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Run {
+    pub data_dir: String,
+    pub channel_capacity: usize,
+    pub progress_interval_ms: u64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Fetch {
+    pub user_agent: String,
+    pub connect_timeout_ms: u64,
+    pub total_timeout_ms: u64,
+    pub max_redirects: usize,
+    pub max_body_bytes: usize,
+    pub per_host_delay_ms: u64,
+    pub concurrency: usize,
+    pub default_depth: u32,
+    pub max_links_per_page: usize,
+    pub respect_robots: bool,
+    pub robots_cache_secs: u64,
+    pub allow_private: bool,
+    pub bloom_capacity: usize,
+    pub bloom_fp_rate: f64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Extract {
+    pub extractor: String,
+    pub min_text_chars: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Dedup {
+    pub threshold: f64,
+    pub window_count: usize,
+    pub window_age_secs: u64,
+    pub candidate_terms: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryLength {
+    pub name: String,
+    #[serde(default)]
+    pub sentences: Option<usize>,
+    #[serde(default)]
+    pub words: Option<usize>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Summarize {
+    pub engine: String,
+    pub http_url: String,
+    pub http_timeout_ms: u64,
+    pub http_retries: u32,
+    pub lengths: Vec<SummaryLength>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Index {
+    pub writer_heap_bytes: usize,
+    pub snippet_chars: usize,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Serve {
+    pub listen: String,
+}
+
+impl Config {
+    /// The compiled-in default (the repository's `pipelines.toml`).
+    pub fn default_config() -> Self {
+        Self::from_toml(DEFAULT_TOML).expect("the bundled pipelines.toml parses")
+    }
+
+    /// Parses a full configuration; every section must be present, so a
+    /// misspelt key is an error rather than a silently ignored option.
+    pub fn from_toml(text: &str) -> anyhow::Result<Self> {
+        let cfg: Config = toml::from_str(text)?;
+        cfg.validate()?;
+        Ok(cfg)
+    }
+
+    /// Reads `path`, or the default when `path` is `None`.
+    pub fn load(path: Option<&Path>) -> anyhow::Result<Self> {
+        match path {
+            None => Ok(Self::default_config()),
+            Some(p) => {
+                let text = std::fs::read_to_string(p)
+                    .with_context(|| format!("reading config {}", p.display()))?;
+                Self::from_toml(&text).with_context(|| format!("parsing config {}", p.display()))
+            }
+        }
+    }
+
+    fn validate(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            (0.0..=1.0).contains(&self.dedup.threshold),
+            "dedup.threshold must be within 0..=1"
+        );
+        anyhow::ensure!(
+            self.fetch.bloom_fp_rate > 0.0 && self.fetch.bloom_fp_rate < 1.0,
+            "fetch.bloom_fp_rate must be within (0, 1)"
+        );
+        anyhow::ensure!(self.run.channel_capacity > 0, "run.channel_capacity must be > 0");
+        anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
+        anyhow::ensure!(
+            matches!(self.summarize.engine.as_str(), "extractive" | "http"),
+            "summarize.engine must be \"extractive\" or \"http\""
+        );
+        for l in &self.summarize.lengths {
+            anyhow::ensure!(
+                l.sentences.is_some() != l.words.is_some(),
+                "summary length {:?} needs exactly one of sentences or words",
+                l.name
+            );
+        }
+        Ok(())
+    }
+
+    /// The topic name for a topic kind.
+    pub fn topic_name(&self, t: Topic) -> &str {
+        let n = &self.topics;
+        match t {
+            Topic::Seeds => &n.seeds,
+            Topic::Frontier => &n.frontier,
+            Topic::Pages => &n.pages,
+            Topic::Cleaned => &n.cleaned,
+            Topic::Articles => &n.articles,
+            Topic::Unique => &n.unique,
+            Topic::Duplicates => &n.duplicates,
+            Topic::Summarized => &n.summarized,
+            Topic::Rules => &n.rules,
+            Topic::DeadLetter => &n.dead_letter,
+        }
+    }
+
+    /// The topic kind for a topic name.
+    pub fn topic_of(&self, name: &str) -> Option<Topic> {
+        Topic::ALL.into_iter().find(|t| self.topic_name(*t) == name)
+    }
+}
+
+/// The topics of the flow (their names come from the configuration).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Topic {
+    Seeds,
+    Frontier,
+    Pages,
+    Cleaned,
+    Articles,
+    Unique,
+    Duplicates,
+    Summarized,
+    Rules,
+    DeadLetter,
+}
+
+impl Topic {
+    pub const ALL: [Topic; 10] = [
+        Topic::Seeds,
+        Topic::Frontier,
+        Topic::Pages,
+        Topic::Cleaned,
+        Topic::Articles,
+        Topic::Unique,
+        Topic::Duplicates,
+        Topic::Summarized,
+        Topic::Rules,
+        Topic::DeadLetter,
+    ];
+
+    /// A short name for progress lines and file names.
+    pub fn short(self) -> &'static str {
+        match self {
+            Topic::Seeds => "seeds",
+            Topic::Frontier => "frontier",
+            Topic::Pages => "pages",
+            Topic::Cleaned => "cleaned",
+            Topic::Articles => "articles",
+            Topic::Unique => "unique",
+            Topic::Duplicates => "duplicates",
+            Topic::Summarized => "summarized",
+            Topic::Rules => "rules",
+            Topic::DeadLetter => "dead-letter",
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bundled_config_parses() {
+        let c = Config::default_config();
+        assert_eq!(c.topic_of("gleaner.pages"), Some(Topic::Pages));
+        assert!(c.fetch.max_body_bytes >= 4 << 20);
+    }
+
+    #[test]
+    fn unknown_keys_are_rejected() {
+        let bad = DEFAULT_TOML.replace("[dedup]", "[dedup]\nthreshhold = 0.5");
+        assert!(Config::from_toml(&bad).is_err());
+    }
+}

@@ -1,0 +1,217 @@
+//! The Kafka bus (librdkafka through rdkafka): one stage per process, reading
+//! its input topics in a consumer group and producing its outputs.
+//!
+//! At-least-once: an input's offset is stored only after the broker
+//! acknowledged every record produced from it (and from every input before it
+//! in the batch); stored offsets are committed in the background and once
+//! more, synchronously, on shutdown.
+
+use crate::config::{Config, Topic};
+use crate::stage::{settle, Input, Origin, Output, Stage};
+use anyhow::Context;
+use futures::future::join_all;
+use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
+use rdkafka::client::DefaultClientContext;
+use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::Message;
+use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
+use rdkafka::util::Timeout;
+use rdkafka::ClientConfig;
+use std::time::Duration;
+use tokio::sync::watch;
+
+/// Room for the record batch header and headers around one record's value.
+const BATCH_OVERHEAD: usize = 64 * 1024;
+
+/// A producer set up for gleaner's records: compression, idempotence, and a
+/// message size limit that lets records up to `max_record_bytes` through.
+pub fn producer(cfg: &Config, brokers: &str) -> anyhow::Result<FutureProducer> {
+    ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("compression.type", &cfg.kafka.compression)
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .set("linger.ms", "5")
+        .set("message.max.bytes", (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string())
+        .set("message.timeout.ms", "60000")
+        .create()
+        .context("creating Kafka producer")
+}
+
+fn consumer(cfg: &Config, brokers: &str, group: &str) -> anyhow::Result<StreamConsumer> {
+    ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("group.id", group)
+        .set("enable.auto.commit", "true")
+        .set("auto.commit.interval.ms", "1000")
+        // Offsets are stored by hand, only once outputs are acknowledged.
+        .set("enable.auto.offset.store", "false")
+        .set("auto.offset.reset", "earliest")
+        .set("session.timeout.ms", "10000")
+        .set("heartbeat.interval.ms", "1000")
+        .set(
+            "max.partition.fetch.bytes",
+            (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
+        )
+        .create()
+        .context("creating Kafka consumer")
+}
+
+/// Produces records and waits until the broker acknowledged all of them.
+pub async fn produce_all(producer: &FutureProducer, cfg: &Config, outs: &[Output]) -> anyhow::Result<()> {
+    let sends = outs.iter().map(|o| {
+        let record = FutureRecord::to(cfg.topic_name(o.topic)).key(&o.key).payload(&o.payload);
+        producer.send(record, Timeout::Never)
+    });
+    for r in join_all(sends).await {
+        r.map_err(|(e, _)| anyhow::anyhow!("produce failed: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Creates every topic (existing ones are left alone) with a
+/// `max.message.bytes` that admits the largest record gleaner produces.
+pub async fn create_topics(cfg: &Config, brokers: &str) -> anyhow::Result<Vec<String>> {
+    let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .create()
+        .context("creating Kafka admin client")?;
+    let max = (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string();
+    let names: Vec<String> = Topic::ALL.iter().map(|t| cfg.topic_name(*t).to_string()).collect();
+    let topics: Vec<NewTopic> = Topic::ALL
+        .iter()
+        .zip(&names)
+        .map(|(t, n)| {
+            let nt = NewTopic::new(n, cfg.kafka.partitions, TopicReplication::Fixed(cfg.kafka.replication))
+                .set("max.message.bytes", &max);
+            if *t == Topic::Rules {
+                nt.set("cleanup.policy", "compact")
+            } else {
+                nt
+            }
+        })
+        .collect();
+    let results = admin
+        .create_topics(&topics, &AdminOptions::new().operation_timeout(Some(Duration::from_secs(10))))
+        .await
+        .context("creating topics")?;
+    let mut created = Vec::new();
+    for r in results {
+        match r {
+            Ok(name) => created.push(name),
+            Err((_, RDKafkaErrorCode::TopicAlreadyExists)) => {}
+            Err((name, code)) => anyhow::bail!("creating topic {name}: {code}"),
+        }
+    }
+    Ok(created)
+}
+
+/// Runs one stage on Kafka until `stop` turns true, then finishes the batch
+/// in hand, flushes the producer and commits the stored offsets.
+pub async fn run_stage(
+    mut stage: Box<dyn Stage>,
+    cfg: &Config,
+    brokers: &str,
+    mut stop: watch::Receiver<bool>,
+) -> anyhow::Result<()> {
+    let name = stage.name();
+    let group = format!("{}-{}", cfg.kafka.group_prefix, name);
+    let consumer = consumer(cfg, brokers, &group)?;
+    let producer = producer(cfg, brokers)?;
+    let topics: Vec<&str> = stage.inputs().iter().map(|t| cfg.topic_name(*t)).collect();
+    consumer.subscribe(&topics).context("subscribing")?;
+    tracing::info!(stage = name, group, ?topics, "stage started on Kafka");
+
+    let mut handled_total: u64 = 0;
+    loop {
+        let first = tokio::select! {
+            m = consumer.recv() => Some(m),
+            _ = stop.wait_for(|s| *s) => None,
+        };
+        let Some(first) = first else { break };
+        let mut batch = Vec::new();
+        match first {
+            Ok(m) => batch.push(to_input(cfg, &m)),
+            Err(e) => {
+                tracing::warn!(stage = name, error = %e, "consume error");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+        }
+        // Take whatever else is already waiting, without blocking for long.
+        while batch.len() < cfg.kafka.batch_max {
+            match tokio::time::timeout(Duration::from_millis(2), consumer.recv()).await {
+                Ok(Ok(m)) => batch.push(to_input(cfg, &m)),
+                _ => break,
+            }
+        }
+        let results = stage.handle_batch(&batch).await;
+        let mut outs = Vec::new();
+        for (input, handled) in batch.iter().zip(results) {
+            outs.extend(settle(name, input, handled, cfg.kafka.max_record_bytes));
+        }
+        // Retry until acknowledged: storing the offsets before that would
+        // lose the outputs on a crash.
+        let mut attempt = 0u32;
+        while let Err(e) = produce_all(&producer, cfg, &outs).await {
+            attempt += 1;
+            tracing::error!(stage = name, error = %e, attempt, "producing outputs failed, retrying");
+            tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
+        }
+        for input in &batch {
+            if let Some(o) = &input.origin {
+                // rd_kafka_offset_store keeps offset + 1: the next one to read.
+                if let Err(e) = consumer.store_offset(&o.topic, o.partition, o.offset) {
+                    tracing::warn!(stage = name, error = %e, "storing offset failed");
+                }
+            }
+        }
+        handled_total += batch.len() as u64;
+    }
+    tracing::info!(stage = name, handled = handled_total, "stopping: closing stage, flushing, committing");
+    stage.close().await?;
+    producer.flush(Timeout::After(Duration::from_secs(30)))?;
+    match consumer.commit_consumer_state(CommitMode::Sync) {
+        Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {}
+        Err(e) => tracing::warn!(stage = name, error = %e, "final commit failed"),
+    }
+    Ok(())
+}
+
+fn to_input<M: Message>(cfg: &Config, m: &M) -> Input {
+    Input {
+        topic: cfg.topic_of(m.topic()).unwrap_or(Topic::DeadLetter),
+        key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+        payload: m.payload().map(<[u8]>::to_vec),
+        origin: Some(Origin { topic: m.topic().to_string(), partition: m.partition(), offset: m.offset() }),
+    }
+}
+
+/// A watch channel that turns true on SIGINT or SIGTERM.
+pub fn shutdown_signal() -> watch::Receiver<bool> {
+    let (tx, rx) = watch::channel(false);
+    tokio::spawn(async move {
+        #[cfg(unix)]
+        {
+            use tokio::signal::unix::{signal, SignalKind};
+            let mut term = match signal(SignalKind::terminate()) {
+                Ok(s) => s,
+                Err(_) => {
+                    let _ = tokio::signal::ctrl_c().await;
+                    let _ = tx.send(true);
+                    return;
+                }
+            };
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+        }
+        #[cfg(not(unix))]
+        let _ = tokio::signal::ctrl_c().await;
+        tracing::info!("shutdown signal received");
+        let _ = tx.send(true);
+    });
+    rx
+}

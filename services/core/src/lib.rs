@@ -1,0 +1,12 @@
+//! gleaner's shared core: the messages, the configuration, the stage trait and
+//! the two buses that carry messages between stages (Kafka and in-process).
+
+pub mod config;
+pub mod kafka;
+pub mod memory;
+pub mod messages;
+pub mod stage;
+pub mod util;
+
+pub use config::{Config, Topic};
+pub use stage::{Input, Origin, Output, Stage};

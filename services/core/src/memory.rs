@@ -1,0 +1,231 @@
+//! The in-process bus: every stage in one process, connected by bounded
+//! channels, with no broker. It counts messages in flight so that a run ends
+//! by itself once every stage is idle and nothing is queued.
+
+use crate::config::Topic;
+use crate::stage::{settle, Input, Output, Stage};
+use std::collections::{BTreeMap, HashMap};
+use std::io::Write;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicI64, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use tokio::sync::{mpsc, watch, Notify};
+
+enum Tx {
+    Bounded(mpsc::Sender<Input>),
+    // A stage that feeds itself (fetch reads the frontier it writes) would
+    // deadlock on a full bounded channel; its growth is bounded by the seen
+    // set and the depth limit instead.
+    Unbounded(mpsc::UnboundedSender<Input>),
+}
+
+enum Rx {
+    Bounded(mpsc::Receiver<Input>),
+    Unbounded(mpsc::UnboundedReceiver<Input>),
+}
+
+impl Rx {
+    async fn recv(&mut self) -> Option<Input> {
+        match self {
+            Rx::Bounded(r) => r.recv().await,
+            Rx::Unbounded(r) => r.recv().await,
+        }
+    }
+    fn try_recv(&mut self) -> Option<Input> {
+        match self {
+            Rx::Bounded(r) => r.try_recv().ok(),
+            Rx::Unbounded(r) => r.try_recv().ok(),
+        }
+    }
+}
+
+/// Messages produced per topic during a run.
+pub type Counts = BTreeMap<Topic, u64>;
+
+struct Bus {
+    consumers: HashMap<Topic, Vec<Arc<Tx>>>,
+    produced: HashMap<Topic, AtomicU64>,
+    in_flight: AtomicI64,
+    idle: Notify,
+    sinks: HashMap<Topic, Mutex<std::io::BufWriter<std::fs::File>>>,
+    max_record_bytes: usize,
+}
+
+impl Bus {
+    async fn publish(&self, out: Output) {
+        if let Some(c) = self.produced.get(&out.topic) {
+            c.fetch_add(1, Ordering::Relaxed);
+        }
+        if let Some(sink) = self.sinks.get(&out.topic) {
+            let mut w = sink.lock().unwrap_or_else(|p| p.into_inner());
+            let _ = w.write_all(&out.payload).and_then(|_| w.write_all(b"\n"));
+        }
+        let Some(txs) = self.consumers.get(&out.topic) else { return };
+        for tx in txs {
+            let input = Input { topic: out.topic, key: Some(out.key.clone()), payload: Some(out.payload.clone()), origin: None };
+            self.in_flight.fetch_add(1, Ordering::SeqCst);
+            let sent = match tx.as_ref() {
+                Tx::Bounded(s) => s.send(input).await.is_ok(),
+                Tx::Unbounded(s) => s.send(input).is_ok(),
+            };
+            if !sent {
+                self.done(1);
+            }
+        }
+    }
+
+    fn done(&self, n: i64) {
+        if self.in_flight.fetch_sub(n, Ordering::SeqCst) == n {
+            self.idle.notify_waiters();
+        }
+    }
+
+    fn counts(&self) -> Counts {
+        self.produced.iter().map(|(t, c)| (*t, c.load(Ordering::Relaxed))).collect()
+    }
+}
+
+/// Options of an in-process run.
+pub struct MemoryOptions {
+    pub channel_capacity: usize,
+    pub batch_max: usize,
+    pub max_record_bytes: usize,
+    /// Topics nobody reads in-process are appended here as `<topic>.jsonl`.
+    pub sink_dir: Option<PathBuf>,
+    pub sink_topics: Vec<Topic>,
+}
+
+/// A running in-process pipeline.
+pub struct MemoryPipeline {
+    bus: Arc<Bus>,
+    stop: watch::Sender<bool>,
+    tasks: Vec<tokio::task::JoinHandle<anyhow::Result<()>>>,
+}
+
+impl MemoryPipeline {
+    /// Wires the stages together and starts them.
+    pub fn start(stages: Vec<Box<dyn Stage>>, opts: &MemoryOptions) -> anyhow::Result<Self> {
+        let mut consumers: HashMap<Topic, Vec<Arc<Tx>>> = HashMap::new();
+        let mut receivers = Vec::new();
+        for stage in &stages {
+            let loops = stage.inputs().iter().any(|t| stage.outputs().contains(t));
+            let (tx, rx) = if loops {
+                let (tx, rx) = mpsc::unbounded_channel();
+                (Tx::Unbounded(tx), Rx::Unbounded(rx))
+            } else {
+                let (tx, rx) = mpsc::channel(opts.channel_capacity);
+                (Tx::Bounded(tx), Rx::Bounded(rx))
+            };
+            let tx = Arc::new(tx);
+            for t in stage.inputs() {
+                consumers.entry(t).or_default().push(tx.clone());
+            }
+            receivers.push(rx);
+        }
+        let mut sinks = HashMap::new();
+        if let Some(dir) = &opts.sink_dir {
+            std::fs::create_dir_all(dir)?;
+            for t in &opts.sink_topics {
+                let f = std::fs::OpenOptions::new()
+                    .create(true)
+                    .append(true)
+                    .open(dir.join(format!("{}.jsonl", t.short())))?;
+                sinks.insert(*t, Mutex::new(std::io::BufWriter::new(f)));
+            }
+        }
+        let bus = Arc::new(Bus {
+            consumers,
+            produced: Topic::ALL.iter().map(|t| (*t, AtomicU64::new(0))).collect(),
+            in_flight: AtomicI64::new(0),
+            idle: Notify::new(),
+            sinks,
+            max_record_bytes: opts.max_record_bytes,
+        });
+        let (stop, stop_rx) = watch::channel(false);
+        let mut tasks = Vec::new();
+        for (stage, rx) in stages.into_iter().zip(receivers) {
+            tasks.push(tokio::spawn(run_stage(stage, rx, bus.clone(), stop_rx.clone(), opts.batch_max)));
+        }
+        Ok(MemoryPipeline { bus, stop, tasks })
+    }
+
+    /// Puts messages on the bus as if a user had produced them.
+    pub async fn publish(&self, out: Output) {
+        self.bus.publish(out).await;
+    }
+
+    /// Messages produced per topic so far.
+    pub fn counts(&self) -> Counts {
+        self.bus.counts()
+    }
+
+    /// Messages queued or being handled.
+    pub fn in_flight(&self) -> i64 {
+        self.bus.in_flight.load(Ordering::SeqCst)
+    }
+
+    /// Waits until nothing is queued or being handled.
+    pub async fn wait_idle(&self) {
+        loop {
+            let notified = self.bus.idle.notified();
+            if self.in_flight() <= 0 {
+                return;
+            }
+            notified.await;
+        }
+    }
+
+    /// Stops every stage (each finishes its current batch and closes) and
+    /// returns the final counts.
+    pub async fn shutdown(self) -> anyhow::Result<Counts> {
+        let _ = self.stop.send(true);
+        let mut first_err = None;
+        for t in self.tasks {
+            match t.await {
+                Ok(Ok(())) => {}
+                Ok(Err(e)) => first_err = first_err.or(Some(e)),
+                Err(e) => first_err = first_err.or(Some(anyhow::anyhow!("stage task failed: {e}"))),
+            }
+        }
+        for sink in self.bus.sinks.values() {
+            sink.lock().unwrap_or_else(|p| p.into_inner()).flush()?;
+        }
+        match first_err {
+            Some(e) => Err(e),
+            None => Ok(self.bus.counts()),
+        }
+    }
+}
+
+async fn run_stage(
+    mut stage: Box<dyn Stage>,
+    mut rx: Rx,
+    bus: Arc<Bus>,
+    mut stop: watch::Receiver<bool>,
+    batch_max: usize,
+) -> anyhow::Result<()> {
+    let name = stage.name();
+    loop {
+        let first = tokio::select! {
+            m = rx.recv() => m,
+            _ = stop.wait_for(|s| *s) => None,
+        };
+        let Some(first) = first else { break };
+        let mut batch = vec![first];
+        while batch.len() < batch_max {
+            match rx.try_recv() {
+                Some(m) => batch.push(m),
+                None => break,
+            }
+        }
+        let results = stage.handle_batch(&batch).await;
+        debug_assert_eq!(results.len(), batch.len());
+        for (input, handled) in batch.iter().zip(results) {
+            for out in settle(name, input, handled, bus.max_record_bytes) {
+                bus.publish(out).await;
+            }
+        }
+        bus.done(batch.len() as i64);
+    }
+    stage.close().await
+}

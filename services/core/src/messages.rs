@@ -1,0 +1,205 @@
+//! The messages carried on each topic. They are JSON on the wire; the schema of
+//! each one is in `schemas/` and a test keeps the two in step.
+
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How far a crawl from one seed may go.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema, Default)]
+#[serde(rename_all = "snake_case")]
+pub enum Scope {
+    /// Only URLs on the seed's host.
+    #[default]
+    SameHost,
+    /// Only the seed URL itself, no link discovery.
+    SeedOnly,
+}
+
+/// `gleaner.seeds`: a URL to crawl, written by users.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Seed {
+    pub url: String,
+    /// How many links away from the seed the crawl may go (0 = the seed only).
+    /// Missing means the configured default.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub depth: Option<u32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub scope: Option<Scope>,
+    /// Higher is sooner. Missing means 0.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub priority: Option<i32>,
+    /// Fetch again even if the URL was seen before (a one-off recrawl).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub recrawl: bool,
+}
+
+/// `gleaner.frontier`: a link found on a fetched page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct FrontierLink {
+    pub url: String,
+    /// Links away from the seed.
+    pub depth: u32,
+    /// Depth limit inherited from the seed.
+    pub max_depth: u32,
+    pub scope: Scope,
+    /// The seed's host, which bounds a same-host crawl.
+    pub seed_host: String,
+    /// The page the link was found on.
+    pub parent: String,
+}
+
+/// `gleaner.pages`: a fetched HTML page, decoded to UTF-8.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Page {
+    /// Deterministic id from the normalised URL.
+    pub id: String,
+    /// The URL as requested (normalised).
+    pub url: String,
+    /// The URL after redirects.
+    pub final_url: String,
+    pub status: u16,
+    pub fetched_at: String,
+    /// The charset the body was decoded from.
+    pub charset: String,
+    pub content_type: String,
+    /// Headers that matter downstream (last-modified, etag, content-language).
+    #[serde(default)]
+    pub headers: BTreeMap<String, String>,
+    pub depth: u32,
+    pub html: String,
+}
+
+/// One text block of a cleaned page, in document order, with the features
+/// the extractors use.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct Block {
+    pub text: String,
+    /// Tag path from the root, e.g. `html/body/div.main/p`.
+    pub path: String,
+    /// The block-level element this text belongs to (p, h1, li, td, div, ...).
+    pub tag: String,
+    /// Characters of text (Unicode scalar values, whitespace collapsed).
+    pub text_len: u32,
+    /// Characters of text inside links.
+    pub link_text_len: u32,
+    pub link_count: u32,
+    pub image_count: u32,
+    /// Bytes of markup (tags) that belonged to this block.
+    pub markup_bytes: u32,
+}
+
+/// Page metadata found in the markup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct PageMeta {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_url: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_name: Option<String>,
+    /// `og:title` or similar, which is often cleaner than `<title>`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub og_title: Option<String>,
+}
+
+/// `gleaner.cleaned`: a page stripped of markup.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Cleaned {
+    pub id: String,
+    pub url: String,
+    pub final_url: String,
+    pub fetched_at: String,
+    pub title: String,
+    pub meta: PageMeta,
+    pub blocks: Vec<Block>,
+}
+
+/// `gleaner.articles` and `gleaner.unique`: the main content of a page.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Article {
+    /// Deterministic id from the normalised URL (same as the page id).
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    /// Publication date, ISO 8601 where it could be read.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    pub text: String,
+    /// Which extractor produced `text`.
+    pub extractor: String,
+    pub fetched_at: String,
+}
+
+/// `gleaner.duplicates`: a repost and the article it repeats.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Duplicate {
+    pub id: String,
+    pub url: String,
+    pub original_id: String,
+    pub original_url: String,
+    pub similarity: f64,
+}
+
+/// One summary of a given length.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Summary {
+    /// The configured name of the length, e.g. `one_sentence`.
+    pub name: String,
+    pub text: String,
+}
+
+/// `gleaner.summarized`: an article with its summaries.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct Summarized {
+    #[serde(flatten)]
+    pub article: Article,
+    pub summaries: Vec<Summary>,
+    /// Which engine produced the summaries.
+    pub engine: String,
+}
+
+/// `gleaner.rules`: extraction rules for one site (key = host; null deletes).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct SiteRules {
+    pub host: String,
+    /// Blocks whose tag path contains one of these (`div.article`, `article`) are content.
+    #[serde(default)]
+    pub include_paths: Vec<String>,
+    /// Blocks whose tag path contains one of these are dropped.
+    #[serde(default)]
+    pub exclude_paths: Vec<String>,
+    /// Blocks whose text matches one of these substrings are dropped.
+    #[serde(default)]
+    pub exclude_text: Vec<String>,
+}
+
+/// `gleaner.dead-letter`: input a stage could not handle, with the reason.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct DeadLetter {
+    pub stage: String,
+    /// Where the input came from, when it came from a topic.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub topic: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub partition: Option<i32>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub offset: Option<i64>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<String>,
+    pub error: String,
+    /// The first bytes of the input (at most 1 KiB, cut on a char boundary).
+    pub payload_excerpt: String,
+    pub payload_bytes: u64,
+    pub at: String,
+}

@@ -1,0 +1,124 @@
+//! Small helpers shared by every stage: ids, timestamps, excerpts.
+
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// FNV-1a, 64 bits: stable across runs and platforms, unlike std's hasher.
+pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0100_0000_01b3);
+    }
+    h
+}
+
+/// A deterministic id for a document, from its normalised URL: 32 hex digits
+/// made of two independent 64-bit hashes, so collisions need ~2^64 documents.
+pub fn doc_id(normalised_url: &str) -> String {
+    let a = fnv1a64(normalised_url.as_bytes());
+    let mut salted = Vec::with_capacity(normalised_url.len() + 1);
+    salted.push(0x5a);
+    salted.extend_from_slice(normalised_url.as_bytes());
+    let b = fnv1a64(&salted).rotate_left(17) ^ (normalised_url.len() as u64);
+    format!("{a:016x}{b:016x}")
+}
+
+/// Normalises a URL for ids and the seen-set: lowercase scheme and host (the
+/// `url` crate does that and drops default ports and dot segments), no fragment.
+pub fn normalise_url(raw: &str) -> Result<url::Url, url::ParseError> {
+    let mut u = url::Url::parse(raw.trim())?;
+    u.set_fragment(None);
+    Ok(u)
+}
+
+/// The host of a URL, used as the message key so one worker owns a host.
+pub fn host_of(raw: &str) -> String {
+    url::Url::parse(raw)
+        .ok()
+        .and_then(|u| u.host_str().map(str::to_ascii_lowercase))
+        .unwrap_or_default()
+}
+
+/// Seconds since the Unix epoch.
+pub fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// The current time as RFC 3339 in UTC, e.g. `2026-11-22T01:02:03Z`.
+pub fn now_rfc3339() -> String {
+    rfc3339(unix_now())
+}
+
+/// Formats Unix seconds as RFC 3339 in UTC (civil-from-days, Howard Hinnant).
+pub fn rfc3339(secs: u64) -> String {
+    let days = (secs / 86_400) as i64;
+    let rem = secs % 86_400;
+    let z = days + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    let y = yoe + era * 400 + i64::from(m <= 2);
+    format!(
+        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
+        rem / 3600,
+        (rem / 60) % 60,
+        rem % 60
+    )
+}
+
+/// At most `max` bytes of `s`, cut on a char boundary.
+pub fn truncate_utf8(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A readable excerpt of a payload for the dead-letter topic.
+pub fn excerpt(payload: &[u8], max: usize) -> String {
+    let cut = &payload[..payload.len().min(max)];
+    String::from_utf8_lossy(cut).into_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rfc3339_known_dates() {
+        assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+        assert_eq!(rfc3339(951_782_400), "2000-02-29T00:00:00Z");
+        assert_eq!(rfc3339(1_795_308_245), "2026-11-22T00:44:05Z");
+    }
+
+    #[test]
+    fn ids_are_stable_and_distinct() {
+        let a = doc_id("https://example.com/a");
+        assert_eq!(a, doc_id("https://example.com/a"));
+        assert_ne!(a, doc_id("https://example.com/b"));
+        assert_eq!(a.len(), 32);
+    }
+
+    #[test]
+    fn normalise_drops_fragment_and_default_port() {
+        let u = normalise_url("HTTP://Example.COM:80/a/./b/../c#frag").unwrap();
+        assert_eq!(u.as_str(), "http://example.com/a/c");
+    }
+
+    #[test]
+    fn truncate_respects_char_boundaries() {
+        assert_eq!(truncate_utf8("héllo", 2), "h");
+        assert_eq!(truncate_utf8("abc", 10), "abc");
+    }
+}

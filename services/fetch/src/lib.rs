@@ -1,0 +1,535 @@
+//! The fetch stage: a polite crawler. Seeds and frontier links in; pages and
+//! newly found links out.
+//!
+//! Politeness: robots.txt is honoured (cached per host), requests to one host
+//! are spaced by max(configured delay, Crawl-delay), and a Bloom filter keeps
+//! a URL from being fetched twice. Safety: names are resolved and private,
+//! loopback, link-local and multicast addresses refused unless allowed.
+
+pub mod bloom;
+mod links;
+pub mod robots;
+
+use async_trait::async_trait;
+use bloom::Bloom;
+use futures::StreamExt;
+use gleaner_core::config;
+use gleaner_core::messages::{FrontierLink, Page, Scope, Seed};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::util::{doc_id, host_of, normalise_url, now_rfc3339};
+use gleaner_core::Topic;
+use robots::{AgentRules, Robots};
+use std::collections::{BTreeMap, HashMap};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// Whether an address may be fetched without `allow_private`.
+pub fn is_public(ip: IpAddr) -> bool {
+    match ip {
+        IpAddr::V4(v4) => {
+            let o = v4.octets();
+            !(v4.is_private()
+                || v4.is_loopback()
+                || v4.is_link_local()
+                || v4.is_multicast()
+                || v4.is_broadcast()
+                || v4.is_unspecified()
+                || o[0] == 0
+                || (o[0] == 100 && (64..128).contains(&o[1]))) // carrier-grade NAT
+        }
+        IpAddr::V6(v6) => {
+            if let Some(v4) = v6.to_ipv4_mapped() {
+                return is_public(IpAddr::V4(v4));
+            }
+            let seg = v6.segments();
+            !(v6.is_loopback()
+                || v6.is_unspecified()
+                || v6.is_multicast()
+                || (seg[0] & 0xfe00) == 0xfc00 // unique local
+                || (seg[0] & 0xffc0) == 0xfe80) // link-local
+        }
+    }
+}
+
+/// Resolves names for reqwest and drops addresses that may not be fetched,
+/// so a public name pointing at 127.0.0.1 cannot slip through.
+struct GuardedResolver {
+    allow_private: bool,
+}
+
+impl reqwest::dns::Resolve for GuardedResolver {
+    fn resolve(&self, name: reqwest::dns::Name) -> reqwest::dns::Resolving {
+        let allow = self.allow_private;
+        Box::pin(async move {
+            let host = name.as_str().to_string();
+            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let ok: Vec<SocketAddr> = addrs.into_iter().filter(|a| allow || is_public(a.ip())).collect();
+            if ok.is_empty() {
+                return Err(format!("{host} resolves only to private or reserved addresses (see fetch.allow_private)").into());
+            }
+            Ok(Box::new(ok.into_iter()) as reqwest::dns::Addrs)
+        })
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("not an http(s) URL: {0}")]
+    BadUrl(String),
+    #[error("refused: {0} is a private or reserved address (see fetch.allow_private)")]
+    Private(String),
+    #[error("disallowed by robots.txt: {0}")]
+    Robots(String),
+    #[error("robots.txt of {host} unavailable ({why}); not crawling the host")]
+    RobotsUnavailable { host: String, why: String },
+    #[error("HTTP {status} for {url}")]
+    Status { status: u16, url: String },
+    #[error("not HTML ({content_type}) at {url}")]
+    NotHtml { content_type: String, url: String },
+    #[error("request to {url} failed: {why}")]
+    Request { url: String, why: String },
+}
+
+/// Per-host state: the politeness clock and the robots.txt rules.
+#[derive(Default)]
+struct HostState {
+    next_slot: Option<Instant>,
+    robots: Option<(AgentRules, Instant)>,
+}
+
+struct Shared {
+    client: reqwest::Client,
+    cfg: config::Fetch,
+    agent_token: String,
+    allow_private: bool,
+    hosts: Mutex<HashMap<String, HostState>>,
+    // Serialises robots.txt fetches per host so a batch fetches it once.
+    robots_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+/// What one fetch produced.
+pub struct Fetched {
+    pub page: Page,
+    pub links: Vec<String>,
+}
+
+impl Shared {
+    /// Waits for this host's next politeness slot and books the one after.
+    async fn wait_turn(&self, host: &str, delay: Duration) {
+        let at = {
+            let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            let h = hosts.entry(host.to_string()).or_default();
+            let now = Instant::now();
+            let at = h.next_slot.map_or(now, |t| t.max(now));
+            h.next_slot = Some(at + delay);
+            at
+        };
+        tokio::time::sleep_until(at.into()).await;
+    }
+
+    fn base_delay(&self) -> Duration {
+        Duration::from_millis(self.cfg.per_host_delay_ms)
+    }
+
+    fn cached_rules(&self, host: &str) -> Option<AgentRules> {
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let (rules, at) = hosts.get(host)?.robots.as_ref()?;
+        (at.elapsed() < Duration::from_secs(self.cfg.robots_cache_secs)).then(|| rules.clone())
+    }
+
+    /// The robots.txt rules for the URL's host, fetched once per expiry.
+    async fn rules(&self, url: &Url) -> Result<AgentRules, FetchError> {
+        let host = host_key(url);
+        if let Some(r) = self.cached_rules(&host) {
+            return Ok(r);
+        }
+        let lock = {
+            let mut locks = self.robots_locks.lock().unwrap_or_else(|p| p.into_inner());
+            locks.entry(host.clone()).or_default().clone()
+        };
+        let _guard = lock.lock().await;
+        if let Some(r) = self.cached_rules(&host) {
+            return Ok(r);
+        }
+        let mut robots_url = url.clone();
+        robots_url.set_path("/robots.txt");
+        robots_url.set_query(None);
+        self.wait_turn(&host, self.base_delay()).await;
+        let robots = match self.client.get(robots_url.as_str()).send().await {
+            Ok(resp) if resp.status().is_success() => {
+                let body = read_capped(resp, 512 * 1024).await.map(|(b, _)| b).unwrap_or_default();
+                Robots::parse(&String::from_utf8_lossy(&body))
+            }
+            // RFC 9309: a 4xx means there are no rules.
+            Ok(resp) if resp.status().is_client_error() => Robots::allow_all(),
+            Ok(resp) => {
+                return Err(FetchError::RobotsUnavailable { host, why: format!("HTTP {}", resp.status().as_u16()) })
+            }
+            Err(e) => return Err(FetchError::RobotsUnavailable { host, why: error_chain(&e) }),
+        };
+        let rules = robots.for_agent(&self.agent_token);
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        hosts.entry(host).or_default().robots = Some((rules.clone(), Instant::now()));
+        Ok(rules)
+    }
+
+    /// Fetches one URL politely and decodes it to UTF-8.
+    async fn fetch(&self, url: &Url, depth: u32) -> Result<Fetched, FetchError> {
+        check_address(url, self.allow_private)?;
+        let host = host_key(url);
+        let mut delay = self.base_delay();
+        if self.cfg.respect_robots {
+            let rules = self.rules(url).await?;
+            let path = match url.query() {
+                Some(q) => format!("{}?{q}", url.path()),
+                None => url.path().to_string(),
+            };
+            if !rules.allowed(&path) {
+                return Err(FetchError::Robots(url.to_string()));
+            }
+            if let Some(cd) = rules.crawl_delay {
+                delay = delay.max(Duration::from_secs_f64(cd.min(86_400.0)));
+            }
+        }
+        self.wait_turn(&host, delay).await;
+        let req_err = |e: reqwest::Error| FetchError::Request { url: url.to_string(), why: error_chain(&e) };
+        let resp = self.client.get(url.as_str()).send().await.map_err(req_err)?;
+        let status = resp.status().as_u16();
+        let final_url = resp.url().clone();
+        if !resp.status().is_success() {
+            return Err(FetchError::Status { status, url: url.to_string() });
+        }
+        let headers = resp.headers().clone();
+        let content_type = header(&headers, "content-type").unwrap_or_default();
+        let ct = content_type.to_ascii_lowercase();
+        let htmlish = ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml");
+        if !htmlish {
+            return Err(FetchError::NotHtml { content_type, url: url.to_string() });
+        }
+        let (body, truncated) = read_capped(resp, self.cfg.max_body_bytes).await.map_err(req_err)?;
+        let (html, charset) = decode_html(&body, &ct);
+        let mut kept = BTreeMap::new();
+        for name in ["last-modified", "etag", "content-language"] {
+            if let Some(v) = header(&headers, name) {
+                kept.insert(name.to_string(), v);
+            }
+        }
+        if truncated {
+            kept.insert("x-gleaner-truncated".into(), self.cfg.max_body_bytes.to_string());
+        }
+        let links = links::extract(&html, &final_url, self.cfg.max_links_per_page);
+        let page = Page {
+            id: doc_id(url.as_str()),
+            url: url.to_string(),
+            final_url: final_url.to_string(),
+            status,
+            fetched_at: now_rfc3339(),
+            charset,
+            content_type,
+            headers: kept,
+            depth,
+            html,
+        };
+        Ok(Fetched { page, links })
+    }
+}
+
+fn header(h: &reqwest::header::HeaderMap, name: &str) -> Option<String> {
+    h.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+}
+
+/// The host and port: politeness and robots.txt are per origin.
+fn host_key(url: &Url) -> String {
+    match url.port_or_known_default() {
+        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_string(),
+    }
+}
+
+fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
+
+/// Refuses IP-literal hosts in reserved ranges (names are checked by the
+/// resolver, after resolution).
+fn check_address(url: &Url, allow_private: bool) -> Result<(), FetchError> {
+    if allow_private {
+        return Ok(());
+    }
+    let ip = match url.host() {
+        Some(url::Host::Ipv4(v4)) => IpAddr::V4(v4),
+        Some(url::Host::Ipv6(v6)) => IpAddr::V6(v6),
+        Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") || d.ends_with(".localhost") => {
+            return Err(FetchError::Private(d.to_string()))
+        }
+        _ => return Ok(()),
+    };
+    if is_public(ip) {
+        Ok(())
+    } else {
+        Err(FetchError::Private(ip.to_string()))
+    }
+}
+
+/// Reads a body up to `cap` bytes while streaming (after decompression, so a
+/// decompression bomb stops at the cap too). Returns whether it was cut.
+async fn read_capped(resp: reqwest::Response, cap: usize) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let room = cap - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
+
+/// Decodes HTML bytes to UTF-8: the charset from the Content-Type header, a
+/// BOM, a `<meta charset>` in the first KiB, then detection (chardetng).
+pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
+    let from_label = |label: &str| encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes());
+    let declared = content_type
+        .split(';')
+        .filter_map(|p| p.trim().strip_prefix("charset="))
+        .find_map(from_label);
+    let enc = encoding_rs::Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or(declared)
+        .or_else(|| meta_charset(&body[..body.len().min(1024)]).and_then(|l| from_label(&l)))
+        .unwrap_or_else(|| {
+            let mut d = chardetng::EncodingDetector::new();
+            d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
+            d.guess(None, true)
+        });
+    let (text, used, _had_errors) = enc.decode(body);
+    (text.into_owned(), used.name().to_string())
+}
+
+fn meta_charset(head: &[u8]) -> Option<String> {
+    let s = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let at = s.find("charset=")? + "charset=".len();
+    let rest = s[at..].trim_start_matches(['"', '\'', ' ']);
+    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).unwrap_or(rest.len());
+    (end > 0).then(|| rest[..end].to_string())
+}
+
+/// The fetch stage.
+pub struct FetchStage {
+    shared: Arc<Shared>,
+    seen: Bloom,
+}
+
+impl FetchStage {
+    pub fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
+        let allow_private = allow_private || cfg.allow_private;
+        let client = reqwest::Client::builder()
+            .user_agent(&cfg.user_agent)
+            .connect_timeout(Duration::from_millis(cfg.connect_timeout_ms))
+            .timeout(Duration::from_millis(cfg.total_timeout_ms))
+            .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
+            .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+            .gzip(true)
+            .brotli(true)
+            .build()?;
+        let agent_token = cfg
+            .user_agent
+            .split(['/', ' '])
+            .next()
+            .unwrap_or("gleaner")
+            .to_ascii_lowercase();
+        let seen = Bloom::new(cfg.bloom_capacity, cfg.bloom_fp_rate);
+        tracing::info!(
+            capacity = cfg.bloom_capacity,
+            fp_rate = cfg.bloom_fp_rate,
+            bytes = seen.bytes(),
+            hashes = seen.hashes(),
+            "seen-URL Bloom filter"
+        );
+        Ok(FetchStage {
+            shared: Arc::new(Shared {
+                client,
+                cfg: cfg.clone(),
+                agent_token,
+                allow_private,
+                hosts: Mutex::new(HashMap::new()),
+                robots_locks: Mutex::new(HashMap::new()),
+            }),
+            seen,
+        })
+    }
+
+    /// Turns an input into a fetch job, or `None` when there is nothing to
+    /// fetch (already seen, out of scope).
+    fn plan(&mut self, input: &Input) -> anyhow::Result<Option<Job>> {
+        let cfg = &self.shared.cfg;
+        let job = match input.topic {
+            Topic::Seeds => {
+                let seed: Seed = input.decode()?;
+                let url = parse_http(&seed.url)?;
+                if self.seen.insert(url.as_str()) && !seed.recrawl {
+                    return Ok(None);
+                }
+                Job {
+                    seed_host: url.host_str().unwrap_or_default().to_ascii_lowercase(),
+                    depth: 0,
+                    max_depth: seed.depth.unwrap_or(cfg.default_depth),
+                    scope: seed.scope.unwrap_or_default(),
+                    url,
+                }
+            }
+            Topic::Frontier => {
+                let link: FrontierLink = input.decode()?;
+                let url = parse_http(&link.url)?;
+                if self.seen.insert(url.as_str()) {
+                    return Ok(None);
+                }
+                Job { seed_host: link.seed_host, depth: link.depth, max_depth: link.max_depth, scope: link.scope, url }
+            }
+            other => anyhow::bail!("fetch does not read {}", other.short()),
+        };
+        Ok(Some(job))
+    }
+
+    /// The outputs of a successful fetch: the page and its in-scope links
+    /// that are not known to be seen.
+    fn outputs(&self, job: &Job, fetched: Fetched) -> Vec<Output> {
+        let key = host_of(job.url.as_str());
+        let mut outs = Vec::new();
+        if job.depth < job.max_depth && job.scope != Scope::SeedOnly {
+            for link in fetched.links {
+                let Ok(u) = normalise_url(&link) else { continue };
+                if !in_scope(&u, job) || self.seen.contains(u.as_str()) {
+                    continue;
+                }
+                let fl = FrontierLink {
+                    url: u.to_string(),
+                    depth: job.depth + 1,
+                    max_depth: job.max_depth,
+                    scope: job.scope,
+                    seed_host: job.seed_host.clone(),
+                    parent: job.url.to_string(),
+                };
+                outs.push(Output::json(Topic::Frontier, host_of(u.as_str()), &fl));
+            }
+        }
+        outs.insert(0, Output::json(Topic::Pages, key, &fetched.page));
+        outs
+    }
+}
+
+struct Job {
+    url: Url,
+    depth: u32,
+    max_depth: u32,
+    scope: Scope,
+    seed_host: String,
+}
+
+fn parse_http(raw: &str) -> Result<Url, FetchError> {
+    let u = normalise_url(raw).map_err(|e| FetchError::BadUrl(format!("{raw}: {e}")))?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
+        return Err(FetchError::BadUrl(raw.to_string()));
+    }
+    Ok(u)
+}
+
+fn in_scope(u: &Url, job: &Job) -> bool {
+    matches!(u.scheme(), "http" | "https")
+        && match job.scope {
+            Scope::SameHost => u.host_str().is_some_and(|h| h.eq_ignore_ascii_case(&job.seed_host)),
+            Scope::SeedOnly => false,
+        }
+}
+
+#[async_trait]
+impl Stage for FetchStage {
+    fn name(&self) -> &'static str {
+        "fetch"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::Seeds, Topic::Frontier]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::Pages, Topic::Frontier]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        self.handle_batch(std::slice::from_ref(input)).await.pop().unwrap_or(Ok(vec![]))
+    }
+
+    /// Plans every input (seen-set, scope), then fetches the batch
+    /// concurrently; each host's politeness clock spaces its requests.
+    async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        let planned: Vec<anyhow::Result<Option<Job>>> = inputs.iter().map(|i| self.plan(i)).collect();
+        // Owned (url, depth) pairs: the futures must not borrow the batch.
+        let targets: Vec<Option<(Url, u32)>> = planned
+            .iter()
+            .map(|p| p.as_ref().ok().and_then(|j| j.as_ref()).map(|j| (j.url.clone(), j.depth)))
+            .collect();
+        let shared = self.shared.clone();
+        let fetched: Vec<Option<Result<Fetched, FetchError>>> = futures::stream::iter(targets)
+            .map(move |t| {
+                let shared = shared.clone();
+                async move {
+                    match t {
+                        Some((url, depth)) => Some(shared.fetch(&url, depth).await),
+                        None => None,
+                    }
+                }
+            })
+            .buffered(self.shared.cfg.concurrency.max(1))
+            .collect()
+            .await;
+        planned
+            .into_iter()
+            .zip(fetched)
+            .map(|(plan, f)| match (plan, f) {
+                (Err(e), _) => Err(e),
+                (Ok(None), _) => Ok(vec![]),
+                (Ok(Some(job)), Some(Ok(fetched))) => Ok(self.outputs(&job, fetched)),
+                (Ok(Some(_)), Some(Err(e))) => Err(e.into()),
+                (Ok(Some(_)), None) => Ok(vec![]),
+            })
+            .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn reserved_addresses_are_not_public() {
+        for a in ["127.0.0.1", "10.1.2.3", "192.168.0.1", "172.16.5.4", "169.254.1.1", "224.0.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"] {
+            assert!(!is_public(a.parse().unwrap()), "{a}");
+        }
+        for a in ["93.184.216.34", "2606:4700::1111"] {
+            assert!(is_public(a.parse().unwrap()), "{a}");
+        }
+    }
+
+    #[test]
+    fn charset_from_header_meta_and_detection() {
+        let (t, cs) = decode_html(b"caf\xe9", "text/html; charset=ISO-8859-1");
+        assert_eq!((t.as_str(), cs.as_str()), ("café", "windows-1252"));
+        let gbk = b"<meta charset=\"gbk\"><p>\xc4\xe3\xba\xc3</p>";
+        assert!(decode_html(gbk, "text/html").0.contains("你好"));
+        let sjis: &[u8] = b"<p>\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\x81\x41\x90\xa2\x8a\x45\x81\x42\x82\xb1\x82\xea\x82\xcd\x93\xfa\x96\x7b\x8c\xea\x82\xcc\x83\x65\x83\x4c\x83\x58\x83\x67\x82\xc5\x82\xb7\x81\x42</p>";
+        let (t, cs) = decode_html(sjis, "text/html");
+        assert_eq!(cs, "Shift_JIS");
+        assert!(t.contains("こんにちは、世界。"), "{t}");
+    }
+}

@@ -1,0 +1,215 @@
+//! The summarize stage: summaries of the configured lengths for each unique
+//! article, from the built-in extractive engine or an HTTP summary engine.
+
+use async_trait::async_trait;
+use gleaner_core::config::SummaryLength;
+use gleaner_core::messages::{Article, Summarized, Summary};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::Topic;
+use gleaner_text::{cosine, sentences, term_counts, word_count, DocFreq};
+use serde::{Deserialize, Serialize};
+use std::collections::HashMap;
+use std::time::Duration;
+
+/// Ranks sentences by similarity to the whole text (TF-IDF over the
+/// article's sentences) with a bonus for coming early, as news leads do.
+fn ranked(sents: &[String]) -> Vec<usize> {
+    let counts: Vec<HashMap<String, u32>> = sents.iter().map(|s| term_counts(s)).collect();
+    let mut df = DocFreq::default();
+    for c in &counts {
+        df.add(c.keys());
+    }
+    let mut all: HashMap<String, u32> = HashMap::new();
+    for c in &counts {
+        for (t, n) in c {
+            *all.entry(t.clone()).or_insert(0) += n;
+        }
+    }
+    let centroid = df.vector(&all);
+    let n = sents.len() as f64;
+    let mut scored: Vec<(f64, usize)> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let words = word_count(&sents[i]) as f64;
+            let sim = cosine(&df.vector(c), &centroid);
+            let lead = 0.3 * (1.0 - i as f64 / n.max(1.0));
+            // Fragments and run-ons make poor summaries.
+            let shape = if (6.0..=60.0).contains(&words) { 1.0 } else { 0.5 };
+            ((sim + lead) * shape, i)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, i)| i).collect()
+}
+
+/// The built-in extractive engine: the best sentences, in text order.
+pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
+    let sents = sentences(text);
+    let order = ranked(&sents);
+    lengths
+        .iter()
+        .map(|l| {
+            let mut chosen: Vec<usize> = Vec::new();
+            if let Some(n) = l.sentences {
+                chosen.extend(order.iter().take(n));
+            } else if let Some(target) = l.words {
+                let mut words = 0;
+                for &i in &order {
+                    if words >= target {
+                        break;
+                    }
+                    let w = word_count(&sents[i]);
+                    // Stop before overshooting by more than half a sentence.
+                    if words > 0 && words + w > target + w / 2 {
+                        continue;
+                    }
+                    words += w;
+                    chosen.push(i);
+                }
+            }
+            chosen.sort_unstable();
+            let text = chosen.iter().map(|&i| sents[i].as_str()).collect::<Vec<_>>().join(" ");
+            Summary { name: l.name.clone(), text }
+        })
+        .collect()
+}
+
+#[derive(Serialize)]
+struct EngineRequest<'a> {
+    id: &'a str,
+    title: &'a str,
+    text: &'a str,
+    lengths: Vec<EngineLength<'a>>,
+}
+
+#[derive(Serialize)]
+struct EngineLength<'a> {
+    name: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    sentences: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    words: Option<usize>,
+}
+
+#[derive(Deserialize)]
+struct EngineResponse {
+    summaries: Vec<Summary>,
+}
+
+/// Where summaries come from.
+pub enum Engine {
+    Extractive,
+    Http { client: reqwest::Client, url: String, retries: u32 },
+}
+
+impl Engine {
+    pub fn http(url: &str, timeout: Duration, retries: u32) -> anyhow::Result<Self> {
+        let client = reqwest::Client::builder().timeout(timeout).build()?;
+        Ok(Engine::Http { client, url: url.to_string(), retries })
+    }
+
+    async fn ask(client: &reqwest::Client, url: &str, req: &EngineRequest<'_>) -> anyhow::Result<Vec<Summary>> {
+        let resp = client.post(url).json(req).send().await?.error_for_status()?;
+        Ok(resp.json::<EngineResponse>().await?.summaries)
+    }
+}
+
+/// The summarize stage: `unique` in, `summarized` out.
+pub struct SummarizeStage {
+    pub engine: Engine,
+    pub lengths: Vec<SummaryLength>,
+}
+
+impl SummarizeStage {
+    /// Summaries from the engine; an HTTP engine that still fails after its
+    /// retries falls back to the extractive engine, recorded in `engine`, so
+    /// the article is not held back by the summary service.
+    pub async fn summarize(&self, a: &Article) -> (Vec<Summary>, String) {
+        match &self.engine {
+            Engine::Extractive => (self.local(a).await, "extractive".to_string()),
+            Engine::Http { client, url, retries } => {
+                let req = EngineRequest {
+                    id: &a.id,
+                    title: &a.title,
+                    text: &a.text,
+                    lengths: self
+                        .lengths
+                        .iter()
+                        .map(|l| EngineLength { name: &l.name, sentences: l.sentences, words: l.words })
+                        .collect(),
+                };
+                let mut last_err = None;
+                for attempt in 0..=*retries {
+                    if attempt > 0 {
+                        tokio::time::sleep(Duration::from_millis(200 << attempt.min(6))).await;
+                    }
+                    match Engine::ask(client, url, &req).await {
+                        Ok(s) => return (s, format!("http:{url}")),
+                        Err(e) => {
+                            tracing::warn!(id = %a.id, attempt, error = %e, "summary engine failed");
+                            last_err = Some(e);
+                        }
+                    }
+                }
+                let why = last_err.map(|e| e.to_string()).unwrap_or_default();
+                (self.local(a).await, format!("extractive (fallback: {why})"))
+            }
+        }
+    }
+
+    async fn local(&self, a: &Article) -> Vec<Summary> {
+        let text = a.text.clone();
+        let lengths = self.lengths.clone();
+        tokio::task::spawn_blocking(move || extractive(&text, &lengths)).await.unwrap_or_default()
+    }
+}
+
+#[async_trait]
+impl Stage for SummarizeStage {
+    fn name(&self) -> &'static str {
+        "summarize"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::Unique]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::Summarized]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        let article: Article = input.decode()?;
+        let (summaries, engine) = self.summarize(&article).await;
+        let key = article.id.clone();
+        Ok(vec![Output::json(Topic::Summarized, key, &Summarized { article, summaries, engine })])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lengths() -> Vec<SummaryLength> {
+        vec![
+            SummaryLength { name: "one".into(), sentences: Some(1), words: None },
+            SummaryLength { name: "three".into(), sentences: Some(3), words: None },
+            SummaryLength { name: "w100".into(), sentences: None, words: Some(100) },
+        ]
+    }
+
+    #[test]
+    fn extractive_lengths() {
+        let text = (0..20)
+            .map(|i| format!("Sentence number {i} talks about the harbour bridge repairs and the city budget in some detail."))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let s = extractive(&text, &lengths());
+        assert_eq!(sentences(&s[0].text).len(), 1);
+        assert_eq!(sentences(&s[1].text).len(), 3);
+        let w = word_count(&s[2].text);
+        assert!((80..=130).contains(&w), "{w} words");
+        // Sentences keep their order in the text.
+        let pos: Vec<usize> = sentences(&s[1].text).iter().map(|x| text.find(x.as_str()).unwrap()).collect();
+        assert!(pos.windows(2).all(|p| p[0] < p[1]));
+    }
+}

@@ -1,0 +1,293 @@
+//! Text handling shared by extract, dedup, summarize and index: Unicode word
+//! tokens with English stemming, CJK characters as bigrams, sentences, and
+//! TF-IDF vectors with cosine similarity.
+
+use rust_stemmers::{Algorithm, Stemmer};
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// True for characters of scripts written without spaces between words
+/// (Han, Hiragana, Katakana, Hangul syllables are spaced but counted the same
+/// way, per character, which is what density measures need).
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF      // Hiragana, Katakana
+        | 0x3400..=0x4DBF    // CJK Extension A
+        | 0x4E00..=0x9FFF    // CJK Unified Ideographs
+        | 0xF900..=0xFAFF    // CJK Compatibility Ideographs
+        | 0xAC00..=0xD7AF    // Hangul syllables
+        | 0xFF66..=0xFF9F    // half-width Katakana
+        | 0x20000..=0x2FA1F) // CJK Extensions B..F, compatibility supplement
+}
+
+fn is_word_char(c: char) -> bool {
+    c.is_alphanumeric() || c == '_'
+}
+
+/// Lowercased word tokens: maximal runs of word characters, except that each
+/// CJK character is a token of its own.
+pub fn words(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        if is_cjk(c) {
+            if !cur.is_empty() {
+                out.push(std::mem::take(&mut cur));
+            }
+            out.push(c.to_string());
+        } else if is_word_char(c) {
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// Number of words, each CJK character counting as one: the unit of every
+/// density measure, so CJK pages are not scored as one long "word".
+pub fn word_count(text: &str) -> usize {
+    let mut n = 0;
+    let mut in_word = false;
+    for c in text.chars() {
+        if is_cjk(c) {
+            n += 1;
+            in_word = false;
+        } else if is_word_char(c) {
+            if !in_word {
+                n += 1;
+            }
+            in_word = true;
+        } else {
+            in_word = false;
+        }
+    }
+    n
+}
+
+fn stemmer() -> &'static Stemmer {
+    static S: OnceLock<Stemmer> = OnceLock::new();
+    S.get_or_init(|| Stemmer::create(Algorithm::English))
+}
+
+/// A handful of English function words that carry no topic.
+const STOP: &[&str] = &[
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "had", "has", "have", "he", "her",
+    "his", "i", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "they", "this", "to",
+    "was", "we", "were", "which", "will", "with", "you",
+];
+
+/// Index terms: stemmed lowercase words without stop words; CJK runs become
+/// overlapping character bigrams (a lone CJK character stays a unigram).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut run: Vec<char> = Vec::new();
+    let flush = |run: &mut Vec<char>, out: &mut Vec<String>| {
+        match run.len() {
+            0 => {}
+            1 => out.push(run[0].to_string()),
+            _ => out.extend(run.windows(2).map(|w| w.iter().collect::<String>())),
+        }
+        run.clear();
+    };
+    let mut cur = String::new();
+    let push_word = |cur: &mut String, out: &mut Vec<String>| {
+        if !cur.is_empty() {
+            if !STOP.contains(&cur.as_str()) {
+                out.push(stemmer().stem(cur).into_owned());
+            }
+            cur.clear();
+        }
+    };
+    for c in text.chars() {
+        if is_cjk(c) {
+            push_word(&mut cur, &mut out);
+            run.push(c);
+        } else {
+            flush(&mut run, &mut out);
+            if is_word_char(c) {
+                cur.extend(c.to_lowercase());
+            } else {
+                push_word(&mut cur, &mut out);
+            }
+        }
+    }
+    push_word(&mut cur, &mut out);
+    flush(&mut run, &mut out);
+    out
+}
+
+/// Term frequencies of a text.
+pub fn term_counts(text: &str) -> HashMap<String, u32> {
+    let mut m = HashMap::new();
+    for t in terms(text) {
+        *m.entry(t).or_insert(0) += 1;
+    }
+    m
+}
+
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co", "no", "u.s",
+    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+];
+
+/// Splits text into sentences: at `.`, `!`, `?` followed by space and a
+/// capital, digit or quote (not after a common abbreviation or an initial),
+/// at CJK full stops, and at line breaks.
+pub fn sentences(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in text.lines() {
+        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        let mut start = 0;
+        for (i, &(pos, c)) in chars.iter().enumerate() {
+            let end = pos + c.len_utf8();
+            let cut = match c {
+                '。' | '！' | '？' => true,
+                '.' | '!' | '?' => {
+                    let next = chars.get(i + 1).map(|x| x.1);
+                    let after = chars.get(i + 2).map(|x| x.1);
+                    let spaced = next.is_some_and(char::is_whitespace)
+                        && after.is_some_and(|a| a.is_uppercase() || a.is_numeric() || "\"'“‘(".contains(a));
+                    let closing = next.is_some_and(|n| "\"'”’)".contains(n))
+                        && after.is_some_and(char::is_whitespace);
+                    (spaced || closing) && !(c == '.' && ends_with_abbreviation(&line[start..pos]))
+                }
+                _ => false,
+            };
+            if cut {
+                // Keep a closing quote or bracket with its sentence.
+                let mut e = end;
+                if let Some(&(p, n)) = chars.get(i + 1) {
+                    if "\"'”’)".contains(n) && c != '。' {
+                        e = p + n.len_utf8();
+                    }
+                }
+                if e > start {
+                    push_sentence(&mut out, &line[start..e]);
+                    start = e;
+                }
+            }
+        }
+        push_sentence(&mut out, &line[start.min(line.len())..]);
+    }
+    out
+}
+
+fn push_sentence(out: &mut Vec<String>, s: &str) {
+    let s = s.trim();
+    if !s.is_empty() {
+        out.push(s.to_string());
+    }
+}
+
+fn ends_with_abbreviation(before: &str) -> bool {
+    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
+    let last = last.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    // A single letter is an initial ("J. Smith").
+    (last.chars().count() == 1 && last.chars().all(char::is_alphabetic)) || ABBREVIATIONS.contains(&last.as_str())
+}
+
+/// Document frequencies over a changing set of documents, for IDF weights.
+#[derive(Debug, Default, Clone)]
+pub struct DocFreq {
+    docs: u64,
+    df: HashMap<String, u64>,
+}
+
+impl DocFreq {
+    pub fn add<'a>(&mut self, terms: impl IntoIterator<Item = &'a String>) {
+        self.docs += 1;
+        for t in terms {
+            *self.df.entry(t.clone()).or_insert(0) += 1;
+        }
+    }
+
+    pub fn remove<'a>(&mut self, terms: impl IntoIterator<Item = &'a String>) {
+        self.docs = self.docs.saturating_sub(1);
+        for t in terms {
+            if let Some(n) = self.df.get_mut(t) {
+                *n -= 1;
+                if *n == 0 {
+                    self.df.remove(t);
+                }
+            }
+        }
+    }
+
+    pub fn docs(&self) -> u64 {
+        self.docs
+    }
+
+    /// Smoothed IDF: ln((1 + N) / (1 + df)) + 1, never zero, so a term shared
+    /// by every document still counts a little.
+    pub fn idf(&self, term: &str) -> f64 {
+        let df = self.df.get(term).copied().unwrap_or(0) as f64;
+        ((1.0 + self.docs as f64) / (1.0 + df)).ln() + 1.0
+    }
+
+    /// The TF-IDF vector of a document, L2-normalised (sublinear TF).
+    pub fn vector(&self, counts: &HashMap<String, u32>) -> HashMap<String, f64> {
+        let mut v: HashMap<String, f64> = counts
+            .iter()
+            .map(|(t, &n)| (t.clone(), (1.0 + f64::from(n).ln()) * self.idf(t)))
+            .collect();
+        let norm = v.values().map(|x| x * x).sum::<f64>().sqrt();
+        if norm > 0.0 {
+            v.values_mut().for_each(|x| *x /= norm);
+        }
+        v
+    }
+}
+
+/// Cosine similarity of two L2-normalised sparse vectors.
+pub fn cosine(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
+    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
+    small.iter().filter_map(|(t, x)| large.get(t).map(|y| x * y)).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn words_split_cjk_per_character() {
+        assert_eq!(words("Hello, 世界 wide_web"), vec!["hello", "世", "界", "wide_web"]);
+        assert_eq!(word_count("日本語のテキスト and more"), 10);
+    }
+
+    #[test]
+    fn terms_stem_and_bigram() {
+        assert_eq!(terms("The runners were running"), vec!["runner", "run"]);
+        assert_eq!(terms("北京大学"), vec!["北京", "京大", "大学"]);
+    }
+
+    #[test]
+    fn sentences_respect_abbreviations() {
+        let s = sentences("Dr. Smith arrived at 5 p.m. on Monday. He said \"Hello.\" Then he left!\n今日は晴れ。明日は雨。");
+        assert_eq!(
+            s,
+            vec![
+                "Dr. Smith arrived at 5 p.m. on Monday.",
+                "He said \"Hello.\"",
+                "Then he left!",
+                "今日は晴れ。",
+                "明日は雨。"
+            ]
+        );
+    }
+
+    #[test]
+    fn cosine_of_identical_and_disjoint() {
+        let mut df = DocFreq::default();
+        let a = term_counts("the central bank raised interest rates today");
+        let b = term_counts("a football club won the cup final");
+        df.add(a.keys());
+        df.add(b.keys());
+        let (va, vb) = (df.vector(&a), df.vector(&b));
+        assert!((cosine(&va, &va) - 1.0).abs() < 1e-9);
+        assert!(cosine(&va, &vb).abs() < 1e-9);
+    }
+}
