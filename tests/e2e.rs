@@ -1,0 +1,364 @@
+//! End to end: the example news site (examples/site) served by a real HTTP
+//! server on loopback, crawled by `gleaner run` and by one process per stage
+//! on a real Kafka-protocol broker (GLEANER_TEST_BROKERS, started by
+//! scripts/test.sh). Both must give the same result:
+//! - every article is searchable by a phrase from its body;
+//! - the repost is in `duplicates` and is not a second hit, while a
+//!   different report of the same event is kept;
+//! - navigation, sidebar and footer text is in no article;
+//! - the path robots.txt disallows was never requested;
+//! - no message is lost: the counts on every topic add up.
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use gleaner_core::messages::{Article, DeadLetter, Duplicate};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+const GLEANER: &str = env!("CARGO_BIN_EXE_gleaner");
+
+/// (path, phrase from its body) of every article on the site.
+const ARTICLES: &[(&str, &str)] = &[
+    ("/news/bridge-reopens.html", "replaced the corroded suspension cables"),
+    ("/news/bridge-commuters.html", "Ferry queues vanished overnight"),
+    ("/news/library-archive.html", "seventeenth century sea charts"),
+    ("/news/fishing-quota.html", "cut their cod catch by a fifth"),
+    ("/news/robotics-club.html", "sorted recycled bottles faster"),
+    ("/news/market-hall.html", "whose iron roof has leaked"),
+];
+const REPOST: &str = "/opinion/bridge-repost.html";
+const BOILERPLATE: &[&str] = &[
+    "All rights reserved",
+    "Registered in Port Ellis",
+    "Most read",
+    "Subscribe for unlimited access",
+    "Columnists",
+    "Share Tweet Email",
+    "Business",
+    "Culture",
+];
+
+fn site_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/site")
+}
+
+type Log = Arc<Mutex<Vec<String>>>;
+
+async fn serve_file(State(log): State<Log>, uri: Uri) -> Response {
+    let path = uri.path().to_string();
+    log.lock().unwrap().push(path.clone());
+    let rel = if path == "/" { "index.html".to_string() } else { path.trim_start_matches('/').to_string() };
+    let file = site_dir().join(&rel);
+    match (rel.contains(".."), std::fs::read(&file)) {
+        (false, Ok(bytes)) => {
+            let ct = if rel.ends_with(".txt") { "text/plain" } else { "text/html; charset=utf-8" };
+            Response::builder().header("content-type", ct).body(Body::from(bytes)).unwrap()
+        }
+        _ => Response::builder().status(StatusCode::NOT_FOUND).body(Body::from("not found")).unwrap(),
+    }
+}
+
+/// Serves the example site on a free loopback port; returns its base URL
+/// and the log of requested paths.
+async fn start_site() -> (String, Log) {
+    let log: Log = Arc::default();
+    let app = axum::Router::new().fallback(serve_file).with_state(log.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), log)
+}
+
+/// The bundled config with test settings: no politeness delay, loopback
+/// allowed, and (for Kafka) topic and group names unique to this run.
+fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
+    let mut text = gleaner_core::config::DEFAULT_TOML
+        .replace("per_host_delay_ms = 1000", "per_host_delay_ms = 10")
+        .replace("bloom_capacity = 10000000", "bloom_capacity = 100000")
+        .replace("partitions = 4 ", "partitions = 2 ");
+    if let Some(p) = topic_prefix {
+        text = text.replace("= \"gleaner.", &format!("= \"{p}.")).replace("group_prefix = \"gleaner\"", &format!("group_prefix = \"{p}\""));
+    }
+    let path = dir.join("pipelines.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn search(cfg: &Path, data: &Path, query: &str) -> Vec<serde_json::Value> {
+    let out = Command::new(GLEANER)
+        .args(["search", "--json", "--limit", "20", "--config"])
+        .arg(cfg)
+        .arg("--data")
+        .arg(data)
+        .arg(query)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "search failed: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+}
+
+/// What a run left behind, gathered the same way for both modes.
+struct Outcome {
+    produced: BTreeMap<String, u64>,
+    articles: Vec<Article>,
+    duplicates: Vec<Duplicate>,
+    dead_letters: Vec<DeadLetter>,
+    index_docs: u64,
+}
+
+/// The checks both modes must pass.
+fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
+    let url = |p: &str| format!("{base}{p}");
+    // Every article is searchable by a phrase from its body, exactly once.
+    for (path, phrase) in ARTICLES {
+        let hits = search(cfg, data, &format!("\"{phrase}\""));
+        let urls: Vec<&str> = hits.iter().map(|h| h["url"].as_str().unwrap()).collect();
+        assert_eq!(urls, vec![url(path)], "phrase {phrase:?}");
+        for field in ["id", "url", "title", "score", "snippet"] {
+            assert!(hits[0].get(field).is_some(), "hit lacks {field}");
+        }
+    }
+    // The repost is a duplicate of the original and not a second hit.
+    let reposts: Vec<&Duplicate> = o.duplicates.iter().filter(|d| d.url == url(REPOST)).collect();
+    assert_eq!(reposts.len(), 1, "duplicates: {:?}", o.duplicates);
+    assert_eq!(reposts[0].original_url, url("/news/bridge-reopens.html"));
+    assert_eq!(o.duplicates.len(), 1, "only the repost is a duplicate: {:?}", o.duplicates);
+    assert!(search(cfg, data, "corroded suspension cables").iter().all(|h| h["url"] != url(REPOST).as_str()));
+    // No boilerplate in any article, nor anywhere in the index.
+    assert!(!o.articles.is_empty());
+    for a in &o.articles {
+        for b in BOILERPLATE {
+            assert!(!a.text.contains(b), "{} kept {b:?}:\n{}", a.url, a.text);
+        }
+    }
+    for b in BOILERPLATE {
+        assert!(search(cfg, data, &format!("\"{b}\"")).is_empty(), "{b:?} is searchable");
+    }
+    // robots.txt was honoured.
+    let requested: Vec<String> = log.lock().unwrap().clone();
+    assert!(requested.iter().any(|p| p == "/robots.txt"));
+    assert!(!requested.iter().any(|p| p.starts_with("/private/")), "requested: {requested:?}");
+    assert!(o.dead_letters.iter().any(|d| d.error.contains("robots.txt")), "the disallowed link is recorded");
+    // No message lost: every topic's count follows from the one before.
+    let n = |t: &str| o.produced.get(t).copied().unwrap_or(0);
+    let dead = |stage: &str| o.dead_letters.iter().filter(|d| d.stage == stage).count() as u64;
+    let fetched: BTreeSet<&String> = requested.iter().filter(|p| *p != "/robots.txt").collect();
+    assert_eq!(n("pages") + dead("fetch") - 1, fetched.len() as u64, "each requested page is a page or a dead letter (+1 robots)");
+    assert_eq!(n("cleaned"), n("pages"));
+    assert_eq!(n("articles") + dead("extract"), n("cleaned"));
+    assert_eq!(n("articles"), o.articles.len() as u64);
+    assert_eq!(n("unique") + n("duplicates"), n("articles"));
+    assert_eq!(n("summarized"), n("unique"));
+    assert_eq!(o.index_docs, n("summarized"));
+    assert_eq!(o.index_docs, ARTICLES.len() as u64);
+    assert_eq!(dead("clean") + dead("dedup") + dead("summarize") + dead("index"), 0, "{:?}", o.dead_letters);
+}
+
+fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_run_end_to_end() {
+    let (base, log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let started = Instant::now();
+    let out = tokio::task::spawn_blocking({
+        let (cfg, data, base) = (cfg.clone(), data.clone(), base.clone());
+        move || {
+            Command::new(GLEANER)
+                .args(["run", "--allow-private", "--config"])
+                .arg(&cfg)
+                .arg("--data")
+                .arg(&data)
+                .args(["--seeds", &format!("{base}/")])
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "gleaner run failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
+    eprintln!("gleaner run took {:.2}s:\n{stdout}", started.elapsed().as_secs_f64());
+    assert!(stdout.contains("pages fetched") && stdout.contains("duplicates") && stdout.contains("indexed"));
+
+    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let outcome = Outcome {
+        produced: serde_json::from_value(summary["produced"].clone()).unwrap(),
+        articles: read_jsonl(&data.join("articles.jsonl")),
+        duplicates: read_jsonl(&data.join("duplicates.jsonl")),
+        dead_letters: read_jsonl(&data.join("dead-letter.jsonl")),
+        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200).unwrap().num_docs(),
+    };
+    check(&base, &log, &cfg, &data, &outcome);
+}
+
+/// Every record on a topic, read from the beginning of each partition.
+fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::error::KafkaError;
+    use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("group.id", format!("e2e-reader-{}", unique()))
+        .set("enable.partition.eof", "true")
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let md = c.fetch_metadata(Some(topic), Duration::from_secs(10)).unwrap();
+    let parts = md.topics()[0].partitions().len();
+    assert!(parts > 0, "topic {topic} has no partitions");
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..parts {
+        tpl.add_partition_offset(topic, p as i32, Offset::Beginning).unwrap();
+    }
+    c.assign(&tpl).unwrap();
+    let (mut eof, mut out) = (BTreeSet::new(), Vec::new());
+    let mut last = Instant::now();
+    // Until every partition reports its end, or nothing came for 5 s.
+    while eof.len() < parts && last.elapsed() < Duration::from_secs(5) {
+        match c.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                out.push(m.payload().unwrap_or_default().to_vec());
+                last = Instant::now();
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                eof.insert(p);
+            }
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {}
+        }
+    }
+    out
+}
+
+fn unique() -> String {
+    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    format!("{}{}", t.as_secs(), t.subsec_nanos())
+}
+
+fn gleaner(args: &[&str], cfg: &Path, brokers: &str) -> Command {
+    let mut c = Command::new(GLEANER);
+    c.args(args).arg("--config").arg(cfg).args(["--brokers", brokers]);
+    c
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_services_end_to_end() {
+    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
+        assert!(std::env::var_os("CI").is_none(), "CI runs this against a broker: use scripts/test.sh");
+        eprintln!("SKIPPED kafka_services_end_to_end: GLEANER_TEST_BROKERS is not set (scripts/test.sh sets it)");
+        return;
+    };
+    let (base, log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = format!("e2e{}", unique());
+    let cfg = test_config(tmp.path(), Some(&prefix));
+    let data = tmp.path().join("data");
+    let topics = gleaner(&["topics"], &cfg, &brokers).output().unwrap();
+    assert!(topics.status.success(), "topics: {}", String::from_utf8_lossy(&topics.stderr));
+
+    let started = Instant::now();
+    let data_arg = data.to_string_lossy().into_owned();
+    let services: Vec<Vec<&str>> = vec![
+        vec!["fetch", "--allow-private"],
+        vec!["clean"],
+        vec!["extract"],
+        vec!["dedup"],
+        vec!["summarize"],
+        vec!["index", "--data", &data_arg],
+    ];
+    let mut children = Vec::new();
+    for args in &services {
+        let log_file = std::fs::File::create(tmp.path().join(format!("{}.log", args[0]))).unwrap();
+        let child = gleaner(args, &cfg, &brokers)
+            .stdout(Stdio::null())
+            .stderr(log_file)
+            .spawn()
+            .unwrap();
+        children.push((args[0], child));
+    }
+    let seed = gleaner(&["seed", &format!("{base}/")], &cfg, &brokers).output().unwrap();
+    assert!(seed.status.success(), "seed: {}", String::from_utf8_lossy(&seed.stderr));
+
+    // Wait until every article is searchable and the topics stop moving.
+    let deadline = Instant::now() + Duration::from_secs(180);
+    let mut docs = 0;
+    while Instant::now() < deadline {
+        docs = gleaner_index::SearchIndex::open(&data.join("index"), 200).map(|s| s.num_docs()).unwrap_or(0);
+        if docs >= ARTICLES.len() as u64 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    let searchable = started.elapsed();
+    let logs = |tmp: &Path| {
+        services.iter().map(|a| format!("--- {}\n{}", a[0], std::fs::read_to_string(tmp.join(format!("{}.log", a[0]))).unwrap_or_default())).collect::<String>()
+    };
+    assert_eq!(docs, ARTICLES.len() as u64, "not all articles indexed in time\n{}", logs(tmp.path()));
+    eprintln!("kafka: all {docs} articles searchable {:.2}s after the seed", searchable.as_secs_f64());
+    // Dead letters for 404s may still be on their way: wait for quiet.
+    let count_all = |b: &str| -> u64 {
+        ["pages", "dead-letter", "articles"].iter().map(|t| read_topic(b, &format!("{prefix}.{t}")).len() as u64).sum()
+    };
+    let mut before = count_all(&brokers);
+    loop {
+        tokio::time::sleep(Duration::from_secs(2)).await;
+        let now = count_all(&brokers);
+        if now == before {
+            break;
+        }
+        before = now;
+    }
+
+    // Graceful shutdown: SIGTERM, and every service exits cleanly.
+    for (name, child) in &mut children {
+        let ok = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success();
+        assert!(ok, "signalling {name}");
+    }
+    for (name, child) in &mut children {
+        let t0 = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(t0.elapsed() < Duration::from_secs(60), "{name} did not stop on SIGTERM");
+            std::thread::sleep(Duration::from_millis(100));
+        };
+        assert!(status.success(), "{name} exited with {status}\n{}", logs(tmp.path()));
+    }
+
+    let read = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}"));
+    let parse = |t: &str| -> Vec<serde_json::Value> { read(t).iter().map(|p| serde_json::from_slice(p).unwrap()).collect() };
+    let mut produced = BTreeMap::new();
+    for t in ["seeds", "frontier", "pages", "cleaned", "unique", "summarized"] {
+        produced.insert(t.to_string(), read(t).len() as u64);
+    }
+    let articles: Vec<Article> = parse("articles").into_iter().map(|v| serde_json::from_value(v).unwrap()).collect();
+    let duplicates: Vec<Duplicate> = parse("duplicates").into_iter().map(|v| serde_json::from_value(v).unwrap()).collect();
+    let dead_letters: Vec<DeadLetter> = parse("dead-letter").into_iter().map(|v| serde_json::from_value(v).unwrap()).collect();
+    produced.insert("articles".into(), articles.len() as u64);
+    produced.insert("duplicates".into(), duplicates.len() as u64);
+    produced.insert("dead-letter".into(), dead_letters.len() as u64);
+    assert_eq!(produced["seeds"], 1);
+    let o = Outcome {
+        produced,
+        articles,
+        duplicates,
+        dead_letters,
+        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200).unwrap().num_docs(),
+    };
+    check(&base, &log, &cfg, &data, &o);
+}

@@ -451,7 +451,7 @@ mod tests {
         let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
         assert_eq!(texts, vec!["Home B", "First paragraph here.", "Second link one", "a", "b"]);
         assert_eq!(blocks[0].link_count, 2);
-        assert_eq!(blocks[0].link_text_len, 6);
+        assert_eq!(blocks[0].link_text_len, 5);
         assert_eq!(blocks[2].path, "html/body/p");
         assert_eq!(blocks[2].link_text_len, 4);
     }

@@ -1,1 +1,411 @@
-fn main(){}
+//! `gleaner`: every stage of the pipeline, embedded in one process (`run`)
+//! or one per process on Kafka (`fetch`, `clean`, ...), plus `seed`,
+//! `search`, `serve`, `topics` and one-shot `extract`.
+
+mod oneshot;
+mod serve;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
+use gleaner_core::messages::Seed;
+use gleaner_core::stage::{Output, Stage};
+use gleaner_core::{Config, Topic};
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(name = "gleaner", version, about = "Turns the web into a stream of clean, deduplicated, summarised, searchable articles")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Args, Clone)]
+struct Common {
+    /// Configuration file (default: the bundled pipelines.toml).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+#[derive(Args, Clone)]
+struct Kafka {
+    /// Kafka bootstrap servers (default: kafka.brokers from the config).
+    #[arg(long, env = "GLEANER_BROKERS")]
+    brokers: Option<String>,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Run every stage in one process, no broker; exits when nothing is left to do.
+    Run {
+        /// Seed URLs, or files with one URL per line.
+        #[arg(long, required = true, num_args = 1.., value_name = "URL_OR_FILE")]
+        seeds: Vec<String>,
+        /// Data directory (index, articles.jsonl, duplicates.jsonl, dead-letter.jsonl, summary.json).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Fetch private, loopback and link-local addresses.
+        #[arg(long)]
+        allow_private: bool,
+        /// Link depth from each seed (default: fetch.default_depth).
+        #[arg(long)]
+        depth: Option<u32>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Fetch service on Kafka: seeds + frontier -> pages + frontier.
+    Fetch {
+        #[arg(long)]
+        allow_private: bool,
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Clean service on Kafka: pages -> cleaned.
+    Clean {
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// With inputs: print the main text of each file, directory or URL.
+    /// Without: the extract service on Kafka (cleaned -> articles).
+    Extract {
+        /// `.html` or `.html.gz` files, directories of them, or URLs.
+        #[arg(value_name = "FILE_DIR_OR_URL")]
+        inputs: Vec<String>,
+        /// One JSON object per line per input.
+        #[arg(long)]
+        json: bool,
+        /// Extraction method: auto, qread or density (default: extract.extractor).
+        #[arg(long)]
+        extractor: Option<String>,
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Dedup service on Kafka: articles -> unique + duplicates.
+    Dedup {
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Summarize service on Kafka: unique -> summarized.
+    Summarize {
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Index service on Kafka: summarized -> the Tantivy index in DIR/index.
+    Index {
+        #[arg(long)]
+        data: Option<PathBuf>,
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Produce seed URLs onto the seeds topic.
+    Seed {
+        #[arg(required = true, value_name = "URL")]
+        urls: Vec<String>,
+        #[arg(long)]
+        depth: Option<u32>,
+        /// Fetch again even if seen before.
+        #[arg(long)]
+        recrawl: bool,
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Search the index.
+    Search {
+        #[arg(long)]
+        data: Option<PathBuf>,
+        #[arg(long, default_value_t = 10)]
+        limit: usize,
+        /// One JSON object per hit per line.
+        #[arg(long)]
+        json: bool,
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// HTTP search API: GET /search?q=...&limit=..., GET /health.
+    Serve {
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Address to listen on (default: serve.listen).
+        #[arg(long)]
+        listen: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Create every topic on the broker (existing ones are left alone).
+    Topics {
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+}
+
+fn init_logs(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}
+
+fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {
+    data.unwrap_or_else(|| PathBuf::from(&cfg.run.data_dir))
+}
+
+fn brokers(cfg: &Config, k: &Kafka) -> String {
+    k.brokers.clone().unwrap_or_else(|| cfg.kafka.brokers.clone())
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let cli = Cli::parse();
+    match dispatch(cli.cmd).await {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("gleaner: error: {e:#}");
+            std::process::ExitCode::from(2)
+        }
+    }
+}
+
+async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
+    use std::process::ExitCode;
+    match cmd {
+        Cmd::Run { seeds, data, allow_private, depth, common } => {
+            init_logs("warn");
+            let cfg = Config::load(common.config.as_deref())?;
+            run_embedded(&cfg, &seeds, data_dir(&cfg, data), allow_private, depth).await?;
+        }
+        Cmd::Fetch { allow_private, kafka, common } => {
+            init_logs("info");
+            let cfg = Config::load(common.config.as_deref())?;
+            let stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?;
+            service(Box::new(stage), &cfg, &kafka).await?;
+        }
+        Cmd::Clean { kafka, common } => {
+            init_logs("info");
+            let cfg = Config::load(common.config.as_deref())?;
+            service(Box::new(gleaner_clean::CleanStage), &cfg, &kafka).await?;
+        }
+        Cmd::Extract { inputs, json, extractor, kafka, common } => {
+            let cfg = Config::load(common.config.as_deref())?;
+            let which = extractor.as_deref().unwrap_or(&cfg.extract.extractor).parse()?;
+            if inputs.is_empty() {
+                init_logs("info");
+                let stage = gleaner_extract::ExtractStage { extractor: which, min_text_chars: cfg.extract.min_text_chars };
+                service(Box::new(stage), &cfg, &kafka).await?;
+            } else {
+                init_logs("warn");
+                let failures = oneshot::extract_inputs(&cfg, &inputs, which, json).await?;
+                if failures > 0 {
+                    return Ok(ExitCode::from(1));
+                }
+            }
+        }
+        Cmd::Dedup { kafka, common } => {
+            init_logs("info");
+            let cfg = Config::load(common.config.as_deref())?;
+            service(Box::new(dedup_stage(&cfg)), &cfg, &kafka).await?;
+        }
+        Cmd::Summarize { kafka, common } => {
+            init_logs("info");
+            let cfg = Config::load(common.config.as_deref())?;
+            service(Box::new(summarize_stage(&cfg)?), &cfg, &kafka).await?;
+        }
+        Cmd::Index { data, kafka, common } => {
+            init_logs("info");
+            let cfg = Config::load(common.config.as_deref())?;
+            let dir = data_dir(&cfg, data).join("index");
+            let stage = gleaner_index::IndexStage::open(&dir, cfg.index.writer_heap_bytes)?;
+            service(Box::new(stage), &cfg, &kafka).await?;
+        }
+        Cmd::Seed { urls, depth, recrawl, kafka, common } => {
+            init_logs("warn");
+            let cfg = Config::load(common.config.as_deref())?;
+            let producer = gleaner_core::kafka::producer(&cfg, &brokers(&cfg, &kafka))?;
+            let outs = seed_outputs(&urls, depth, recrawl)?;
+            gleaner_core::kafka::produce_all(&producer, &cfg, &outs).await?;
+            println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
+        }
+        Cmd::Search { data, limit, json, query, common } => {
+            init_logs("warn");
+            let cfg = Config::load(common.config.as_deref())?;
+            let idx = gleaner_index::SearchIndex::open(&data_dir(&cfg, data).join("index"), cfg.index.snippet_chars)?;
+            let hits = idx.search(&query.join(" "), limit)?;
+            print_hits(&hits, json)?;
+        }
+        Cmd::Serve { data, listen, common } => {
+            init_logs("info");
+            let cfg = Config::load(common.config.as_deref())?;
+            let dir = data_dir(&cfg, data).join("index");
+            serve::serve(&cfg, &dir, listen.as_deref().unwrap_or(&cfg.serve.listen)).await?;
+        }
+        Cmd::Topics { kafka, common } => {
+            init_logs("warn");
+            let cfg = Config::load(common.config.as_deref())?;
+            let created = gleaner_core::kafka::create_topics(&cfg, &brokers(&cfg, &kafka)).await?;
+            println!("created {} topic(s){}", created.len(), if created.is_empty() { String::new() } else { format!(": {}", created.join(", ")) });
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
+    gleaner_dedup::DedupStage::new(gleaner_dedup::DedupConfig {
+        threshold: cfg.dedup.threshold,
+        window_count: cfg.dedup.window_count,
+        window_age_secs: cfg.dedup.window_age_secs,
+        candidate_terms: cfg.dedup.candidate_terms,
+    })
+}
+
+fn summarize_stage(cfg: &Config) -> anyhow::Result<gleaner_summarize::SummarizeStage> {
+    let s = &cfg.summarize;
+    let engine = match s.engine.as_str() {
+        "http" => gleaner_summarize::Engine::http(&s.http_url, Duration::from_millis(s.http_timeout_ms), s.http_retries)?,
+        _ => gleaner_summarize::Engine::Extractive,
+    };
+    Ok(gleaner_summarize::SummarizeStage { engine, lengths: s.lengths.clone() })
+}
+
+async fn service(stage: Box<dyn Stage>, cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
+    let stop = gleaner_core::kafka::shutdown_signal();
+    gleaner_core::kafka::run_stage(stage, cfg, &brokers(cfg, kafka), stop).await
+}
+
+/// Seed messages for URLs, or files of URLs (one per line, `#` comments).
+fn seed_outputs(args: &[String], depth: Option<u32>, recrawl: bool) -> anyhow::Result<Vec<Output>> {
+    let mut urls = Vec::new();
+    for a in args {
+        let p = Path::new(a);
+        if !a.contains("://") && p.is_file() {
+            let text = std::fs::read_to_string(p).with_context(|| format!("reading seeds from {a}"))?;
+            urls.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string));
+        } else {
+            urls.push(a.clone());
+        }
+    }
+    urls.iter()
+        .map(|u| {
+            let parsed = gleaner_core::util::normalise_url(u).with_context(|| format!("bad seed URL {u:?}"))?;
+            anyhow::ensure!(matches!(parsed.scheme(), "http" | "https"), "seed {u:?} is not an http(s) URL");
+            let seed = Seed { url: parsed.to_string(), depth, scope: None, priority: None, recrawl };
+            Ok(Output::json(Topic::Seeds, gleaner_core::util::host_of(parsed.as_str()), &seed))
+        })
+        .collect()
+}
+
+async fn run_embedded(
+    cfg: &Config,
+    seeds: &[String],
+    data: PathBuf,
+    allow_private: bool,
+    depth: Option<u32>,
+) -> anyhow::Result<()> {
+    let started = Instant::now();
+    let seed_msgs = seed_outputs(seeds, depth, false)?;
+    std::fs::create_dir_all(&data).with_context(|| format!("creating data directory {}", data.display()))?;
+    let index_dir = data.join("index");
+    let stages: Vec<Box<dyn Stage>> = vec![
+        Box::new(gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?),
+        Box::new(gleaner_clean::CleanStage),
+        Box::new(gleaner_extract::ExtractStage {
+            extractor: cfg.extract.extractor.parse()?,
+            min_text_chars: cfg.extract.min_text_chars,
+        }),
+        Box::new(dedup_stage(cfg)),
+        Box::new(summarize_stage(cfg)?),
+        Box::new(gleaner_index::IndexStage::open(&index_dir, cfg.index.writer_heap_bytes)?),
+    ];
+    let pipeline = MemoryPipeline::start(
+        stages,
+        &MemoryOptions {
+            channel_capacity: cfg.run.channel_capacity,
+            batch_max: cfg.kafka.batch_max,
+            max_record_bytes: cfg.kafka.max_record_bytes,
+            sink_dir: Some(data.clone()),
+            sink_topics: vec![Topic::Articles, Topic::Duplicates, Topic::DeadLetter],
+        },
+    )?;
+    for s in seed_msgs {
+        pipeline.publish(s).await;
+    }
+    let tty = std::io::stderr().is_terminal();
+    let mut stop = gleaner_core::kafka::shutdown_signal();
+    let mut tick = tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
+    let mut last_line = String::new();
+    loop {
+        tokio::select! {
+            _ = pipeline.wait_idle() => break,
+            _ = stop.wait_for(|s| *s) => { eprintln!("\ninterrupted: finishing in-flight work"); break }
+            _ = tick.tick() => {
+                let c = pipeline.counts();
+                let line = format!(
+                    "fetched {} pages | {} articles | {} duplicates | {} summarized | {} dead letters | {} queued",
+                    c[&Topic::Pages], c[&Topic::Articles], c[&Topic::Duplicates], c[&Topic::Summarized],
+                    c[&Topic::DeadLetter], pipeline.in_flight()
+                );
+                if tty {
+                    eprint!("\r{line}\x1b[K");
+                } else if line != last_line {
+                    eprintln!("{line}");
+                }
+                last_line = line;
+            }
+        }
+    }
+    let c = pipeline.shutdown().await?;
+    if tty {
+        eprintln!();
+    }
+    let secs = started.elapsed().as_secs_f64();
+    let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars).map(|s| s.num_docs()).unwrap_or(0);
+    // The same figures, for scripts and tests.
+    let summary = serde_json::json!({
+        "seconds": secs,
+        "produced": c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect::<std::collections::BTreeMap<_, _>>(),
+        "index_docs": in_index,
+    });
+    std::fs::write(data.join("summary.json"), serde_json::to_vec_pretty(&summary)?)?;
+    println!("done in {secs:.1}s");
+    println!("  pages fetched   {} ({:.1} pages/s)", c[&Topic::Pages], c[&Topic::Pages] as f64 / secs.max(1e-3));
+    println!("  articles        {}", c[&Topic::Articles]);
+    println!("  duplicates      {}  (see {})", c[&Topic::Duplicates], data.join("duplicates.jsonl").display());
+    println!("  indexed         {}  (index holds {in_index} in {})", c[&Topic::Summarized], index_dir.display());
+    println!("  dead letters    {}  (see {})", c[&Topic::DeadLetter], data.join("dead-letter.jsonl").display());
+    Ok(())
+}
+
+fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    if json {
+        for h in hits {
+            writeln!(out, "{}", serde_json::to_string(h)?)?;
+        }
+        return Ok(());
+    }
+    if hits.is_empty() {
+        writeln!(out, "no hits")?;
+    }
+    for (i, h) in hits.iter().enumerate() {
+        writeln!(out, "{}. {}  (score {:.2})\n   {}\n   {}\n", i + 1, h.title, h.score, h.url, h.snippet.replace('\n', " "))?;
+    }
+    Ok(())
+}

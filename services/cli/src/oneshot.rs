@@ -1,0 +1,105 @@
+//! `gleaner extract FILE_DIR_OR_URL...`: clean + extract without a pipeline.
+
+use anyhow::Context;
+use gleaner_core::messages::Cleaned;
+use gleaner_core::Config;
+use gleaner_extract::Extractor;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+
+/// Expands directories into their `.html` / `.html.gz` files, sorted.
+fn expand(inputs: &[String]) -> Vec<String> {
+    let mut out = Vec::new();
+    for i in inputs {
+        let p = Path::new(i);
+        if !i.contains("://") && p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map(|rd| rd.filter_map(|e| e.ok().map(|e| e.path())).collect())
+                .unwrap_or_default();
+            files.retain(|f| {
+                let n = f.to_string_lossy();
+                n.ends_with(".html") || n.ends_with(".htm") || n.ends_with(".html.gz")
+            });
+            files.sort();
+            out.extend(files.into_iter().map(|f| f.to_string_lossy().into_owned()));
+        } else {
+            out.push(i.clone());
+        }
+    }
+    out
+}
+
+/// Reads a file's HTML (gunzipping `.gz`) and decodes it to UTF-8.
+pub fn read_html_file(path: &Path) -> anyhow::Result<String> {
+    let raw = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let bytes = if path.extension().is_some_and(|e| e == "gz") {
+        let mut out = Vec::new();
+        flate2::read::GzDecoder::new(&raw[..])
+            .take(64 << 20)
+            .read_to_end(&mut out)
+            .with_context(|| format!("gunzipping {}", path.display()))?;
+        out
+    } else {
+        raw
+    };
+    Ok(gleaner_fetch::decode_html(&bytes, "").0)
+}
+
+async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
+    let client = reqwest::Client::builder()
+        .user_agent(&cfg.fetch.user_agent)
+        .timeout(std::time::Duration::from_millis(cfg.fetch.total_timeout_ms))
+        .build()?;
+    let resp = client.get(url).send().await?.error_for_status()?;
+    let ct = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let body = resp.bytes().await?;
+    let body = &body[..body.len().min(cfg.fetch.max_body_bytes)];
+    Ok(gleaner_fetch::decode_html(body, &ct).0)
+}
+
+/// Extracts each input and prints it; returns how many failed.
+pub async fn extract_inputs(cfg: &Config, inputs: &[String], which: Extractor, json: bool) -> anyhow::Result<usize> {
+    let mut failures = 0;
+    let mut out = std::io::stdout().lock();
+    for input in expand(inputs) {
+        let html = if input.starts_with("http://") || input.starts_with("https://") {
+            read_url(cfg, &input).await
+        } else {
+            read_html_file(Path::new(&input))
+        };
+        let result = html.and_then(|h| {
+            let (title, meta, blocks) = gleaner_clean::clean_html(&h)?;
+            let id = gleaner_core::util::doc_id(&input);
+            let cleaned = Cleaned {
+                id,
+                url: input.clone(),
+                final_url: input.clone(),
+                fetched_at: String::new(),
+                title,
+                meta,
+                blocks,
+            };
+            Ok(gleaner_extract::extract(&cleaned, which))
+        });
+        match result {
+            Ok(a) if json => {
+                let v = serde_json::json!({
+                    "input": input, "title": a.title, "author": a.author, "date": a.date,
+                    "language": a.language, "extractor": a.extractor, "text": a.text,
+                });
+                writeln!(out, "{v}")?;
+            }
+            Ok(a) => {
+                writeln!(out, "==> {input} <==\n{}\n\n{}\n", a.title, a.text)?;
+            }
+            Err(e) => {
+                failures += 1;
+                eprintln!("gleaner: {input}: {e:#}");
+                if json {
+                    writeln!(out, "{}", serde_json::json!({"input": input, "error": format!("{e:#}")}))?;
+                }
+            }
+        }
+    }
+    Ok(failures)
+}

@@ -1,0 +1,55 @@
+//! `gleaner serve`: the HTTP search API.
+
+use axum::extract::{Query, State};
+use axum::http::StatusCode;
+use axum::routing::get;
+use axum::{Json, Router};
+use gleaner_core::Config;
+use gleaner_index::SearchIndex;
+use serde::Deserialize;
+use std::path::Path;
+use std::sync::Arc;
+
+#[derive(Deserialize)]
+struct SearchParams {
+    q: Option<String>,
+    limit: Option<usize>,
+}
+
+type Shared = Arc<SearchIndex>;
+
+async fn search(State(idx): State<Shared>, Query(p): Query<SearchParams>) -> (StatusCode, Json<serde_json::Value>) {
+    let Some(q) = p.q.filter(|q| !q.trim().is_empty()) else {
+        return (StatusCode::BAD_REQUEST, Json(serde_json::json!({"error": "missing query parameter q"})));
+    };
+    let limit = p.limit.unwrap_or(10).clamp(1, 100);
+    let idx2 = idx.clone();
+    let q2 = q.clone();
+    // Searching reads the index from disk: off the async runtime.
+    match tokio::task::spawn_blocking(move || idx2.search(&q2, limit)).await {
+        Ok(Ok(hits)) => (StatusCode::OK, Json(serde_json::json!({"query": q, "hits": hits}))),
+        Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({"error": format!("{e:#}")}))),
+        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({"error": e.to_string()}))),
+    }
+}
+
+async fn health(State(idx): State<Shared>) -> Json<serde_json::Value> {
+    Json(serde_json::json!({"status": "ok", "docs": idx.num_docs()}))
+}
+
+pub fn router(idx: SearchIndex) -> Router {
+    Router::new().route("/search", get(search)).route("/health", get(health)).with_state(Arc::new(idx))
+}
+
+pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()> {
+    let idx = SearchIndex::open(dir, cfg.index.snippet_chars)?;
+    let listener = tokio::net::TcpListener::bind(listen).await?;
+    eprintln!("gleaner: serving {} on http://{}", dir.display(), listener.local_addr()?);
+    let mut stop = gleaner_core::kafka::shutdown_signal();
+    axum::serve(listener, router(idx))
+        .with_graceful_shutdown(async move {
+            let _ = stop.wait_for(|s| *s).await;
+        })
+        .await?;
+    Ok(())
+}
