@@ -13,10 +13,11 @@ fi
 dir="${BROKER_DIR:-$(mktemp -d -t gleaner-broker.XXXXXX)}"
 mkdir -p "$dir"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-nohup tansu broker \
+# tansu reads the sqlite URL's path as relative, so it runs inside $dir.
+(cd "$dir" && exec nohup tansu broker \
   --listener-url "tcp://127.0.0.1:$port" \
   --advertised-listener-url "tcp://127.0.0.1:$port" \
-  --storage-engine "sqlite://$dir/tansu.db" >"$dir/broker.log" 2>&1 &
+  --storage-engine "sqlite://tansu.db" >"$dir/broker.log" 2>&1) &
 echo $! >"$dir/broker.pid"
 echo "$port" >"$dir/broker.port"
 for _ in $(seq 1 100); do

@@ -4,7 +4,8 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-eval "$(scripts/broker-start.sh)"
+broker_env=$(scripts/broker-start.sh)
+eval "$broker_env"
 trap 'scripts/broker-stop.sh "$BROKER_DIR"' EXIT
 export GLEANER_TEST_BROKERS="$GLEANER_BROKERS"
 echo "dev broker at $GLEANER_BROKERS" >&2

@@ -138,6 +138,7 @@ impl Window {
         }
         self.by_id.insert(id.to_string(), seq);
         self.entries.push_back(Entry { seq, id: id.to_string(), url: url.to_string(), counts, added_at: now });
+        self.evict(now);
         Verdict::Unique
     }
 }
