@@ -24,9 +24,18 @@ const GLEANER: &str = env!("CARGO_BIN_EXE_gleaner");
 
 /// (path, phrase from its body) of every article on the site.
 const ARTICLES: &[(&str, &str)] = &[
-    ("/news/bridge-reopens.html", "replaced the corroded suspension cables"),
-    ("/news/bridge-commuters.html", "Ferry queues vanished overnight"),
-    ("/news/library-archive.html", "seventeenth century sea charts"),
+    (
+        "/news/bridge-reopens.html",
+        "replaced the corroded suspension cables",
+    ),
+    (
+        "/news/bridge-commuters.html",
+        "Ferry queues vanished overnight",
+    ),
+    (
+        "/news/library-archive.html",
+        "seventeenth century sea charts",
+    ),
     ("/news/fishing-quota.html", "cut their cod catch by a fifth"),
     ("/news/robotics-club.html", "sorted recycled bottles faster"),
     ("/news/market-hall.html", "whose iron roof has leaked"),
@@ -52,14 +61,28 @@ type Log = Arc<Mutex<Vec<String>>>;
 async fn serve_file(State(log): State<Log>, uri: Uri) -> Response {
     let path = uri.path().to_string();
     log.lock().unwrap().push(path.clone());
-    let rel = if path == "/" { "index.html".to_string() } else { path.trim_start_matches('/').to_string() };
+    let rel = if path == "/" {
+        "index.html".to_string()
+    } else {
+        path.trim_start_matches('/').to_string()
+    };
     let file = site_dir().join(&rel);
     match (rel.contains(".."), std::fs::read(&file)) {
         (false, Ok(bytes)) => {
-            let ct = if rel.ends_with(".txt") { "text/plain" } else { "text/html; charset=utf-8" };
-            Response::builder().header("content-type", ct).body(Body::from(bytes)).unwrap()
+            let ct = if rel.ends_with(".txt") {
+                "text/plain"
+            } else {
+                "text/html; charset=utf-8"
+            };
+            Response::builder()
+                .header("content-type", ct)
+                .body(Body::from(bytes))
+                .unwrap()
         }
-        _ => Response::builder().status(StatusCode::NOT_FOUND).body(Body::from("not found")).unwrap(),
+        _ => Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Body::from("not found"))
+            .unwrap(),
     }
 }
 
@@ -67,7 +90,9 @@ async fn serve_file(State(log): State<Log>, uri: Uri) -> Response {
 /// and the log of requested paths.
 async fn start_site() -> (String, Log) {
     let log: Log = Arc::default();
-    let app = axum::Router::new().fallback(serve_file).with_state(log.clone());
+    let app = axum::Router::new()
+        .fallback(serve_file)
+        .with_state(log.clone());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
     tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
@@ -82,7 +107,10 @@ fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
         .replace("bloom_capacity = 10000000", "bloom_capacity = 100000")
         .replace("partitions = 4 ", "partitions = 2 ");
     if let Some(p) = topic_prefix {
-        text = text.replace("= \"gleaner.", &format!("= \"{p}.")).replace("group_prefix = \"gleaner\"", &format!("group_prefix = \"{p}\""));
+        text = text.replace("= \"gleaner.", &format!("= \"{p}.")).replace(
+            "group_prefix = \"gleaner\"",
+            &format!("group_prefix = \"{p}\""),
+        );
     }
     let path = dir.join("pipelines.toml");
     std::fs::write(&path, text).unwrap();
@@ -98,8 +126,16 @@ fn search(cfg: &Path, data: &Path, query: &str) -> Vec<serde_json::Value> {
         .arg(query)
         .output()
         .unwrap();
-    assert!(out.status.success(), "search failed: {}", String::from_utf8_lossy(&out.stderr));
-    String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect()
+    assert!(
+        out.status.success(),
+        "search failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
 }
 
 /// What a run left behind, gathered the same way for both modes.
@@ -124,11 +160,22 @@ fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
         }
     }
     // The repost is a duplicate of the original and not a second hit.
-    let reposts: Vec<&Duplicate> = o.duplicates.iter().filter(|d| d.url == url(REPOST)).collect();
+    let reposts: Vec<&Duplicate> = o
+        .duplicates
+        .iter()
+        .filter(|d| d.url == url(REPOST))
+        .collect();
     assert_eq!(reposts.len(), 1, "duplicates: {:?}", o.duplicates);
     assert_eq!(reposts[0].original_url, url("/news/bridge-reopens.html"));
-    assert_eq!(o.duplicates.len(), 1, "only the repost is a duplicate: {:?}", o.duplicates);
-    assert!(search(cfg, data, "corroded suspension cables").iter().all(|h| h["url"] != url(REPOST).as_str()));
+    assert_eq!(
+        o.duplicates.len(),
+        1,
+        "only the repost is a duplicate: {:?}",
+        o.duplicates
+    );
+    assert!(search(cfg, data, "corroded suspension cables")
+        .iter()
+        .all(|h| h["url"] != url(REPOST).as_str()));
     // No boilerplate in any article, nor anywhere in the index.
     assert!(!o.articles.is_empty());
     for a in &o.articles {
@@ -137,18 +184,33 @@ fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
         }
     }
     for b in BOILERPLATE {
-        assert!(search(cfg, data, &format!("\"{b}\"")).is_empty(), "{b:?} is searchable");
+        assert!(
+            search(cfg, data, &format!("\"{b}\"")).is_empty(),
+            "{b:?} is searchable"
+        );
     }
     // robots.txt was honoured.
     let requested: Vec<String> = log.lock().unwrap().clone();
     assert!(requested.iter().any(|p| p == "/robots.txt"));
-    assert!(!requested.iter().any(|p| p.starts_with("/private/")), "requested: {requested:?}");
-    assert!(o.dead_letters.iter().any(|d| d.error.contains("robots.txt")), "the disallowed link is recorded");
+    assert!(
+        !requested.iter().any(|p| p.starts_with("/private/")),
+        "requested: {requested:?}"
+    );
+    assert!(
+        o.dead_letters
+            .iter()
+            .any(|d| d.error.contains("robots.txt")),
+        "the disallowed link is recorded"
+    );
     // No message lost: every topic's count follows from the one before.
     let n = |t: &str| o.produced.get(t).copied().unwrap_or(0);
     let dead = |stage: &str| o.dead_letters.iter().filter(|d| d.stage == stage).count() as u64;
     let fetched: BTreeSet<&String> = requested.iter().filter(|p| *p != "/robots.txt").collect();
-    assert_eq!(n("pages") + dead("fetch") - 1, fetched.len() as u64, "each requested page is a page or a dead letter (+1 robots)");
+    assert_eq!(
+        n("pages") + dead("fetch") - 1,
+        fetched.len() as u64,
+        "each requested page is a page or a dead letter (+1 robots)"
+    );
     assert_eq!(n("cleaned"), n("pages"));
     assert_eq!(n("articles") + dead("extract"), n("cleaned"));
     assert_eq!(n("articles"), o.articles.len() as u64);
@@ -156,7 +218,12 @@ fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
     assert_eq!(n("summarized"), n("unique"));
     assert_eq!(o.index_docs, n("summarized"));
     assert_eq!(o.index_docs, ARTICLES.len() as u64);
-    assert_eq!(dead("clean") + dead("dedup") + dead("summarize") + dead("index"), 0, "{:?}", o.dead_letters);
+    assert_eq!(
+        dead("clean") + dead("dedup") + dead("summarize") + dead("index"),
+        0,
+        "{:?}",
+        o.dead_letters
+    );
 }
 
 fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
@@ -190,17 +257,31 @@ async fn embedded_run_end_to_end() {
     .await
     .unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "gleaner run failed:\n{stdout}\n{}", String::from_utf8_lossy(&out.stderr));
-    eprintln!("gleaner run took {:.2}s:\n{stdout}", started.elapsed().as_secs_f64());
-    assert!(stdout.contains("pages fetched") && stdout.contains("duplicates") && stdout.contains("indexed"));
+    assert!(
+        out.status.success(),
+        "gleaner run failed:\n{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "gleaner run took {:.2}s:\n{stdout}",
+        started.elapsed().as_secs_f64()
+    );
+    assert!(
+        stdout.contains("pages fetched")
+            && stdout.contains("duplicates")
+            && stdout.contains("indexed")
+    );
 
-    let summary: serde_json::Value = serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
     let outcome = Outcome {
         produced: serde_json::from_value(summary["produced"].clone()).unwrap(),
         articles: read_jsonl(&data.join("articles.jsonl")),
         duplicates: read_jsonl(&data.join("duplicates.jsonl")),
         dead_letters: read_jsonl(&data.join("dead-letter.jsonl")),
-        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200).unwrap().num_docs(),
+        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200)
+            .unwrap()
+            .num_docs(),
     };
     check(&base, &log, &cfg, &data, &outcome);
 }
@@ -217,12 +298,15 @@ fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
         .set("enable.auto.commit", "false")
         .create()
         .unwrap();
-    let md = c.fetch_metadata(Some(topic), Duration::from_secs(10)).unwrap();
+    let md = c
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .unwrap();
     let parts = md.topics()[0].partitions().len();
     assert!(parts > 0, "topic {topic} has no partitions");
     let mut tpl = TopicPartitionList::new();
     for p in 0..parts {
-        tpl.add_partition_offset(topic, p as i32, Offset::Beginning).unwrap();
+        tpl.add_partition_offset(topic, p as i32, Offset::Beginning)
+            .unwrap();
     }
     c.assign(&tpl).unwrap();
     let (mut eof, mut out) = (BTreeSet::new(), Vec::new());
@@ -245,20 +329,28 @@ fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
 }
 
 fn unique() -> String {
-    let t = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap();
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
     format!("{}{}", t.as_secs(), t.subsec_nanos())
 }
 
 fn gleaner(args: &[&str], cfg: &Path, brokers: &str) -> Command {
     let mut c = Command::new(GLEANER);
-    c.args(args).arg("--config").arg(cfg).args(["--brokers", brokers]);
+    c.args(args)
+        .arg("--config")
+        .arg(cfg)
+        .args(["--brokers", brokers]);
     c
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_services_end_to_end() {
     let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
-        assert!(std::env::var_os("CI").is_none(), "CI runs this against a broker: use scripts/test.sh");
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this against a broker: use scripts/test.sh"
+        );
         eprintln!("SKIPPED kafka_services_end_to_end: GLEANER_TEST_BROKERS is not set (scripts/test.sh sets it)");
         return;
     };
@@ -268,7 +360,11 @@ async fn kafka_services_end_to_end() {
     let cfg = test_config(tmp.path(), Some(&prefix));
     let data = tmp.path().join("data");
     let topics = gleaner(&["topics"], &cfg, &brokers).output().unwrap();
-    assert!(topics.status.success(), "topics: {}", String::from_utf8_lossy(&topics.stderr));
+    assert!(
+        topics.status.success(),
+        "topics: {}",
+        String::from_utf8_lossy(&topics.stderr)
+    );
 
     let started = Instant::now();
     let data_arg = data.to_string_lossy().into_owned();
@@ -290,14 +386,22 @@ async fn kafka_services_end_to_end() {
             .unwrap();
         children.push((args[0], child));
     }
-    let seed = gleaner(&["seed", &format!("{base}/")], &cfg, &brokers).output().unwrap();
-    assert!(seed.status.success(), "seed: {}", String::from_utf8_lossy(&seed.stderr));
+    let seed = gleaner(&["seed", &format!("{base}/")], &cfg, &brokers)
+        .output()
+        .unwrap();
+    assert!(
+        seed.status.success(),
+        "seed: {}",
+        String::from_utf8_lossy(&seed.stderr)
+    );
 
     // Wait until every article is searchable and the topics stop moving.
     let deadline = Instant::now() + Duration::from_secs(180);
     let mut docs = 0;
     while Instant::now() < deadline {
-        docs = gleaner_index::SearchIndex::open(&data.join("index"), 200).map(|s| s.num_docs()).unwrap_or(0);
+        docs = gleaner_index::SearchIndex::open(&data.join("index"), 200)
+            .map(|s| s.num_docs())
+            .unwrap_or(0);
         if docs >= ARTICLES.len() as u64 {
             break;
         }
@@ -305,13 +409,33 @@ async fn kafka_services_end_to_end() {
     }
     let searchable = started.elapsed();
     let logs = |tmp: &Path| {
-        services.iter().map(|a| format!("--- {}\n{}", a[0], std::fs::read_to_string(tmp.join(format!("{}.log", a[0]))).unwrap_or_default())).collect::<String>()
+        services
+            .iter()
+            .map(|a| {
+                format!(
+                    "--- {}\n{}",
+                    a[0],
+                    std::fs::read_to_string(tmp.join(format!("{}.log", a[0]))).unwrap_or_default()
+                )
+            })
+            .collect::<String>()
     };
-    assert_eq!(docs, ARTICLES.len() as u64, "not all articles indexed in time\n{}", logs(tmp.path()));
-    eprintln!("kafka: all {docs} articles searchable {:.2}s after the seed", searchable.as_secs_f64());
+    assert_eq!(
+        docs,
+        ARTICLES.len() as u64,
+        "not all articles indexed in time\n{}",
+        logs(tmp.path())
+    );
+    eprintln!(
+        "kafka: all {docs} articles searchable {:.2}s after the seed",
+        searchable.as_secs_f64()
+    );
     // Dead letters for 404s may still be on their way: wait for quiet.
     let count_all = |b: &str| -> u64 {
-        ["pages", "dead-letter", "articles"].iter().map(|t| read_topic(b, &format!("{prefix}.{t}")).len() as u64).sum()
+        ["pages", "dead-letter", "articles"]
+            .iter()
+            .map(|t| read_topic(b, &format!("{prefix}.{t}")).len() as u64)
+            .sum()
     };
     let mut before = count_all(&brokers);
     loop {
@@ -325,7 +449,11 @@ async fn kafka_services_end_to_end() {
 
     // Graceful shutdown: SIGTERM, and every service exits cleanly.
     for (name, child) in &mut children {
-        let ok = Command::new("kill").args(["-TERM", &child.id().to_string()]).status().unwrap().success();
+        let ok = Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap()
+            .success();
         assert!(ok, "signalling {name}");
     }
     for (name, child) in &mut children {
@@ -334,21 +462,49 @@ async fn kafka_services_end_to_end() {
             if let Some(s) = child.try_wait().unwrap() {
                 break s;
             }
-            assert!(t0.elapsed() < Duration::from_secs(60), "{name} did not stop on SIGTERM");
+            assert!(
+                t0.elapsed() < Duration::from_secs(60),
+                "{name} did not stop on SIGTERM"
+            );
             std::thread::sleep(Duration::from_millis(100));
         };
-        assert!(status.success(), "{name} exited with {status}\n{}", logs(tmp.path()));
+        assert!(
+            status.success(),
+            "{name} exited with {status}\n{}",
+            logs(tmp.path())
+        );
     }
 
     let read = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}"));
-    let parse = |t: &str| -> Vec<serde_json::Value> { read(t).iter().map(|p| serde_json::from_slice(p).unwrap()).collect() };
+    let parse = |t: &str| -> Vec<serde_json::Value> {
+        read(t)
+            .iter()
+            .map(|p| serde_json::from_slice(p).unwrap())
+            .collect()
+    };
     let mut produced = BTreeMap::new();
-    for t in ["seeds", "frontier", "pages", "cleaned", "unique", "summarized"] {
+    for t in [
+        "seeds",
+        "frontier",
+        "pages",
+        "cleaned",
+        "unique",
+        "summarized",
+    ] {
         produced.insert(t.to_string(), read(t).len() as u64);
     }
-    let articles: Vec<Article> = parse("articles").into_iter().map(|v| serde_json::from_value(v).unwrap()).collect();
-    let duplicates: Vec<Duplicate> = parse("duplicates").into_iter().map(|v| serde_json::from_value(v).unwrap()).collect();
-    let dead_letters: Vec<DeadLetter> = parse("dead-letter").into_iter().map(|v| serde_json::from_value(v).unwrap()).collect();
+    let articles: Vec<Article> = parse("articles")
+        .into_iter()
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect();
+    let duplicates: Vec<Duplicate> = parse("duplicates")
+        .into_iter()
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect();
+    let dead_letters: Vec<DeadLetter> = parse("dead-letter")
+        .into_iter()
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect();
     produced.insert("articles".into(), articles.len() as u64);
     produced.insert("duplicates".into(), duplicates.len() as u64);
     produced.insert("dead-letter".into(), dead_letters.len() as u64);
@@ -358,7 +514,80 @@ async fn kafka_services_end_to_end() {
         articles,
         duplicates,
         dead_letters,
-        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200).unwrap().num_docs(),
+        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200)
+            .unwrap()
+            .num_docs(),
     };
     check(&base, &log, &cfg, &data, &o);
+}
+
+/// Records up to `kafka.max_record_bytes` must come back from the broker
+/// even when they barely compress (the dev broker was seen to acknowledge
+/// larger records that consumers then never received), and a 4 MiB page of
+/// HTML must fit in that limit.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_largest_records_round_trip() {
+    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this against a broker: use scripts/test.sh"
+        );
+        eprintln!("SKIPPED kafka_largest_records_round_trip: GLEANER_TEST_BROKERS is not set");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = format!("big{}", unique());
+    let cfg_path = test_config(tmp.path(), Some(&prefix));
+    let cfg = gleaner_core::Config::load(Some(&cfg_path)).unwrap();
+    gleaner_core::kafka::create_topics(&cfg, &brokers)
+        .await
+        .unwrap();
+    // Worst case: base64-like noise that lz4 cannot shrink.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let noise: Vec<u8> = (0..cfg.kafka.max_record_bytes)
+        .map(|_| {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            alphabet[(x % 64) as usize]
+        })
+        .collect();
+    // A 4 MiB page of HTML as fetch would produce it.
+    let para = "<p class=\"story\">The harbour bridge reopened to traffic on Monday after eight months of \"repairs\".</p>\n";
+    let html: String = para.repeat((4 << 20) / para.len());
+    let page = gleaner_core::messages::Page {
+        id: "big".into(),
+        url: "http://x.test/big".into(),
+        final_url: "http://x.test/big".into(),
+        status: 200,
+        fetched_at: String::new(),
+        charset: "UTF-8".into(),
+        content_type: "text/html".into(),
+        headers: BTreeMap::new(),
+        depth: 0,
+        html,
+    };
+    let page_out = gleaner_core::stage::Output::json(gleaner_core::Topic::Pages, "x.test", &page);
+    assert!(
+        page_out.payload.len() <= cfg.kafka.max_record_bytes,
+        "a 4 MiB page is {} bytes as JSON",
+        page_out.payload.len()
+    );
+    let noise_out = gleaner_core::stage::Output {
+        topic: gleaner_core::Topic::Pages,
+        key: "x.test".into(),
+        payload: noise.clone(),
+    };
+    let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
+    gleaner_core::kafka::produce_all(&producer, &cfg, &[page_out.clone(), noise_out])
+        .await
+        .unwrap();
+    let back =
+        tokio::task::spawn_blocking(move || read_topic(&brokers, &format!("{prefix}.pages")))
+            .await
+            .unwrap();
+    let sizes: Vec<usize> = back.iter().map(Vec::len).collect();
+    assert_eq!(sizes, vec![page_out.payload.len(), noise.len()]);
+    assert!(back[1] == noise);
 }

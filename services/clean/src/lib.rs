@@ -17,22 +17,89 @@ pub use entities::decode_entities;
 
 /// Elements whose text is never content.
 const DROPPED: &[&str] = &[
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas", "select", "textarea",
-    "button", "head",
+    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas",
+    "select", "textarea", "button", "head",
 ];
 
 /// Elements that start a new block of text.
 const BLOCK: &[&str] = &[
-    "address", "article", "aside", "blockquote", "body", "caption", "center", "dd", "details", "dialog", "div", "dl",
-    "dt", "fieldset", "figcaption", "figure", "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-    "html", "legend", "li", "main", "menu", "nav", "ol", "p", "pre", "section", "summary", "table", "tbody", "td",
-    "tfoot", "th", "thead", "tr", "ul", "br", "option",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "body",
+    "caption",
+    "center",
+    "dd",
+    "details",
+    "dialog",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "html",
+    "legend",
+    "li",
+    "main",
+    "menu",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "summary",
+    "table",
+    "tbody",
+    "td",
+    "tfoot",
+    "th",
+    "thead",
+    "tr",
+    "ul",
+    "br",
+    "option",
 ];
 
 /// Elements whose start implicitly closes an open `<p>`.
 const CLOSES_P: &[&str] = &[
-    "address", "article", "aside", "blockquote", "div", "dl", "fieldset", "footer", "form", "h1", "h2", "h3", "h4",
-    "h5", "h6", "header", "hr", "main", "nav", "ol", "p", "pre", "section", "table", "ul", "figure",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "div",
+    "dl",
+    "fieldset",
+    "footer",
+    "form",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
+    "figure",
 ];
 
 /// Limits that keep hostile pages bounded in time and memory.
@@ -125,7 +192,13 @@ impl State {
         let link = tag == "a";
         self.dropped_depth += usize::from(dropped);
         self.link_depth += usize::from(link);
-        self.stack.push(Open { serial: self.serial, tag: tag.to_string(), label, dropped, link });
+        self.stack.push(Open {
+            serial: self.serial,
+            tag: tag.to_string(),
+            label,
+            dropped,
+            link,
+        });
         self.serial
     }
 
@@ -209,8 +282,14 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
             element_content_handlers: vec![element!("*", move |el| {
                 let tag = el.tag_name().to_ascii_lowercase();
                 let mut s = s_el.borrow_mut();
-                let attr_bytes: usize = el.attributes().iter().map(|a| a.name().len() + a.value().len() + 4).sum();
-                s.markup_bytes = s.markup_bytes.saturating_add((tag.len() * 2 + 5 + attr_bytes) as u32);
+                let attr_bytes: usize = el
+                    .attributes()
+                    .iter()
+                    .map(|a| a.name().len() + a.value().len() + 4)
+                    .sum();
+                s.markup_bytes = s
+                    .markup_bytes
+                    .saturating_add((tag.len() * 2 + 5 + attr_bytes) as u32);
                 read_meta(&mut s, &tag, el);
                 let is_block = BLOCK.contains(&tag.as_str());
                 if is_block {
@@ -224,7 +303,9 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
                     _ => {}
                 }
                 if tag == "script"
-                    && el.get_attribute("type").is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json"))
+                    && el
+                        .get_attribute("type")
+                        .is_some_and(|t| t.eq_ignore_ascii_case("application/ld+json"))
                 {
                     s.in_ld_json = true;
                     s.ld_json.push(String::new());
@@ -239,7 +320,10 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
                 if tag == "a" && s.dropped_depth == 0 {
                     s.link_count += 1;
                 }
-                let serial = s.push(&tag, label(&tag, el.get_attribute("id"), el.get_attribute("class")));
+                let serial = s.push(
+                    &tag,
+                    label(&tag, el.get_attribute("id"), el.get_attribute("class")),
+                );
                 drop(s);
                 let s_end = s_el.clone();
                 el.on_end_tag(Box::new(move |_end| {
@@ -289,9 +373,15 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
         },
         |_: &[u8]| {},
     );
-    rewriter.write(html.as_bytes()).map_err(|e| CleanError::Parse(e.to_string()))?;
-    rewriter.end().map_err(|e| CleanError::Parse(e.to_string()))?;
-    let mut s = Rc::try_unwrap(st).map_err(|_| CleanError::Parse("state still shared".into()))?.into_inner();
+    rewriter
+        .write(html.as_bytes())
+        .map_err(|e| CleanError::Parse(e.to_string()))?;
+    rewriter
+        .end()
+        .map_err(|e| CleanError::Parse(e.to_string()))?;
+    let mut s = Rc::try_unwrap(st)
+        .map_err(|_| CleanError::Parse("state still shared".into()))?
+        .into_inner();
     s.flush();
     let title = collapse(&decode_entities(&s.title_raw));
     read_json_ld(&mut s.meta, &s.ld_json);
@@ -302,7 +392,11 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
 }
 
 fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
-    let attr = |n: &str| el.get_attribute(n).map(|v| collapse(&decode_entities(&v))).filter(|v| !v.is_empty());
+    let attr = |n: &str| {
+        el.get_attribute(n)
+            .map(|v| collapse(&decode_entities(&v)))
+            .filter(|v| !v.is_empty())
+    };
     match tag {
         "html" => {
             if s.meta.language.is_none() {
@@ -310,18 +404,33 @@ fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
             }
         }
         "meta" => {
-            let key = attr("name").or_else(|| attr("property")).or_else(|| attr("itemprop")).or_else(|| attr("http-equiv"));
-            let (Some(key), Some(content)) = (key, attr("content")) else { return };
+            let key = attr("name")
+                .or_else(|| attr("property"))
+                .or_else(|| attr("itemprop"))
+                .or_else(|| attr("http-equiv"));
+            let (Some(key), Some(content)) = (key, attr("content")) else {
+                return;
+            };
             let m = &mut s.meta;
             match key.to_ascii_lowercase().as_str() {
-                "description" | "og:description" if m.description.is_none() => m.description = Some(content),
-                "author" | "article:author" | "dc.creator" | "sailthru.author" | "parsely-author"
+                "description" | "og:description" if m.description.is_none() => {
+                    m.description = Some(content)
+                }
+                "author" | "article:author" | "dc.creator" | "sailthru.author"
+                | "parsely-author"
                     if m.author.is_none() && !content.starts_with("http") =>
                 {
                     m.author = Some(content)
                 }
-                "article:published_time" | "datepublished" | "date" | "dc.date" | "dc.date.issued"
-                | "pubdate" | "publish-date" | "sailthru.date" | "parsely-pub-date"
+                "article:published_time"
+                | "datepublished"
+                | "date"
+                | "dc.date"
+                | "dc.date.issued"
+                | "pubdate"
+                | "publish-date"
+                | "sailthru.date"
+                | "parsely-pub-date"
                     if m.date.is_none() =>
                 {
                     m.date = Some(content)
@@ -367,7 +476,9 @@ fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) {
                 if meta.author.is_none() {
                     let author = o.get("author").and_then(|a| match a {
                         serde_json::Value::String(s) => Some(s.clone()),
-                        serde_json::Value::Object(p) => p.get("name").and_then(|n| n.as_str()).map(str::to_string),
+                        serde_json::Value::Object(p) => {
+                            p.get("name").and_then(|n| n.as_str()).map(str::to_string)
+                        }
                         serde_json::Value::Array(list) => list
                             .iter()
                             .filter_map(|p| p.get("name").and_then(|n| n.as_str()).or(p.as_str()))
@@ -423,7 +534,10 @@ impl Stage for CleanStage {
 
     async fn handle(&mut self, input: &Input) -> Handled {
         let page: Page = input.decode()?;
-        let key = input.key.clone().unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
+        let key = input
+            .key
+            .clone()
+            .unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
         // Parsing is CPU work: keep it off the async runtime's threads.
         let cleaned = tokio::task::spawn_blocking(move || clean_page(&page)).await??;
         Ok(vec![Output::json(Topic::Cleaned, key, &cleaned)])
@@ -449,7 +563,16 @@ mod tests {
         assert_eq!(meta.language.as_deref(), Some("en"));
         assert_eq!(meta.canonical_url.as_deref(), Some("https://x.test/a"));
         let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
-        assert_eq!(texts, vec!["Home B", "First paragraph here.", "Second link one", "a", "b"]);
+        assert_eq!(
+            texts,
+            vec![
+                "Home B",
+                "First paragraph here.",
+                "Second link one",
+                "a",
+                "b"
+            ]
+        );
         assert_eq!(blocks[0].link_count, 2);
         assert_eq!(blocks[0].link_text_len, 5);
         assert_eq!(blocks[2].path, "html/body/p");
@@ -472,7 +595,9 @@ mod tests {
         let unterminated = "<p>before<!-- never closed <p>after".to_string();
         let (_, _, b) = clean_html(&unterminated).unwrap();
         assert_eq!(b.len(), 1);
-        let garbage: String = (0..100_000u32).map(|i| char::from_u32(i % 0xD700).unwrap_or('x')).collect();
+        let garbage: String = (0..100_000u32)
+            .map(|i| char::from_u32(i % 0xD700).unwrap_or('x'))
+            .collect();
         assert!(clean_html(&garbage).is_ok());
     }
 }

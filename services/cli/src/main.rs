@@ -16,7 +16,11 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(name = "gleaner", version, about = "Turns the web into a stream of clean, deduplicated, summarised, searchable articles")]
+#[command(
+    name = "gleaner",
+    version,
+    about = "Turns the web into a stream of clean, deduplicated, summarised, searchable articles"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -161,7 +165,10 @@ enum Cmd {
 fn init_logs(default: &str) {
     let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }
 
 fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {
@@ -169,7 +176,9 @@ fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {
 }
 
 fn brokers(cfg: &Config, k: &Kafka) -> String {
-    k.brokers.clone().unwrap_or_else(|| cfg.kafka.brokers.clone())
+    k.brokers
+        .clone()
+        .unwrap_or_else(|| cfg.kafka.brokers.clone())
 }
 
 #[tokio::main]
@@ -187,12 +196,22 @@ async fn main() -> std::process::ExitCode {
 async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
     use std::process::ExitCode;
     match cmd {
-        Cmd::Run { seeds, data, allow_private, depth, common } => {
+        Cmd::Run {
+            seeds,
+            data,
+            allow_private,
+            depth,
+            common,
+        } => {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
             run_embedded(&cfg, &seeds, data_dir(&cfg, data), allow_private, depth).await?;
         }
-        Cmd::Fetch { allow_private, kafka, common } => {
+        Cmd::Fetch {
+            allow_private,
+            kafka,
+            common,
+        } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
             let stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?;
@@ -203,12 +222,24 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             let cfg = Config::load(common.config.as_deref())?;
             service(Box::new(gleaner_clean::CleanStage), &cfg, &kafka).await?;
         }
-        Cmd::Extract { inputs, json, extractor, kafka, common } => {
+        Cmd::Extract {
+            inputs,
+            json,
+            extractor,
+            kafka,
+            common,
+        } => {
             let cfg = Config::load(common.config.as_deref())?;
-            let which = extractor.as_deref().unwrap_or(&cfg.extract.extractor).parse()?;
+            let which = extractor
+                .as_deref()
+                .unwrap_or(&cfg.extract.extractor)
+                .parse()?;
             if inputs.is_empty() {
                 init_logs("info");
-                let stage = gleaner_extract::ExtractStage { extractor: which, min_text_chars: cfg.extract.min_text_chars };
+                let stage = gleaner_extract::ExtractStage {
+                    extractor: which,
+                    min_text_chars: cfg.extract.min_text_chars,
+                };
                 service(Box::new(stage), &cfg, &kafka).await?;
             } else {
                 init_logs("warn");
@@ -228,14 +259,24 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             let cfg = Config::load(common.config.as_deref())?;
             service(Box::new(summarize_stage(&cfg)?), &cfg, &kafka).await?;
         }
-        Cmd::Index { data, kafka, common } => {
+        Cmd::Index {
+            data,
+            kafka,
+            common,
+        } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
             let dir = data_dir(&cfg, data).join("index");
             let stage = gleaner_index::IndexStage::open(&dir, cfg.index.writer_heap_bytes)?;
             service(Box::new(stage), &cfg, &kafka).await?;
         }
-        Cmd::Seed { urls, depth, recrawl, kafka, common } => {
+        Cmd::Seed {
+            urls,
+            depth,
+            recrawl,
+            kafka,
+            common,
+        } => {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
             let producer = gleaner_core::kafka::producer(&cfg, &brokers(&cfg, &kafka))?;
@@ -243,14 +284,27 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             gleaner_core::kafka::produce_all(&producer, &cfg, &outs).await?;
             println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
         }
-        Cmd::Search { data, limit, json, query, common } => {
+        Cmd::Search {
+            data,
+            limit,
+            json,
+            query,
+            common,
+        } => {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
-            let idx = gleaner_index::SearchIndex::open(&data_dir(&cfg, data).join("index"), cfg.index.snippet_chars)?;
+            let idx = gleaner_index::SearchIndex::open(
+                &data_dir(&cfg, data).join("index"),
+                cfg.index.snippet_chars,
+            )?;
             let hits = idx.search(&query.join(" "), limit)?;
             print_hits(&hits, json)?;
         }
-        Cmd::Serve { data, listen, common } => {
+        Cmd::Serve {
+            data,
+            listen,
+            common,
+        } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
             let dir = data_dir(&cfg, data).join("index");
@@ -260,7 +314,15 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
             let created = gleaner_core::kafka::create_topics(&cfg, &brokers(&cfg, &kafka)).await?;
-            println!("created {} topic(s){}", created.len(), if created.is_empty() { String::new() } else { format!(": {}", created.join(", ")) });
+            println!(
+                "created {} topic(s){}",
+                created.len(),
+                if created.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", created.join(", "))
+                }
+            );
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -278,10 +340,17 @@ fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
 fn summarize_stage(cfg: &Config) -> anyhow::Result<gleaner_summarize::SummarizeStage> {
     let s = &cfg.summarize;
     let engine = match s.engine.as_str() {
-        "http" => gleaner_summarize::Engine::http(&s.http_url, Duration::from_millis(s.http_timeout_ms), s.http_retries)?,
+        "http" => gleaner_summarize::Engine::http(
+            &s.http_url,
+            Duration::from_millis(s.http_timeout_ms),
+            s.http_retries,
+        )?,
         _ => gleaner_summarize::Engine::Extractive,
     };
-    Ok(gleaner_summarize::SummarizeStage { engine, lengths: s.lengths.clone() })
+    Ok(gleaner_summarize::SummarizeStage {
+        engine,
+        lengths: s.lengths.clone(),
+    })
 }
 
 async fn service(stage: Box<dyn Stage>, cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
@@ -295,18 +364,38 @@ fn seed_outputs(args: &[String], depth: Option<u32>, recrawl: bool) -> anyhow::R
     for a in args {
         let p = Path::new(a);
         if !a.contains("://") && p.is_file() {
-            let text = std::fs::read_to_string(p).with_context(|| format!("reading seeds from {a}"))?;
-            urls.extend(text.lines().map(str::trim).filter(|l| !l.is_empty() && !l.starts_with('#')).map(str::to_string));
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading seeds from {a}"))?;
+            urls.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string),
+            );
         } else {
             urls.push(a.clone());
         }
     }
     urls.iter()
         .map(|u| {
-            let parsed = gleaner_core::util::normalise_url(u).with_context(|| format!("bad seed URL {u:?}"))?;
-            anyhow::ensure!(matches!(parsed.scheme(), "http" | "https"), "seed {u:?} is not an http(s) URL");
-            let seed = Seed { url: parsed.to_string(), depth, scope: None, priority: None, recrawl };
-            Ok(Output::json(Topic::Seeds, gleaner_core::util::host_of(parsed.as_str()), &seed))
+            let parsed = gleaner_core::util::normalise_url(u)
+                .with_context(|| format!("bad seed URL {u:?}"))?;
+            anyhow::ensure!(
+                matches!(parsed.scheme(), "http" | "https"),
+                "seed {u:?} is not an http(s) URL"
+            );
+            let seed = Seed {
+                url: parsed.to_string(),
+                depth,
+                scope: None,
+                priority: None,
+                recrawl,
+            };
+            Ok(Output::json(
+                Topic::Seeds,
+                gleaner_core::util::host_of(parsed.as_str()),
+                &seed,
+            ))
         })
         .collect()
 }
@@ -320,7 +409,8 @@ async fn run_embedded(
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let seed_msgs = seed_outputs(seeds, depth, false)?;
-    std::fs::create_dir_all(&data).with_context(|| format!("creating data directory {}", data.display()))?;
+    std::fs::create_dir_all(&data)
+        .with_context(|| format!("creating data directory {}", data.display()))?;
     let index_dir = data.join("index");
     let stages: Vec<Box<dyn Stage>> = vec![
         Box::new(gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?),
@@ -331,7 +421,10 @@ async fn run_embedded(
         }),
         Box::new(dedup_stage(cfg)),
         Box::new(summarize_stage(cfg)?),
-        Box::new(gleaner_index::IndexStage::open(&index_dir, cfg.index.writer_heap_bytes)?),
+        Box::new(gleaner_index::IndexStage::open(
+            &index_dir,
+            cfg.index.writer_heap_bytes,
+        )?),
     ];
     let pipeline = MemoryPipeline::start(
         stages,
@@ -348,7 +441,8 @@ async fn run_embedded(
     }
     let tty = std::io::stderr().is_terminal();
     let mut stop = gleaner_core::kafka::shutdown_signal();
-    let mut tick = tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
+    let mut tick =
+        tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
     let mut last_line = String::new();
     loop {
         tokio::select! {
@@ -375,20 +469,41 @@ async fn run_embedded(
         eprintln!();
     }
     let secs = started.elapsed().as_secs_f64();
-    let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars).map(|s| s.num_docs()).unwrap_or(0);
+    let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars)
+        .map(|s| s.num_docs())
+        .unwrap_or(0);
     // The same figures, for scripts and tests.
     let summary = serde_json::json!({
         "seconds": secs,
         "produced": c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect::<std::collections::BTreeMap<_, _>>(),
         "index_docs": in_index,
     });
-    std::fs::write(data.join("summary.json"), serde_json::to_vec_pretty(&summary)?)?;
+    std::fs::write(
+        data.join("summary.json"),
+        serde_json::to_vec_pretty(&summary)?,
+    )?;
     println!("done in {secs:.1}s");
-    println!("  pages fetched   {} ({:.1} pages/s)", c[&Topic::Pages], c[&Topic::Pages] as f64 / secs.max(1e-3));
+    println!(
+        "  pages fetched   {} ({:.1} pages/s)",
+        c[&Topic::Pages],
+        c[&Topic::Pages] as f64 / secs.max(1e-3)
+    );
     println!("  articles        {}", c[&Topic::Articles]);
-    println!("  duplicates      {}  (see {})", c[&Topic::Duplicates], data.join("duplicates.jsonl").display());
-    println!("  indexed         {}  (index holds {in_index} in {})", c[&Topic::Summarized], index_dir.display());
-    println!("  dead letters    {}  (see {})", c[&Topic::DeadLetter], data.join("dead-letter.jsonl").display());
+    println!(
+        "  duplicates      {}  (see {})",
+        c[&Topic::Duplicates],
+        data.join("duplicates.jsonl").display()
+    );
+    println!(
+        "  indexed         {}  (index holds {in_index} in {})",
+        c[&Topic::Summarized],
+        index_dir.display()
+    );
+    println!(
+        "  dead letters    {}  (see {})",
+        c[&Topic::DeadLetter],
+        data.join("dead-letter.jsonl").display()
+    );
     Ok(())
 }
 
@@ -405,7 +520,15 @@ fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
         writeln!(out, "no hits")?;
     }
     for (i, h) in hits.iter().enumerate() {
-        writeln!(out, "{}. {}  (score {:.2})\n   {}\n   {}\n", i + 1, h.title, h.score, h.url, h.snippet.replace('\n', " "))?;
+        writeln!(
+            out,
+            "{}. {}  (score {:.2})\n   {}\n   {}\n",
+            i + 1,
+            h.title,
+            h.score,
+            h.url,
+            h.snippet.replace('\n', " ")
+        )?;
     }
     Ok(())
 }

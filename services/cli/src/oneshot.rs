@@ -51,14 +51,24 @@ async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
         .timeout(std::time::Duration::from_millis(cfg.fetch.total_timeout_ms))
         .build()?;
     let resp = client.get(url).send().await?.error_for_status()?;
-    let ct = resp.headers().get("content-type").and_then(|v| v.to_str().ok()).unwrap_or("").to_ascii_lowercase();
+    let ct = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or("")
+        .to_ascii_lowercase();
     let body = resp.bytes().await?;
     let body = &body[..body.len().min(cfg.fetch.max_body_bytes)];
     Ok(gleaner_fetch::decode_html(body, &ct).0)
 }
 
 /// Extracts each input and prints it; returns how many failed.
-pub async fn extract_inputs(cfg: &Config, inputs: &[String], which: Extractor, json: bool) -> anyhow::Result<usize> {
+pub async fn extract_inputs(
+    cfg: &Config,
+    inputs: &[String],
+    which: Extractor,
+    json: bool,
+) -> anyhow::Result<usize> {
     let mut failures = 0;
     let mut out = std::io::stdout().lock();
     for input in expand(inputs) {
@@ -96,7 +106,11 @@ pub async fn extract_inputs(cfg: &Config, inputs: &[String], which: Extractor, j
                 failures += 1;
                 eprintln!("gleaner: {input}: {e:#}");
                 if json {
-                    writeln!(out, "{}", serde_json::json!({"input": input, "error": format!("{e:#}")}))?;
+                    writeln!(
+                        out,
+                        "{}",
+                        serde_json::json!({"input": input, "error": format!("{e:#}")})
+                    )?;
                 }
             }
         }

@@ -18,18 +18,33 @@ struct SearchParams {
 
 type Shared = Arc<SearchIndex>;
 
-async fn search(State(idx): State<Shared>, Query(p): Query<SearchParams>) -> (StatusCode, Json<serde_json::Value>) {
+async fn search(
+    State(idx): State<Shared>,
+    Query(p): Query<SearchParams>,
+) -> (StatusCode, Json<serde_json::Value>) {
     let Some(q) = p.q.filter(|q| !q.trim().is_empty()) else {
-        return (StatusCode::BAD_REQUEST, Json(serde_json::json!({"error": "missing query parameter q"})));
+        return (
+            StatusCode::BAD_REQUEST,
+            Json(serde_json::json!({"error": "missing query parameter q"})),
+        );
     };
     let limit = p.limit.unwrap_or(10).clamp(1, 100);
     let idx2 = idx.clone();
     let q2 = q.clone();
     // Searching reads the index from disk: off the async runtime.
     match tokio::task::spawn_blocking(move || idx2.search(&q2, limit)).await {
-        Ok(Ok(hits)) => (StatusCode::OK, Json(serde_json::json!({"query": q, "hits": hits}))),
-        Ok(Err(e)) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({"error": format!("{e:#}")}))),
-        Err(e) => (StatusCode::INTERNAL_SERVER_ERROR, Json(serde_json::json!({"error": e.to_string()}))),
+        Ok(Ok(hits)) => (
+            StatusCode::OK,
+            Json(serde_json::json!({"query": q, "hits": hits})),
+        ),
+        Ok(Err(e)) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(serde_json::json!({"error": format!("{e:#}")})),
+        ),
+        Err(e) => (
+            StatusCode::INTERNAL_SERVER_ERROR,
+            Json(serde_json::json!({"error": e.to_string()})),
+        ),
     }
 }
 
@@ -38,13 +53,20 @@ async fn health(State(idx): State<Shared>) -> Json<serde_json::Value> {
 }
 
 pub fn router(idx: SearchIndex) -> Router {
-    Router::new().route("/search", get(search)).route("/health", get(health)).with_state(Arc::new(idx))
+    Router::new()
+        .route("/search", get(search))
+        .route("/health", get(health))
+        .with_state(Arc::new(idx))
 }
 
 pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()> {
     let idx = SearchIndex::open(dir, cfg.index.snippet_chars)?;
     let listener = tokio::net::TcpListener::bind(listen).await?;
-    eprintln!("gleaner: serving {} on http://{}", dir.display(), listener.local_addr()?);
+    eprintln!(
+        "gleaner: serving {} on http://{}",
+        dir.display(),
+        listener.local_addr()?
+    );
     let mut stop = gleaner_core::kafka::shutdown_signal();
     axum::serve(listener, router(idx))
         .with_graceful_shutdown(async move {

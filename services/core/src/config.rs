@@ -161,7 +161,10 @@ impl Config {
             self.fetch.bloom_fp_rate > 0.0 && self.fetch.bloom_fp_rate < 1.0,
             "fetch.bloom_fp_rate must be within (0, 1)"
         );
-        anyhow::ensure!(self.run.channel_capacity > 0, "run.channel_capacity must be > 0");
+        anyhow::ensure!(
+            self.run.channel_capacity > 0,
+            "run.channel_capacity must be > 0"
+        );
         anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
         anyhow::ensure!(
             matches!(self.summarize.engine.as_str(), "extractive" | "http"),

@@ -33,7 +33,10 @@ pub fn producer(cfg: &Config, brokers: &str) -> anyhow::Result<FutureProducer> {
         .set("enable.idempotence", "true")
         .set("acks", "all")
         .set("linger.ms", "5")
-        .set("message.max.bytes", (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string())
+        .set(
+            "message.max.bytes",
+            (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
+        )
         .set("message.timeout.ms", "60000")
         .create()
         .context("creating Kafka producer")
@@ -59,9 +62,15 @@ fn consumer(cfg: &Config, brokers: &str, group: &str) -> anyhow::Result<StreamCo
 }
 
 /// Produces records and waits until the broker acknowledged all of them.
-pub async fn produce_all(producer: &FutureProducer, cfg: &Config, outs: &[Output]) -> anyhow::Result<()> {
+pub async fn produce_all(
+    producer: &FutureProducer,
+    cfg: &Config,
+    outs: &[Output],
+) -> anyhow::Result<()> {
     let sends = outs.iter().map(|o| {
-        let record = FutureRecord::to(cfg.topic_name(o.topic)).key(&o.key).payload(&o.payload);
+        let record = FutureRecord::to(cfg.topic_name(o.topic))
+            .key(&o.key)
+            .payload(&o.payload);
         producer.send(record, Timeout::Never)
     });
     for r in join_all(sends).await {
@@ -78,13 +87,20 @@ pub async fn create_topics(cfg: &Config, brokers: &str) -> anyhow::Result<Vec<St
         .create()
         .context("creating Kafka admin client")?;
     let max = (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string();
-    let names: Vec<String> = Topic::ALL.iter().map(|t| cfg.topic_name(*t).to_string()).collect();
+    let names: Vec<String> = Topic::ALL
+        .iter()
+        .map(|t| cfg.topic_name(*t).to_string())
+        .collect();
     let topics: Vec<NewTopic> = Topic::ALL
         .iter()
         .zip(&names)
         .map(|(t, n)| {
-            let nt = NewTopic::new(n, cfg.kafka.partitions, TopicReplication::Fixed(cfg.kafka.replication))
-                .set("max.message.bytes", &max);
+            let nt = NewTopic::new(
+                n,
+                cfg.kafka.partitions,
+                TopicReplication::Fixed(cfg.kafka.replication),
+            )
+            .set("max.message.bytes", &max);
             if *t == Topic::Rules {
                 nt.set("cleanup.policy", "compact")
             } else {
@@ -93,7 +109,10 @@ pub async fn create_topics(cfg: &Config, brokers: &str) -> anyhow::Result<Vec<St
         })
         .collect();
     let results = admin
-        .create_topics(&topics, &AdminOptions::new().operation_timeout(Some(Duration::from_secs(10))))
+        .create_topics(
+            &topics,
+            &AdminOptions::new().operation_timeout(Some(Duration::from_secs(10))),
+        )
         .await
         .context("creating topics")?;
     let mut created = Vec::new();
@@ -169,7 +188,11 @@ pub async fn run_stage(
         }
         handled_total += batch.len() as u64;
     }
-    tracing::info!(stage = name, handled = handled_total, "stopping: closing stage, flushing, committing");
+    tracing::info!(
+        stage = name,
+        handled = handled_total,
+        "stopping: closing stage, flushing, committing"
+    );
     stage.close().await?;
     producer.flush(Timeout::After(Duration::from_secs(30)))?;
     match consumer.commit_consumer_state(CommitMode::Sync) {
@@ -184,7 +207,11 @@ fn to_input<M: Message>(cfg: &Config, m: &M) -> Input {
         topic: cfg.topic_of(m.topic()).unwrap_or(Topic::DeadLetter),
         key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
         payload: m.payload().map(<[u8]>::to_vec),
-        origin: Some(Origin { topic: m.topic().to_string(), partition: m.partition(), offset: m.offset() }),
+        origin: Some(Origin {
+            topic: m.topic().to_string(),
+            partition: m.partition(),
+            offset: m.offset(),
+        }),
     }
 }
 

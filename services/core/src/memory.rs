@@ -60,9 +60,16 @@ impl Bus {
             let mut w = sink.lock().unwrap_or_else(|p| p.into_inner());
             let _ = w.write_all(&out.payload).and_then(|_| w.write_all(b"\n"));
         }
-        let Some(txs) = self.consumers.get(&out.topic) else { return };
+        let Some(txs) = self.consumers.get(&out.topic) else {
+            return;
+        };
         for tx in txs {
-            let input = Input { topic: out.topic, key: Some(out.key.clone()), payload: Some(out.payload.clone()), origin: None };
+            let input = Input {
+                topic: out.topic,
+                key: Some(out.key.clone()),
+                payload: Some(out.payload.clone()),
+                origin: None,
+            };
             self.in_flight.fetch_add(1, Ordering::SeqCst);
             let sent = match tx.as_ref() {
                 Tx::Bounded(s) => s.send(input).await.is_ok(),
@@ -81,7 +88,10 @@ impl Bus {
     }
 
     fn counts(&self) -> Counts {
-        self.produced.iter().map(|(t, c)| (*t, c.load(Ordering::Relaxed))).collect()
+        self.produced
+            .iter()
+            .map(|(t, c)| (*t, c.load(Ordering::Relaxed)))
+            .collect()
     }
 }
 
@@ -144,7 +154,13 @@ impl MemoryPipeline {
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
         for (stage, rx) in stages.into_iter().zip(receivers) {
-            tasks.push(tokio::spawn(run_stage(stage, rx, bus.clone(), stop_rx.clone(), opts.batch_max)));
+            tasks.push(tokio::spawn(run_stage(
+                stage,
+                rx,
+                bus.clone(),
+                stop_rx.clone(),
+                opts.batch_max,
+            )));
         }
         Ok(MemoryPipeline { bus, stop, tasks })
     }
@@ -228,4 +244,97 @@ async fn run_stage(
         bus.done(batch.len() as i64);
     }
     stage.close().await
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stage::Handled;
+    use async_trait::async_trait;
+
+    /// Turns a number n into n-1 on the same topic (a self-loop, like the
+    /// frontier) and into one record on `pages`; 0 is bad input.
+    struct Countdown;
+
+    #[async_trait]
+    impl Stage for Countdown {
+        fn name(&self) -> &'static str {
+            "countdown"
+        }
+        fn inputs(&self) -> Vec<Topic> {
+            vec![Topic::Seeds, Topic::Frontier]
+        }
+        fn outputs(&self) -> Vec<Topic> {
+            vec![Topic::Frontier, Topic::Pages]
+        }
+        async fn handle(&mut self, input: &Input) -> Handled {
+            let n: u64 = input.decode()?;
+            anyhow::ensure!(n > 0, "zero is not allowed");
+            let mut outs = vec![Output::json(
+                Topic::Pages,
+                "k",
+                &"x".repeat(n as usize * 10),
+            )];
+            if n > 1 {
+                outs.push(Output::json(Topic::Frontier, "k", &(n - 1)));
+            }
+            Ok(outs)
+        }
+    }
+
+    /// Reads pages slowly, so the bounded channel before it fills up.
+    struct SlowSink;
+
+    #[async_trait]
+    impl Stage for SlowSink {
+        fn name(&self) -> &'static str {
+            "sink"
+        }
+        fn inputs(&self) -> Vec<Topic> {
+            vec![Topic::Pages]
+        }
+        fn outputs(&self) -> Vec<Topic> {
+            vec![]
+        }
+        async fn handle(&mut self, _input: &Input) -> Handled {
+            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+            Ok(vec![])
+        }
+    }
+
+    #[tokio::test]
+    async fn runs_to_idle_with_loops_backpressure_and_dead_letters() {
+        let dir = tempfile::tempdir().unwrap();
+        let opts = MemoryOptions {
+            channel_capacity: 2,
+            batch_max: 4,
+            max_record_bytes: 1000,
+            sink_dir: Some(dir.path().to_path_buf()),
+            sink_topics: vec![Topic::DeadLetter],
+        };
+        let p =
+            MemoryPipeline::start(vec![Box::new(Countdown), Box::new(SlowSink)], &opts).unwrap();
+        p.publish(Output::json(Topic::Seeds, "k", &200u64)).await;
+        p.publish(Output::json(Topic::Seeds, "k", &0u64)).await;
+        p.publish(Output {
+            topic: Topic::Seeds,
+            key: "k".into(),
+            payload: b"{not json".to_vec(),
+        })
+        .await;
+        p.wait_idle().await;
+        let c = p.shutdown().await.unwrap();
+        assert_eq!(c[&Topic::Frontier], 199);
+        // 200 pages were asked for; the ones over 1000 bytes (n >= 100)
+        // became dead letters instead, as did the two bad seeds.
+        assert_eq!(c[&Topic::Pages], 99);
+        assert_eq!(c[&Topic::DeadLetter], 101 + 2);
+        let dead = std::fs::read_to_string(dir.path().join("dead-letter.jsonl")).unwrap();
+        assert_eq!(dead.lines().count(), 103);
+        assert!(
+            dead.contains("too large")
+                && dead.contains("zero is not allowed")
+                && dead.contains("malformed message")
+        );
+    }
 }

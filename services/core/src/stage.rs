@@ -114,7 +114,12 @@ pub trait Stage: Send + 'static {
 /// Replaces outputs over `max_bytes` with a dead-letter record naming their
 /// size, so no record is produced that a broker could accept but a consumer
 /// could not read back (or that a topic's max.message.bytes would refuse).
-pub fn enforce_record_limit(stage: &str, input: &Input, outs: Vec<Output>, max_bytes: usize) -> Vec<Output> {
+pub fn enforce_record_limit(
+    stage: &str,
+    input: &Input,
+    outs: Vec<Output>,
+    max_bytes: usize,
+) -> Vec<Output> {
     outs.into_iter()
         .map(|o| {
             if o.payload.len() <= max_bytes || o.topic == Topic::DeadLetter {
@@ -146,7 +151,10 @@ pub fn settle(stage: &str, input: &Input, handled: Handled, max_bytes: usize) ->
         Ok(outs) => enforce_record_limit(stage, input, outs, max_bytes),
         Err(e) => {
             tracing::warn!(stage, error = %format!("{e:#}"), "input sent to dead-letter");
-            vec![Output::dead_letter(stage, &input.dead_letter(stage, &format!("{e:#}")))]
+            vec![Output::dead_letter(
+                stage,
+                &input.dead_letter(stage, &format!("{e:#}")),
+            )]
         }
     }
 }

@@ -33,7 +33,11 @@ struct Entry {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Verdict {
     Unique,
-    Repost { original_id: String, original_url: String, similarity: f64 },
+    Repost {
+        original_id: String,
+        original_url: String,
+        similarity: f64,
+    },
 }
 
 pub struct Window {
@@ -67,7 +71,8 @@ impl Window {
 
     fn entry(&self, seq: u64) -> Option<&Entry> {
         let first = self.entries.front()?.seq;
-        self.entries.get(usize::try_from(seq.checked_sub(first)?).ok()?)
+        self.entries
+            .get(usize::try_from(seq.checked_sub(first)?).ok()?)
     }
 
     fn evict(&mut self, now: u64) {
@@ -127,7 +132,11 @@ impl Window {
         if let Some((sim, seq)) = best {
             if sim >= self.cfg.threshold {
                 let e = self.entry(seq).expect("candidate is in the window");
-                return Verdict::Repost { original_id: e.id.clone(), original_url: e.url.clone(), similarity: sim };
+                return Verdict::Repost {
+                    original_id: e.id.clone(),
+                    original_url: e.url.clone(),
+                    similarity: sim,
+                };
             }
         }
         let seq = self.next_seq;
@@ -137,7 +146,13 @@ impl Window {
             self.postings.entry(t.clone()).or_default().push_back(seq);
         }
         self.by_id.insert(id.to_string(), seq);
-        self.entries.push_back(Entry { seq, id: id.to_string(), url: url.to_string(), counts, added_at: now });
+        self.entries.push_back(Entry {
+            seq,
+            id: id.to_string(),
+            url: url.to_string(),
+            counts,
+            added_at: now,
+        });
         self.evict(now);
         Verdict::Unique
     }
@@ -150,7 +165,9 @@ pub struct DedupStage {
 
 impl DedupStage {
     pub fn new(cfg: DedupConfig) -> Self {
-        DedupStage { window: Window::new(cfg) }
+        DedupStage {
+            window: Window::new(cfg),
+        }
     }
 }
 
@@ -169,11 +186,24 @@ impl Stage for DedupStage {
     async fn handle(&mut self, input: &Input) -> Handled {
         let a: Article = input.decode()?;
         let text = format!("{}\n{}", a.title, a.text);
-        let out = match self.window.check(&a.id, &a.url, &text, gleaner_core::util::unix_now()) {
+        let out = match self
+            .window
+            .check(&a.id, &a.url, &text, gleaner_core::util::unix_now())
+        {
             Verdict::Unique => Output::json(Topic::Unique, a.id.clone(), &a),
-            Verdict::Repost { original_id, original_url, similarity } => {
+            Verdict::Repost {
+                original_id,
+                original_url,
+                similarity,
+            } => {
                 tracing::info!(id = %a.id, url = %a.url, original = %original_url, similarity, "repost");
-                let d = Duplicate { id: a.id.clone(), url: a.url.clone(), original_id, original_url, similarity };
+                let d = Duplicate {
+                    id: a.id.clone(),
+                    url: a.url.clone(),
+                    original_id,
+                    original_url,
+                    similarity,
+                };
                 Output::json(Topic::Duplicates, a.id.clone(), &d)
             }
         };
@@ -186,12 +216,18 @@ mod tests {
     use super::*;
 
     fn cfg(window_count: usize) -> DedupConfig {
-        DedupConfig { threshold: 0.85, window_count, window_age_secs: 3600, candidate_terms: 12 }
+        DedupConfig {
+            threshold: 0.85,
+            window_count,
+            window_age_secs: 3600,
+            candidate_terms: 12,
+        }
     }
 
     const A: &str = "The city council approved a new budget on Tuesday that raises spending on schools and \
         parks while cutting the cost of running city hall. The mayor said the plan balances the books.";
-    const B: &str = "A storm is expected to hit the coast this weekend, bringing heavy rain and strong winds. \
+    const B: &str =
+        "A storm is expected to hit the coast this weekend, bringing heavy rain and strong winds. \
         Forecasters urged residents to prepare sandbags and avoid travel on Saturday night.";
     // The same event as A, reported differently.
     const C: &str = "Councillors voted on Tuesday for next year's spending plan. Opposition members said school \
@@ -204,14 +240,26 @@ mod tests {
         assert_eq!(w.check("b", "u/b", B, 0), Verdict::Unique);
         let repost = format!("{A} Share this article.");
         match w.check("a2", "u/a2", &repost, 1) {
-            Verdict::Repost { original_id, similarity, .. } => {
+            Verdict::Repost {
+                original_id,
+                similarity,
+                ..
+            } => {
                 assert_eq!(original_id, "a");
                 assert!(similarity > 0.9, "{similarity}");
             }
             v => panic!("expected repost, got {v:?}"),
         }
-        assert_eq!(w.check("c", "u/c", C, 2), Verdict::Unique, "a different report of one event is kept");
-        assert_eq!(w.check("a", "u/a", A, 3), Verdict::Unique, "a replay of the original is not a repost");
+        assert_eq!(
+            w.check("c", "u/c", C, 2),
+            Verdict::Unique,
+            "a different report of one event is kept"
+        );
+        assert_eq!(
+            w.check("a", "u/a", A, 3),
+            Verdict::Unique,
+            "a replay of the original is not a repost"
+        );
     }
 
     #[test]
@@ -220,10 +268,18 @@ mod tests {
         w.check("a", "u/a", A, 0);
         w.check("b", "u/b", B, 0);
         assert_eq!(w.len(), 1);
-        assert_eq!(w.check("a2", "u/a2", A, 0), Verdict::Unique, "A left the window");
+        assert_eq!(
+            w.check("a2", "u/a2", A, 0),
+            Verdict::Unique,
+            "A left the window"
+        );
         let mut w = Window::new(cfg(100));
         w.check("a", "u/a", A, 0);
-        assert_eq!(w.check("a2", "u/a2", A, 10_000), Verdict::Unique, "A aged out");
+        assert_eq!(
+            w.check("a2", "u/a2", A, 10_000),
+            Verdict::Unique,
+            "A aged out"
+        );
         assert_eq!(w.len(), 1);
     }
 }

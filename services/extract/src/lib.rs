@@ -50,7 +50,10 @@ impl std::str::FromStr for Extractor {
             "auto" => Ok(Extractor::Auto),
             "qread" => Ok(Extractor::QRead),
             "density" => Ok(Extractor::Density),
-            other => anyhow::bail!("unknown extractor {other:?} (known: {})", Extractor::NAMES.join(", ")),
+            other => anyhow::bail!(
+                "unknown extractor {other:?} (known: {})",
+                Extractor::NAMES.join(", ")
+            ),
         }
     }
 }
@@ -67,7 +70,11 @@ fn features(blocks: &[Block]) -> Vec<Feat> {
         .iter()
         .map(|b| Feat {
             words: word_count(&b.text) as f64,
-            link_density: if b.text_len == 0 { 0.0 } else { (b.link_text_len as f64 / b.text_len as f64).min(1.0) },
+            link_density: if b.text_len == 0 {
+                0.0
+            } else {
+                (b.link_text_len as f64 / b.text_len as f64).min(1.0)
+            },
             heading: matches!(b.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"),
         })
         .collect()
@@ -133,8 +140,16 @@ fn qread_segment(blocks: &[Block], f: &[Feat], title: &str) -> Option<Range<usiz
             let full: Vec<usize> = r.clone().filter(|&i| !empty(&f[i])).collect();
             let words: f64 = full.iter().map(|&i| f[i].words).sum();
             let density = words / full.len().max(1) as f64;
-            let text: String = r.clone().map(|i| blocks[i].text.as_str()).collect::<Vec<_>>().join(" ");
-            let sim = if title_terms.is_empty() { 0.0 } else { cosine(&title_vec, &df.vector(&term_counts(&text))) };
+            let text: String = r
+                .clone()
+                .map(|i| blocks[i].text.as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            let sim = if title_terms.is_empty() {
+                0.0
+            } else {
+                cosine(&title_vec, &df.vector(&term_counts(&text)))
+            };
             (density * (1.0 + sim) * (1.0 + words).ln(), r)
         })
         .max_by(|a, b| a.0.total_cmp(&b.0))
@@ -181,8 +196,14 @@ pub fn select(cleaned: &Cleaned, which: Extractor) -> Vec<usize> {
             }
         }
     };
-    let Some(region) = region else { return Vec::new() };
-    let region = if which == Extractor::Auto { with_title_heading(blocks, &f, region, &title) } else { region };
+    let Some(region) = region else {
+        return Vec::new();
+    };
+    let region = if which == Extractor::Auto {
+        with_title_heading(blocks, &f, region, &title)
+    } else {
+        region
+    };
     region
         // Inside the region, drop pure link lists (share bars, tag clouds).
         .filter(|&i| !(f[i].link_density > 0.8 && !f[i].heading && which == Extractor::Auto))
@@ -250,7 +271,10 @@ impl Stage for ExtractStage {
 
     async fn handle(&mut self, input: &Input) -> Handled {
         let cleaned: Cleaned = input.decode()?;
-        let key = input.key.clone().unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
+        let key = input
+            .key
+            .clone()
+            .unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
         let which = self.extractor;
         let article = tokio::task::spawn_blocking(move || extract(&cleaned, which)).await?;
         let chars = article.text.chars().count();
@@ -297,10 +321,28 @@ mod tests {
     fn every_method_finds_the_article_body() {
         for which in [Extractor::Auto, Extractor::QRead, Extractor::Density] {
             let a = extract(&page(NEWS), which);
-            assert!(a.text.contains("eight months of repairs"), "{which:?}: {}", a.text);
-            assert!(a.text.contains("tolls, which rise next month"), "{which:?}: {}", a.text);
-            for boiler in ["Subscribe now", "Storm warning", "All rights reserved", "Privacy", "Sport"] {
-                assert!(!a.text.contains(boiler), "{which:?} kept {boiler:?}: {}", a.text);
+            assert!(
+                a.text.contains("eight months of repairs"),
+                "{which:?}: {}",
+                a.text
+            );
+            assert!(
+                a.text.contains("tolls, which rise next month"),
+                "{which:?}: {}",
+                a.text
+            );
+            for boiler in [
+                "Subscribe now",
+                "Storm warning",
+                "All rights reserved",
+                "Privacy",
+                "Sport",
+            ] {
+                assert!(
+                    !a.text.contains(boiler),
+                    "{which:?} kept {boiler:?}: {}",
+                    a.text
+                );
             }
         }
     }
@@ -308,7 +350,12 @@ mod tests {
     #[test]
     fn auto_keeps_the_headline_and_metadata() {
         let a = extract(&page(NEWS), Extractor::Auto);
-        assert!(a.text.starts_with("Harbour bridge reopens after repairs\n\n"), "{}", a.text);
+        assert!(
+            a.text
+                .starts_with("Harbour bridge reopens after repairs\n\n"),
+            "{}",
+            a.text
+        );
         assert_eq!(a.title, "Harbour bridge reopens after repairs");
         assert_eq!(a.language.as_deref(), Some("en"));
     }

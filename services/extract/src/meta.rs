@@ -10,19 +10,35 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 /// of `<title>` between site-name separators.
 pub fn page_title(c: &Cleaned) -> String {
     let raw = c.title.trim();
-    let h1 = c.blocks.iter().find(|b| b.tag == "h1").map(|b| b.text.trim());
+    let h1 = c
+        .blocks
+        .iter()
+        .find(|b| b.tag == "h1")
+        .map(|b| b.text.trim());
     if let Some(h1) = h1 {
-        if !h1.is_empty() && (raw.contains(h1) || c.meta.og_title.as_deref().is_some_and(|o| o.contains(h1))) {
+        if !h1.is_empty()
+            && (raw.contains(h1) || c.meta.og_title.as_deref().is_some_and(|o| o.contains(h1)))
+        {
             return h1.to_string();
         }
     }
-    if let Some(og) = c.meta.og_title.as_deref().map(str::trim).filter(|o| !o.is_empty()) {
+    if let Some(og) = c
+        .meta
+        .og_title
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+    {
         return og.to_string();
     }
     let mut best = raw;
     for sep in TITLE_SEPARATORS {
         if raw.contains(sep) {
-            best = raw.split(sep).max_by_key(|p| p.chars().count()).unwrap_or(raw).trim();
+            best = raw
+                .split(sep)
+                .max_by_key(|p| p.chars().count())
+                .unwrap_or(raw)
+                .trim();
             break;
         }
     }
@@ -33,7 +49,9 @@ pub fn page_title(c: &Cleaned) -> String {
     }
 }
 
-const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"];
+const MONTHS: &[&str] = &[
+    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+];
 
 /// A date as ISO 8601: `YYYY-MM-DD`, or the full timestamp when the input
 /// already is one. Reads ISO dates, `YYYY/MM/DD`, `1 May 2024` and
@@ -41,8 +59,16 @@ const MONTHS: &[&str] = &["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug"
 pub fn normalise_date(raw: &str) -> Option<String> {
     let s = raw.trim();
     let b = s.as_bytes();
-    let digits = |r: std::ops::Range<usize>| b.get(r.clone()).is_some_and(|x| x.iter().all(u8::is_ascii_digit));
-    if digits(0..4) && matches!(b.get(4), Some(b'-' | b'/' | b'.')) && digits(5..7) && b.get(7) == b.get(4) && digits(8..10) {
+    let digits = |r: std::ops::Range<usize>| {
+        b.get(r.clone())
+            .is_some_and(|x| x.iter().all(u8::is_ascii_digit))
+    };
+    if digits(0..4)
+        && matches!(b.get(4), Some(b'-' | b'/' | b'.'))
+        && digits(5..7)
+        && b.get(7) == b.get(4)
+        && digits(8..10)
+    {
         let (y, m, d) = (&s[0..4], &s[5..7], &s[8..10]);
         let date = valid(y.parse().ok()?, m.parse().ok()?, d.parse().ok()?)?;
         if b.get(4) == Some(&b'-') && matches!(b.get(10), Some(b'T' | b' ')) && s.len() >= 16 {
@@ -53,12 +79,19 @@ pub fn normalise_date(raw: &str) -> Option<String> {
     }
     // Word forms: "1 May 2024", "May 1, 2024", "Monday, 1 May 2024".
     let lower = s.to_lowercase();
-    let tokens: Vec<&str> =
-        lower.split(|c: char| !c.is_alphanumeric()).filter(|t| !t.is_empty()).collect();
-    let month = tokens.iter().position(|t| t.len() >= 3 && MONTHS.iter().any(|m| t.starts_with(m)))?;
+    let tokens: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|t| !t.is_empty())
+        .collect();
+    let month = tokens
+        .iter()
+        .position(|t| t.len() >= 3 && MONTHS.iter().any(|m| t.starts_with(m)))?;
     let m = MONTHS.iter().position(|mm| tokens[month].starts_with(mm))? as u32 + 1;
     let num = |t: &&str| t.parse::<u32>().ok();
-    let year = tokens.iter().filter_map(num).find(|&y| (1900..=2100).contains(&y))?;
+    let year = tokens
+        .iter()
+        .filter_map(num)
+        .find(|&y| (1900..=2100).contains(&y))?;
     let day = tokens
         .iter()
         .enumerate()
@@ -69,7 +102,8 @@ pub fn normalise_date(raw: &str) -> Option<String> {
 }
 
 fn valid(y: u32, m: u32, d: u32) -> Option<String> {
-    ((1900..=2100).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d)).then(|| format!("{y:04}-{m:02}-{d:02}"))
+    ((1900..=2100).contains(&y) && (1..=12).contains(&m) && (1..=31).contains(&d))
+        .then(|| format!("{y:04}-{m:02}-{d:02}"))
 }
 
 /// A language guess from the script and, for Latin text, English function
@@ -87,13 +121,31 @@ pub fn guess_language(text: &str) -> Option<String> {
     }
     let cjk = kana + han + hangul;
     if cjk > latin {
-        return Some(if kana * 10 >= cjk { "ja" } else if hangul > han { "ko" } else { "zh" }.to_string());
+        return Some(
+            if kana * 10 >= cjk {
+                "ja"
+            } else if hangul > han {
+                "ko"
+            } else {
+                "zh"
+            }
+            .to_string(),
+        );
     }
     let words = gleaner_text::words(text);
     if words.len() < 10 {
         return None;
     }
-    let english = words.iter().take(2000).filter(|w| matches!(w.as_str(), "the" | "and" | "of" | "to" | "is" | "in" | "that" | "for")).count();
+    let english = words
+        .iter()
+        .take(2000)
+        .filter(|w| {
+            matches!(
+                w.as_str(),
+                "the" | "and" | "of" | "to" | "is" | "in" | "that" | "for"
+            )
+        })
+        .count();
     (english * 20 >= words.len().min(2000)).then(|| "en".to_string())
 }
 
@@ -104,10 +156,19 @@ mod tests {
     #[test]
     fn dates_become_iso() {
         assert_eq!(normalise_date("2024-05-01").as_deref(), Some("2024-05-01"));
-        assert_eq!(normalise_date("2024-05-01T10:00:00+02:00").as_deref(), Some("2024-05-01T10:00:00+02:00"));
+        assert_eq!(
+            normalise_date("2024-05-01T10:00:00+02:00").as_deref(),
+            Some("2024-05-01T10:00:00+02:00")
+        );
         assert_eq!(normalise_date("2024/5/01"), None);
-        assert_eq!(normalise_date("Monday, 1 May 2024").as_deref(), Some("2024-05-01"));
-        assert_eq!(normalise_date("Sept. 3, 2021").as_deref(), Some("2021-09-03"));
+        assert_eq!(
+            normalise_date("Monday, 1 May 2024").as_deref(),
+            Some("2024-05-01")
+        );
+        assert_eq!(
+            normalise_date("Sept. 3, 2021").as_deref(),
+            Some("2021-09-03")
+        );
         assert_eq!(normalise_date("yesterday"), None);
     }
 }

@@ -13,9 +13,18 @@ pub struct Bloom {
 impl Bloom {
     pub fn new(capacity: usize, fp_rate: f64) -> Self {
         let n = capacity.max(1) as f64;
-        let m = ((-n * fp_rate.ln()) / (std::f64::consts::LN_2.powi(2))).ceil().max(64.0) as u64;
-        let k = ((m as f64 / n) * std::f64::consts::LN_2).round().clamp(1.0, 30.0) as u32;
-        Bloom { bits: vec![0; m.div_ceil(64) as usize], m, k, inserted: 0 }
+        let m = ((-n * fp_rate.ln()) / (std::f64::consts::LN_2.powi(2)))
+            .ceil()
+            .max(64.0) as u64;
+        let k = ((m as f64 / n) * std::f64::consts::LN_2)
+            .round()
+            .clamp(1.0, 30.0) as u32;
+        Bloom {
+            bits: vec![0; m.div_ceil(64) as usize],
+            m,
+            k,
+            inserted: 0,
+        }
     }
 
     fn positions(&self, item: &str) -> impl Iterator<Item = u64> + '_ {
@@ -25,7 +34,8 @@ impl Bloom {
     }
 
     pub fn contains(&self, item: &str) -> bool {
-        self.positions(item).all(|p| self.bits[(p / 64) as usize] & (1 << (p % 64)) != 0)
+        self.positions(item)
+            .all(|p| self.bits[(p / 64) as usize] & (1 << (p % 64)) != 0)
     }
 
     /// Adds an item; returns true if it was (probably) there already.
@@ -72,7 +82,9 @@ mod tests {
             assert!(!b.insert(&format!("https://x.test/{i}")) || i > 0);
         }
         assert!((0..10_000).all(|i| b.contains(&format!("https://x.test/{i}"))));
-        let fp = (0..20_000).filter(|i| b.contains(&format!("https://y.test/{i}"))).count();
+        let fp = (0..20_000)
+            .filter(|i| b.contains(&format!("https://y.test/{i}")))
+            .count();
         assert!(fp < 20_000 * 3 / 100, "false positives {fp} of 20000");
     }
 }

@@ -64,8 +64,12 @@ impl reqwest::dns::Resolve for GuardedResolver {
         let allow = self.allow_private;
         Box::pin(async move {
             let host = name.as_str().to_string();
-            let addrs: Vec<SocketAddr> = tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
-            let ok: Vec<SocketAddr> = addrs.into_iter().filter(|a| allow || is_public(a.ip())).collect();
+            let addrs: Vec<SocketAddr> =
+                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let ok: Vec<SocketAddr> = addrs
+                .into_iter()
+                .filter(|a| allow || is_public(a.ip()))
+                .collect();
             if ok.is_empty() {
                 return Err(format!("{host} resolves only to private or reserved addresses (see fetch.allow_private)").into());
             }
@@ -159,15 +163,26 @@ impl Shared {
         self.wait_turn(&host, self.base_delay()).await;
         let robots = match self.client.get(robots_url.as_str()).send().await {
             Ok(resp) if resp.status().is_success() => {
-                let body = read_capped(resp, 512 * 1024).await.map(|(b, _)| b).unwrap_or_default();
+                let body = read_capped(resp, 512 * 1024)
+                    .await
+                    .map(|(b, _)| b)
+                    .unwrap_or_default();
                 Robots::parse(&String::from_utf8_lossy(&body))
             }
             // RFC 9309: a 4xx means there are no rules.
             Ok(resp) if resp.status().is_client_error() => Robots::allow_all(),
             Ok(resp) => {
-                return Err(FetchError::RobotsUnavailable { host, why: format!("HTTP {}", resp.status().as_u16()) })
+                return Err(FetchError::RobotsUnavailable {
+                    host,
+                    why: format!("HTTP {}", resp.status().as_u16()),
+                })
             }
-            Err(e) => return Err(FetchError::RobotsUnavailable { host, why: error_chain(&e) }),
+            Err(e) => {
+                return Err(FetchError::RobotsUnavailable {
+                    host,
+                    why: error_chain(&e),
+                })
+            }
         };
         let rules = robots.for_agent(&self.agent_token);
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
@@ -194,21 +209,38 @@ impl Shared {
             }
         }
         self.wait_turn(&host, delay).await;
-        let req_err = |e: reqwest::Error| FetchError::Request { url: url.to_string(), why: error_chain(&e) };
-        let resp = self.client.get(url.as_str()).send().await.map_err(req_err)?;
+        let req_err = |e: reqwest::Error| FetchError::Request {
+            url: url.to_string(),
+            why: error_chain(&e),
+        };
+        let resp = self
+            .client
+            .get(url.as_str())
+            .send()
+            .await
+            .map_err(req_err)?;
         let status = resp.status().as_u16();
         let final_url = resp.url().clone();
         if !resp.status().is_success() {
-            return Err(FetchError::Status { status, url: url.to_string() });
+            return Err(FetchError::Status {
+                status,
+                url: url.to_string(),
+            });
         }
         let headers = resp.headers().clone();
         let content_type = header(&headers, "content-type").unwrap_or_default();
         let ct = content_type.to_ascii_lowercase();
-        let htmlish = ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml");
+        let htmlish =
+            ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml");
         if !htmlish {
-            return Err(FetchError::NotHtml { content_type, url: url.to_string() });
+            return Err(FetchError::NotHtml {
+                content_type,
+                url: url.to_string(),
+            });
         }
-        let (body, truncated) = read_capped(resp, self.cfg.max_body_bytes).await.map_err(req_err)?;
+        let (body, truncated) = read_capped(resp, self.cfg.max_body_bytes)
+            .await
+            .map_err(req_err)?;
         let (html, charset) = decode_html(&body, &ct);
         let mut kept = BTreeMap::new();
         for name in ["last-modified", "etag", "content-language"] {
@@ -217,7 +249,10 @@ impl Shared {
             }
         }
         if truncated {
-            kept.insert("x-gleaner-truncated".into(), self.cfg.max_body_bytes.to_string());
+            kept.insert(
+                "x-gleaner-truncated".into(),
+                self.cfg.max_body_bytes.to_string(),
+            );
         }
         let links = links::extract(&html, &final_url, self.cfg.max_links_per_page);
         let page = Page {
@@ -237,7 +272,9 @@ impl Shared {
 }
 
 fn header(h: &reqwest::header::HeaderMap, name: &str) -> Option<String> {
-    h.get(name).and_then(|v| v.to_str().ok()).map(str::to_string)
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
 }
 
 /// The host and port: politeness and robots.txt are per origin.
@@ -268,7 +305,9 @@ fn check_address(url: &Url, allow_private: bool) -> Result<(), FetchError> {
     let ip = match url.host() {
         Some(url::Host::Ipv4(v4)) => IpAddr::V4(v4),
         Some(url::Host::Ipv6(v6)) => IpAddr::V6(v6),
-        Some(url::Host::Domain(d)) if d.eq_ignore_ascii_case("localhost") || d.ends_with(".localhost") => {
+        Some(url::Host::Domain(d))
+            if d.eq_ignore_ascii_case("localhost") || d.ends_with(".localhost") =>
+        {
             return Err(FetchError::Private(d.to_string()))
         }
         _ => return Ok(()),
@@ -282,7 +321,10 @@ fn check_address(url: &Url, allow_private: bool) -> Result<(), FetchError> {
 
 /// Reads a body up to `cap` bytes while streaming (after decompression, so a
 /// decompression bomb stops at the cap too). Returns whether it was cut.
-async fn read_capped(resp: reqwest::Response, cap: usize) -> Result<(Vec<u8>, bool), reqwest::Error> {
+async fn read_capped(
+    resp: reqwest::Response,
+    cap: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
     let mut body = Vec::new();
     let mut stream = resp.bytes_stream();
     while let Some(chunk) = stream.next().await {
@@ -300,7 +342,9 @@ async fn read_capped(resp: reqwest::Response, cap: usize) -> Result<(Vec<u8>, bo
 /// Decodes HTML bytes to UTF-8: the charset from the Content-Type header, a
 /// BOM, a `<meta charset>` in the first KiB, then detection (chardetng).
 pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
-    let from_label = |label: &str| encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes());
+    let from_label = |label: &str| {
+        encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
+    };
     let declared = content_type
         .split(';')
         .filter_map(|p| p.trim().strip_prefix("charset="))
@@ -322,7 +366,9 @@ fn meta_charset(head: &[u8]) -> Option<String> {
     let s = String::from_utf8_lossy(head).to_ascii_lowercase();
     let at = s.find("charset=")? + "charset=".len();
     let rest = s[at..].trim_start_matches(['"', '\'', ' ']);
-    let end = rest.find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_')).unwrap_or(rest.len());
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(rest.len());
     (end > 0).then(|| rest[..end].to_string())
 }
 
@@ -396,7 +442,13 @@ impl FetchStage {
                 if self.seen.insert(url.as_str()) {
                     return Ok(None);
                 }
-                Job { seed_host: link.seed_host, depth: link.depth, max_depth: link.max_depth, scope: link.scope, url }
+                Job {
+                    seed_host: link.seed_host,
+                    depth: link.depth,
+                    max_depth: link.max_depth,
+                    scope: link.scope,
+                    url,
+                }
             }
             other => anyhow::bail!("fetch does not read {}", other.short()),
         };
@@ -410,7 +462,9 @@ impl FetchStage {
         let mut outs = Vec::new();
         if job.depth < job.max_depth && job.scope != Scope::SeedOnly {
             for link in fetched.links {
-                let Ok(u) = normalise_url(&link) else { continue };
+                let Ok(u) = normalise_url(&link) else {
+                    continue;
+                };
                 if !in_scope(&u, job) || self.seen.contains(u.as_str()) {
                     continue;
                 }
@@ -449,7 +503,9 @@ fn parse_http(raw: &str) -> Result<Url, FetchError> {
 fn in_scope(u: &Url, job: &Job) -> bool {
     matches!(u.scheme(), "http" | "https")
         && match job.scope {
-            Scope::SameHost => u.host_str().is_some_and(|h| h.eq_ignore_ascii_case(&job.seed_host)),
+            Scope::SameHost => u
+                .host_str()
+                .is_some_and(|h| h.eq_ignore_ascii_case(&job.seed_host)),
             Scope::SeedOnly => false,
         }
 }
@@ -467,17 +523,26 @@ impl Stage for FetchStage {
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.handle_batch(std::slice::from_ref(input)).await.pop().unwrap_or(Ok(vec![]))
+        self.handle_batch(std::slice::from_ref(input))
+            .await
+            .pop()
+            .unwrap_or(Ok(vec![]))
     }
 
     /// Plans every input (seen-set, scope), then fetches the batch
     /// concurrently; each host's politeness clock spaces its requests.
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
-        let planned: Vec<anyhow::Result<Option<Job>>> = inputs.iter().map(|i| self.plan(i)).collect();
+        let planned: Vec<anyhow::Result<Option<Job>>> =
+            inputs.iter().map(|i| self.plan(i)).collect();
         // Owned (url, depth) pairs: the futures must not borrow the batch.
         let targets: Vec<Option<(Url, u32)>> = planned
             .iter()
-            .map(|p| p.as_ref().ok().and_then(|j| j.as_ref()).map(|j| (j.url.clone(), j.depth)))
+            .map(|p| {
+                p.as_ref()
+                    .ok()
+                    .and_then(|j| j.as_ref())
+                    .map(|j| (j.url.clone(), j.depth))
+            })
             .collect();
         let shared = self.shared.clone();
         let fetched: Vec<Option<Result<Fetched, FetchError>>> = futures::stream::iter(targets)
@@ -513,7 +578,19 @@ mod tests {
 
     #[test]
     fn reserved_addresses_are_not_public() {
-        for a in ["127.0.0.1", "10.1.2.3", "192.168.0.1", "172.16.5.4", "169.254.1.1", "224.0.0.1", "0.0.0.0", "::1", "fe80::1", "fd00::1", "::ffff:127.0.0.1"] {
+        for a in [
+            "127.0.0.1",
+            "10.1.2.3",
+            "192.168.0.1",
+            "172.16.5.4",
+            "169.254.1.1",
+            "224.0.0.1",
+            "0.0.0.0",
+            "::1",
+            "fe80::1",
+            "fd00::1",
+            "::ffff:127.0.0.1",
+        ] {
             assert!(!is_public(a.parse().unwrap()), "{a}");
         }
         for a in ["93.184.216.34", "2606:4700::1111"] {

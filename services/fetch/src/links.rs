@@ -15,13 +15,19 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
         Settings {
             element_content_handlers: vec![
                 element!("base[href]", move |el| {
-                    if let Some(u) = el.get_attribute("href").and_then(|h| b1.borrow().join(h.trim()).ok()) {
+                    if let Some(u) = el
+                        .get_attribute("href")
+                        .and_then(|h| b1.borrow().join(h.trim()).ok())
+                    {
                         *b1.borrow_mut() = u;
                     }
                     Ok(())
                 }),
                 element!("a[href]", move |el| {
-                    if el.get_attribute("rel").is_some_and(|r| r.to_ascii_lowercase().contains("nofollow")) {
+                    if el
+                        .get_attribute("rel")
+                        .is_some_and(|r| r.to_ascii_lowercase().contains("nofollow"))
+                    {
                         return Ok(());
                     }
                     let mut f = f.borrow_mut();
@@ -42,7 +48,10 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
                     Ok(())
                 }),
             ],
-            memory_settings: MemorySettings { max_allowed_memory_usage: 64 << 20, ..MemorySettings::new() },
+            memory_settings: MemorySettings {
+                max_allowed_memory_usage: 64 << 20,
+                ..MemorySettings::new()
+            },
             strict: false,
             ..Settings::new()
         },
@@ -73,7 +82,11 @@ mod tests {
             <a href="mailto:a@b">m</a><a rel="nofollow" href="/secret">s</a><a href="https://y.test/">y</a>"#;
         assert_eq!(
             extract(html, &page, 100),
-            vec!["http://x.test/news/b.html", "http://x.test/c?x=1&y=2", "https://y.test/"]
+            vec![
+                "http://x.test/news/b.html",
+                "http://x.test/c?x=1&y=2",
+                "https://y.test/"
+            ]
         );
         assert_eq!(extract(html, &page, 1).len(), 1);
     }

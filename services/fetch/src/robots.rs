@@ -30,7 +30,11 @@ impl Robots {
     /// Disallows everything (RFC 9309 for an unreachable robots.txt).
     pub fn disallow_all() -> Self {
         Robots {
-            groups: vec![Group { agents: vec!["*".into()], rules: vec![(false, "/".into())], crawl_delay: None }],
+            groups: vec![Group {
+                agents: vec!["*".into()],
+                rules: vec![(false, "/".into())],
+                crawl_delay: None,
+            }],
             sitemaps: vec![],
         }
     }
@@ -42,7 +46,9 @@ impl Robots {
         // RFC 9309 asks parsers to read at least 500 KiB.
         for line in text.lines().take(100_000) {
             let line = line.split('#').next().unwrap_or("").trim();
-            let Some((key, value)) = line.split_once(':') else { continue };
+            let Some((key, value)) = line.split_once(':') else {
+                continue;
+            };
             let key = key.trim().to_ascii_lowercase();
             let value = value.trim();
             match key.as_str() {
@@ -70,7 +76,10 @@ impl Robots {
                 "crawl-delay" => {
                     last_was_agent = false;
                     if let Some(g) = cur.as_mut() {
-                        g.crawl_delay = value.parse::<f64>().ok().filter(|d| d.is_finite() && *d >= 0.0);
+                        g.crawl_delay = value
+                            .parse::<f64>()
+                            .ok()
+                            .filter(|d| d.is_finite() && *d >= 0.0);
                     }
                 }
                 "sitemap" => robots.sitemaps.push(value.to_string()),
@@ -89,14 +98,21 @@ impl Robots {
         let token = token.to_ascii_lowercase();
         let pick = |want: &dyn Fn(&str) -> bool| {
             let mut r = AgentRules::default();
-            for g in self.groups.iter().filter(|g| g.agents.iter().any(|a| want(a))) {
+            for g in self
+                .groups
+                .iter()
+                .filter(|g| g.agents.iter().any(|a| want(a)))
+            {
                 r.rules.extend(g.rules.iter().cloned());
                 r.crawl_delay = r.crawl_delay.or(g.crawl_delay);
             }
             r
         };
         let named = pick(&|a: &str| a == token);
-        if !named.rules.is_empty() || named.crawl_delay.is_some() || self.groups.iter().any(|g| g.agents.contains(&token)) {
+        if !named.rules.is_empty()
+            || named.crawl_delay.is_some()
+            || self.groups.iter().any(|g| g.agents.contains(&token))
+        {
             named
         } else {
             pick(&|a: &str| a == "*")
@@ -174,7 +190,9 @@ mod tests {
         assert!(g.allowed("/tmp/ok/1"));
         assert_eq!(g.crawl_delay, Some(2.0));
         assert_eq!(r.sitemaps, vec!["https://x.test/sitemap.xml"]);
-        assert!(Robots::disallow_all().for_agent("gleaner").allowed("/robots.txt"));
+        assert!(Robots::disallow_all()
+            .for_agent("gleaner")
+            .allowed("/robots.txt"));
         assert!(!Robots::disallow_all().for_agent("gleaner").allowed("/"));
     }
 }

@@ -42,7 +42,13 @@ impl Tokenizer for CjkBigramTokenizer {
 }
 
 fn token(position: usize, from: usize, to: usize, text: &str) -> Token {
-    Token { offset_from: from, offset_to: to, position, text: text[from..to].to_string(), position_length: 1 }
+    Token {
+        offset_from: from,
+        offset_to: to,
+        position,
+        text: text[from..to].to_string(),
+        position_length: 1,
+    }
 }
 
 impl TokenStream for CjkTokenStream {

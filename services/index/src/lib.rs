@@ -50,7 +50,9 @@ fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text = |tok: &str, stored: bool| {
         let o = TextOptions::default().set_indexing_options(
-            TextFieldIndexing::default().set_tokenizer(tok).set_index_option(IndexRecordOption::WithFreqsAndPositions),
+            TextFieldIndexing::default()
+                .set_tokenizer(tok)
+                .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         );
         if stored {
             o.set_stored()
@@ -81,7 +83,9 @@ fn register_tokenizers(index: &Index) {
         .filter(Stemmer::new(tantivy::tokenizer::Language::English))
         .build();
     index.tokenizers().register(EN, en);
-    index.tokenizers().register(CJK, TextAnalyzer::builder(CjkBigramTokenizer).build());
+    index
+        .tokenizers()
+        .register(CJK, TextAnalyzer::builder(CjkBigramTokenizer).build());
 }
 
 /// Opens the index in `dir`, creating it if it does not exist.
@@ -89,7 +93,8 @@ fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let (schema, fields) = schema();
     let mmap = tantivy::directory::MmapDirectory::open(dir)?;
-    let index = Index::open_or_create(mmap, schema).context("opening the index (was it made by another version?)")?;
+    let index = Index::open_or_create(mmap, schema)
+        .context("opening the index (was it made by another version?)")?;
     register_tokenizers(&index);
     Ok((index, fields))
 }
@@ -110,11 +115,18 @@ impl IndexStage {
         let (index, fields) = open_or_create(dir)?;
         let payload = index.load_metas()?.payload;
         let offsets: Offsets = match payload {
-            Some(p) => serde_json::from_str(&p).context("reading offsets from the index commit payload")?,
+            Some(p) => {
+                serde_json::from_str(&p).context("reading offsets from the index commit payload")?
+            }
             None => Offsets::new(),
         };
         let writer = index.writer_with_num_threads(1, heap_bytes.max(15_000_000))?;
-        Ok(IndexStage { fields, writer: Some(writer), offsets, indexed: 0 })
+        Ok(IndexStage {
+            fields,
+            writer: Some(writer),
+            offsets,
+            indexed: 0,
+        })
     }
 
     /// The offsets this index has made durable.
@@ -124,7 +136,10 @@ impl IndexStage {
 
     fn already_indexed(&self, input: &Input) -> bool {
         input.origin.as_ref().is_some_and(|o| {
-            self.offsets.get(&o.topic).and_then(|p| p.get(&o.partition)).is_some_and(|&done| o.offset <= done)
+            self.offsets
+                .get(&o.topic)
+                .and_then(|p| p.get(&o.partition))
+                .is_some_and(|&done| o.offset <= done)
         })
     }
 
@@ -160,7 +175,10 @@ impl Stage for IndexStage {
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.handle_batch(std::slice::from_ref(input)).await.pop().unwrap_or(Ok(vec![]))
+        self.handle_batch(std::slice::from_ref(input))
+            .await
+            .pop()
+            .unwrap_or(Ok(vec![]))
     }
 
     /// Adds the batch and commits once, with the batch's offsets in the
@@ -174,7 +192,9 @@ impl Stage for IndexStage {
                 results.push(Ok(vec![]));
                 continue;
             }
-            let doc = input.decode::<Summarized>().and_then(|s| Ok((s.article.id.clone(), self.document(&s)?)));
+            let doc = input
+                .decode::<Summarized>()
+                .and_then(|s| Ok((s.article.id.clone(), self.document(&s)?)));
             match doc {
                 Ok(d) => {
                     docs.push(d);
@@ -183,12 +203,19 @@ impl Stage for IndexStage {
                 Err(e) => results.push(Err(e)),
             }
             if let Some(o) = &input.origin {
-                let p = offsets.entry(o.topic.clone()).or_default().entry(o.partition).or_insert(o.offset);
+                let p = offsets
+                    .entry(o.topic.clone())
+                    .or_default()
+                    .entry(o.partition)
+                    .or_insert(o.offset);
                 *p = (*p).max(o.offset);
             }
         }
         let Some(mut writer) = self.writer.take() else {
-            return inputs.iter().map(|_| Err(anyhow::anyhow!("index writer is closed"))).collect();
+            return inputs
+                .iter()
+                .map(|_| Err(anyhow::anyhow!("index writer is closed")))
+                .collect();
         };
         let id_field = self.fields.id;
         let n = docs.len() as u64;
@@ -219,11 +246,17 @@ impl Stage for IndexStage {
                 let _ = writer.rollback();
                 self.writer = Some(writer);
                 let msg = format!("index commit failed: {e:#}");
-                inputs.iter().map(|_| Err(anyhow::anyhow!(msg.clone()))).collect()
+                inputs
+                    .iter()
+                    .map(|_| Err(anyhow::anyhow!(msg.clone())))
+                    .collect()
             }
             Err(e) => {
                 let msg = format!("index task failed: {e}");
-                inputs.iter().map(|_| Err(anyhow::anyhow!(msg.clone()))).collect()
+                inputs
+                    .iter()
+                    .map(|_| Err(anyhow::anyhow!(msg.clone())))
+                    .collect()
             }
         }
     }
@@ -270,8 +303,17 @@ impl SearchIndex {
             dir.display()
         );
         let (index, fields) = open_or_create(dir)?;
-        let reader = index.reader_builder().reload_policy(ReloadPolicy::OnCommitWithDelay).try_into()?;
-        Ok(SearchIndex { index, reader, fields, snippet_chars, dir: dir.to_path_buf() })
+        let reader = index
+            .reader_builder()
+            .reload_policy(ReloadPolicy::OnCommitWithDelay)
+            .try_into()?;
+        Ok(SearchIndex {
+            index,
+            reader,
+            fields,
+            snippet_chars,
+            dir: dir.to_path_buf(),
+        })
     }
 
     /// Number of documents searchable now.
@@ -283,7 +325,8 @@ impl SearchIndex {
     /// AND/OR, -exclusions). Malformed syntax is read leniently, not refused.
     pub fn search(&self, query: &str, limit: usize) -> anyhow::Result<Vec<Hit>> {
         let f = self.fields;
-        let mut parser = QueryParser::for_index(&self.index, vec![f.title, f.body, f.title_cjk, f.body_cjk]);
+        let mut parser =
+            QueryParser::for_index(&self.index, vec![f.title, f.body, f.title_cjk, f.body_cjk]);
         parser.set_field_boost(f.title, 2.0);
         parser.set_field_boost(f.title_cjk, 2.0);
         let (query, _errors) = parser.parse_query_lenient(query);
@@ -294,9 +337,18 @@ impl SearchIndex {
         let mut hits = Vec::with_capacity(top.len());
         for (score, addr) in top {
             let doc: TantivyDocument = searcher.doc(addr)?;
-            let get = |field: Field| doc.get_first(field).and_then(|v| v.as_str()).unwrap_or("").to_string();
+            let get = |field: Field| {
+                doc.get_first(field)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .to_string()
+            };
             let opt = |field: Field| Some(get(field)).filter(|s| !s.is_empty());
-            let mut snippet = snippets.snippet_from_doc(&doc).fragment().trim().to_string();
+            let mut snippet = snippets
+                .snippet_from_doc(&doc)
+                .fragment()
+                .trim()
+                .to_string();
             if snippet.is_empty() {
                 // No query term in the body (a title or CJK match): lead text.
                 snippet = truncate_chars(&get(f.body), self.snippet_chars);
@@ -310,7 +362,8 @@ impl SearchIndex {
                 author: opt(f.author),
                 date: opt(f.date),
                 language: opt(f.language),
-                summaries: serde_json::from_str(&get(f.summaries)).unwrap_or(serde_json::Value::Null),
+                summaries: serde_json::from_str(&get(f.summaries))
+                    .unwrap_or(serde_json::Value::Null),
             });
         }
         Ok(hits)
@@ -340,7 +393,10 @@ mod tests {
                 extractor: "auto".into(),
                 fetched_at: String::new(),
             },
-            summaries: vec![Summary { name: "one".into(), text: "s".into() }],
+            summaries: vec![Summary {
+                name: "one".into(),
+                text: "s".into(),
+            }],
             engine: "extractive".into(),
         };
         let o = Output::json(Topic::Summarized, id, &s);
@@ -348,7 +404,11 @@ mod tests {
             topic: Topic::Summarized,
             key: Some(id.into()),
             payload: Some(o.payload),
-            origin: Some(Origin { topic: "gleaner.summarized".into(), partition: 0, offset }),
+            origin: Some(Origin {
+                topic: "gleaner.summarized".into(),
+                partition: 0,
+                offset,
+            }),
         }
     }
 
@@ -358,13 +418,24 @@ mod tests {
         let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
         let r = st
             .handle_batch(&[
-                input("a", "Bridge reopens", "The harbour bridge reopened after repairs.", 0),
+                input(
+                    "a",
+                    "Bridge reopens",
+                    "The harbour bridge reopened after repairs.",
+                    0,
+                ),
                 input("b", "東京の天気", "東京は明日雨が降るでしょう。", 1),
             ])
             .await;
         assert!(r.iter().all(|x| x.is_ok()));
         // The same id again replaces, it does not add.
-        st.handle_batch(&[input("a", "Bridge reopens", "The harbour bridge reopened after long repairs.", 2)]).await;
+        st.handle_batch(&[input(
+            "a",
+            "Bridge reopens",
+            "The harbour bridge reopened after long repairs.",
+            2,
+        )])
+        .await;
         st.close().await.unwrap();
 
         let s = SearchIndex::open(dir.path(), 200).unwrap();
@@ -372,14 +443,18 @@ mod tests {
         let hits = s.search("repair", 10).unwrap();
         assert_eq!(hits.len(), 1, "stemming matches repairs");
         assert!(hits[0].snippet.contains("long repairs"));
-        assert_eq!(s.search("\"harbour bridge reopened\"", 10).unwrap().len(), 1);
+        assert_eq!(
+            s.search("\"harbour bridge reopened\"", 10).unwrap().len(),
+            1
+        );
         assert_eq!(s.search("天気", 10).unwrap()[0].id, "b");
         assert_eq!(s.search("雨が降る", 10).unwrap()[0].id, "b");
 
         // Reopened, the stage knows offset 2 is done and skips a replay.
         let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
         assert_eq!(st.offsets()["gleaner.summarized"][&0], 2);
-        st.handle_batch(&[input("c", "Replayed", "should be skipped", 2)]).await;
+        st.handle_batch(&[input("c", "Replayed", "should be skipped", 2)])
+            .await;
         st.close().await.unwrap();
         let s = SearchIndex::open(dir.path(), 200).unwrap();
         assert_eq!(s.num_docs(), 2);

@@ -35,7 +35,11 @@ fn ranked(sents: &[String]) -> Vec<usize> {
             let sim = cosine(&df.vector(c), &centroid);
             let lead = 0.3 * (1.0 - i as f64 / n.max(1.0));
             // Fragments and run-ons make poor summaries.
-            let shape = if (6.0..=60.0).contains(&words) { 1.0 } else { 0.5 };
+            let shape = if (6.0..=60.0).contains(&words) {
+                1.0
+            } else {
+                0.5
+            };
             ((sim + lead) * shape, i)
         })
         .collect();
@@ -69,8 +73,15 @@ pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
                 }
             }
             chosen.sort_unstable();
-            let text = chosen.iter().map(|&i| sents[i].as_str()).collect::<Vec<_>>().join(" ");
-            Summary { name: l.name.clone(), text }
+            let text = chosen
+                .iter()
+                .map(|&i| sents[i].as_str())
+                .collect::<Vec<_>>()
+                .join(" ");
+            Summary {
+                name: l.name.clone(),
+                text,
+            }
         })
         .collect()
 }
@@ -100,17 +111,34 @@ struct EngineResponse {
 /// Where summaries come from.
 pub enum Engine {
     Extractive,
-    Http { client: reqwest::Client, url: String, retries: u32 },
+    Http {
+        client: reqwest::Client,
+        url: String,
+        retries: u32,
+    },
 }
 
 impl Engine {
     pub fn http(url: &str, timeout: Duration, retries: u32) -> anyhow::Result<Self> {
         let client = reqwest::Client::builder().timeout(timeout).build()?;
-        Ok(Engine::Http { client, url: url.to_string(), retries })
+        Ok(Engine::Http {
+            client,
+            url: url.to_string(),
+            retries,
+        })
     }
 
-    async fn ask(client: &reqwest::Client, url: &str, req: &EngineRequest<'_>) -> anyhow::Result<Vec<Summary>> {
-        let resp = client.post(url).json(req).send().await?.error_for_status()?;
+    async fn ask(
+        client: &reqwest::Client,
+        url: &str,
+        req: &EngineRequest<'_>,
+    ) -> anyhow::Result<Vec<Summary>> {
+        let resp = client
+            .post(url)
+            .json(req)
+            .send()
+            .await?
+            .error_for_status()?;
         Ok(resp.json::<EngineResponse>().await?.summaries)
     }
 }
@@ -128,7 +156,11 @@ impl SummarizeStage {
     pub async fn summarize(&self, a: &Article) -> (Vec<Summary>, String) {
         match &self.engine {
             Engine::Extractive => (self.local(a).await, "extractive".to_string()),
-            Engine::Http { client, url, retries } => {
+            Engine::Http {
+                client,
+                url,
+                retries,
+            } => {
                 let req = EngineRequest {
                     id: &a.id,
                     title: &a.title,
@@ -136,7 +168,11 @@ impl SummarizeStage {
                     lengths: self
                         .lengths
                         .iter()
-                        .map(|l| EngineLength { name: &l.name, sentences: l.sentences, words: l.words })
+                        .map(|l| EngineLength {
+                            name: &l.name,
+                            sentences: l.sentences,
+                            words: l.words,
+                        })
                         .collect(),
                 };
                 let mut last_err = None;
@@ -161,7 +197,9 @@ impl SummarizeStage {
     async fn local(&self, a: &Article) -> Vec<Summary> {
         let text = a.text.clone();
         let lengths = self.lengths.clone();
-        tokio::task::spawn_blocking(move || extractive(&text, &lengths)).await.unwrap_or_default()
+        tokio::task::spawn_blocking(move || extractive(&text, &lengths))
+            .await
+            .unwrap_or_default()
     }
 }
 
@@ -181,7 +219,15 @@ impl Stage for SummarizeStage {
         let article: Article = input.decode()?;
         let (summaries, engine) = self.summarize(&article).await;
         let key = article.id.clone();
-        Ok(vec![Output::json(Topic::Summarized, key, &Summarized { article, summaries, engine })])
+        Ok(vec![Output::json(
+            Topic::Summarized,
+            key,
+            &Summarized {
+                article,
+                summaries,
+                engine,
+            },
+        )])
     }
 }
 
@@ -191,9 +237,21 @@ mod tests {
 
     fn lengths() -> Vec<SummaryLength> {
         vec![
-            SummaryLength { name: "one".into(), sentences: Some(1), words: None },
-            SummaryLength { name: "three".into(), sentences: Some(3), words: None },
-            SummaryLength { name: "w100".into(), sentences: None, words: Some(100) },
+            SummaryLength {
+                name: "one".into(),
+                sentences: Some(1),
+                words: None,
+            },
+            SummaryLength {
+                name: "three".into(),
+                sentences: Some(3),
+                words: None,
+            },
+            SummaryLength {
+                name: "w100".into(),
+                sentences: None,
+                words: Some(100),
+            },
         ]
     }
 
@@ -209,7 +267,10 @@ mod tests {
         let w = word_count(&s[2].text);
         assert!((80..=130).contains(&w), "{w} words");
         // Sentences keep their order in the text.
-        let pos: Vec<usize> = sentences(&s[1].text).iter().map(|x| text.find(x.as_str()).unwrap()).collect();
+        let pos: Vec<usize> = sentences(&s[1].text)
+            .iter()
+            .map(|x| text.find(x.as_str()).unwrap())
+            .collect();
         assert!(pos.windows(2).all(|p| p[0] < p[1]));
     }
 }

@@ -75,9 +75,9 @@ fn stemmer() -> &'static Stemmer {
 
 /// A handful of English function words that carry no topic.
 const STOP: &[&str] = &[
-    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "had", "has", "have", "he", "her",
-    "his", "i", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the", "their", "they", "this", "to",
-    "was", "we", "were", "which", "will", "with", "you",
+    "a", "an", "and", "are", "as", "at", "be", "but", "by", "for", "from", "had", "has", "have",
+    "he", "her", "his", "i", "in", "is", "it", "its", "of", "on", "or", "she", "that", "the",
+    "their", "they", "this", "to", "was", "we", "were", "which", "will", "with", "you",
 ];
 
 /// Index terms: stemmed lowercase words without stop words; CJK runs become
@@ -130,8 +130,9 @@ pub fn term_counts(text: &str) -> HashMap<String, u32> {
 }
 
 const ABBREVIATIONS: &[&str] = &[
-    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "inc", "ltd", "co", "no", "u.s",
-    "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
+    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "inc", "ltd",
+    "co", "no", "u.s", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+    "nov", "dec",
 ];
 
 /// Splits text into sentences: at `.`, `!`, `?` followed by space and a
@@ -150,7 +151,9 @@ pub fn sentences(text: &str) -> Vec<String> {
                     let next = chars.get(i + 1).map(|x| x.1);
                     let after = chars.get(i + 2).map(|x| x.1);
                     let spaced = next.is_some_and(char::is_whitespace)
-                        && after.is_some_and(|a| a.is_uppercase() || a.is_numeric() || "\"'“‘(".contains(a));
+                        && after.is_some_and(|a| {
+                            a.is_uppercase() || a.is_numeric() || "\"'“‘(".contains(a)
+                        });
                     let closing = next.is_some_and(|n| "\"'”’)".contains(n))
                         && after.is_some_and(char::is_whitespace);
                     (spaced || closing) && !(c == '.' && ends_with_abbreviation(&line[start..pos]))
@@ -184,10 +187,16 @@ fn push_sentence(out: &mut Vec<String>, s: &str) {
 }
 
 fn ends_with_abbreviation(before: &str) -> bool {
-    let last = before.rsplit(|c: char| c.is_whitespace()).next().unwrap_or("");
-    let last = last.trim_start_matches(|c: char| !c.is_alphanumeric()).to_lowercase();
+    let last = before
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let last = last
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
     // A single letter is an initial ("J. Smith").
-    (last.chars().count() == 1 && last.chars().all(char::is_alphabetic)) || ABBREVIATIONS.contains(&last.as_str())
+    (last.chars().count() == 1 && last.chars().all(char::is_alphabetic))
+        || ABBREVIATIONS.contains(&last.as_str())
 }
 
 /// Document frequencies over a changing set of documents, for IDF weights.
@@ -245,7 +254,10 @@ impl DocFreq {
 /// Cosine similarity of two L2-normalised sparse vectors.
 pub fn cosine(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
     let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    small.iter().filter_map(|(t, x)| large.get(t).map(|y| x * y)).sum()
+    small
+        .iter()
+        .filter_map(|(t, x)| large.get(t).map(|y| x * y))
+        .sum()
 }
 
 #[cfg(test)]
@@ -254,7 +266,10 @@ mod tests {
 
     #[test]
     fn words_split_cjk_per_character() {
-        assert_eq!(words("Hello, 世界 wide_web"), vec!["hello", "世", "界", "wide_web"]);
+        assert_eq!(
+            words("Hello, 世界 wide_web"),
+            vec!["hello", "世", "界", "wide_web"]
+        );
         assert_eq!(word_count("日本語のテキスト and more"), 10);
     }
 
