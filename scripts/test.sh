@@ -10,4 +10,5 @@ trap 'scripts/broker-stop.sh "$BROKER_DIR"' EXIT
 export GLEANER_TEST_BROKERS="$GLEANER_BROKERS"
 echo "dev broker at $GLEANER_BROKERS" >&2
 cargo build --workspace --tests --bins
-cargo test --workspace -- --nocapture
+python3 scripts/check-compose.py target/debug/gleaner
+cargo test --workspace

@@ -56,6 +56,9 @@ enum Cmd {
         /// Link depth from each seed (default: fetch.default_depth).
         #[arg(long)]
         depth: Option<u32>,
+        /// Least milliseconds between two requests to one host (default: fetch.per_host_delay_ms).
+        #[arg(long, value_name = "MS")]
+        delay: Option<u64>,
         #[command(flatten)]
         common: Common,
     },
@@ -201,10 +204,16 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             data,
             allow_private,
             depth,
+            delay,
             common,
         } => {
-            init_logs("warn");
-            let cfg = Config::load(common.config.as_deref())?;
+            // Dead letters are counted in the summary and kept in a file;
+            // only errors go to the terminal.
+            init_logs("error");
+            let mut cfg = Config::load(common.config.as_deref())?;
+            if let Some(ms) = delay {
+                cfg.fetch.per_host_delay_ms = ms;
+            }
             run_embedded(&cfg, &seeds, data_dir(&cfg, data), allow_private, depth).await?;
         }
         Cmd::Fetch {

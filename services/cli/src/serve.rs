@@ -60,7 +60,15 @@ pub fn router(idx: SearchIndex) -> Router {
 }
 
 pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()> {
-    let idx = SearchIndex::open(dir, cfg.index.snippet_chars)?;
+    // In a fresh deployment the index service may not have made the index
+    // yet: wait for it rather than exit.
+    let idx = loop {
+        if dir.join("meta.json").exists() {
+            break SearchIndex::open(dir, cfg.index.snippet_chars)?;
+        }
+        eprintln!("gleaner: waiting for an index in {}", dir.display());
+        tokio::time::sleep(std::time::Duration::from_secs(2)).await;
+    };
     let listener = tokio::net::TcpListener::bind(listen).await?;
     eprintln!(
         "gleaner: serving {} on http://{}",

@@ -1,0 +1,24 @@
+#!/usr/bin/env bash
+# The main job on the embedded default, offline: serves the example news
+# site (examples/site) on loopback, crawls it with `gleaner run` (every stage
+# in one process, no broker), then searches the index it built.
+# Usage: scripts/demo.sh [DATA_DIR]   (default: gleaner-data)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PATH"
+data="${1:-gleaner-data}"
+cargo build --release -p gleaner
+bin=target/release/gleaner
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+python3 -m http.server "$port" --bind 127.0.0.1 --directory examples/site >/dev/null 2>&1 &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+for _ in $(seq 1 50); do
+  python3 -c "import socket,sys; s=socket.socket(); sys.exit(s.connect_ex(('127.0.0.1',$port)))" && break
+  sleep 0.1
+done
+# Loopback needs --allow-private; the short delay is polite enough to our own server.
+"$bin" run --seeds "http://127.0.0.1:$port/" --allow-private --delay 50 --data "$data"
+echo
+echo "\$ gleaner search --data $data 'harbour bridge'"
+"$bin" search --data "$data" --limit 3 'harbour bridge'
