@@ -2,6 +2,7 @@
 //! or one per process on Kafka (`fetch`, `clean`, ...), plus `seed`,
 //! `search`, `serve`, `topics` and one-shot `extract`.
 
+mod eval;
 mod oneshot;
 mod serve;
 
@@ -153,6 +154,21 @@ enum Cmd {
         /// Address to listen on (default: serve.listen).
         #[arg(long)]
         listen: Option<String>,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Score an extractor on a labelled set in the WCXB layout (html/, ground-truth/).
+    Eval {
+        dir: PathBuf,
+        /// Extraction method (default: extract.extractor).
+        #[arg(long)]
+        extractor: Option<String>,
+        /// Scores per page type too.
+        #[arg(long)]
+        per_type: bool,
+        /// One JSON object with every figure.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -318,6 +334,21 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             let cfg = Config::load(common.config.as_deref())?;
             let dir = data_dir(&cfg, data).join("index");
             serve::serve(&cfg, &dir, listen.as_deref().unwrap_or(&cfg.serve.listen)).await?;
+        }
+        Cmd::Eval {
+            dir,
+            extractor,
+            per_type,
+            json,
+            common,
+        } => {
+            init_logs("error");
+            let cfg = Config::load(common.config.as_deref())?;
+            let which = extractor
+                .as_deref()
+                .unwrap_or(&cfg.extract.extractor)
+                .parse()?;
+            eval::run(&dir, which, per_type, json)?;
         }
         Cmd::Topics { kafka, common } => {
             init_logs("warn");

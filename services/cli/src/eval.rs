@@ -1,0 +1,350 @@
+//! `gleaner eval DIR`: scores an extractor on a labelled set in the WCXB
+//! layout (`html/ID.html.gz`, `ground-truth/ID.json`) with the set's metric:
+//! per-page word precision, recall and F1 over token multisets, averaged
+//! with every page weighing the same; plus snippet checks, metadata
+//! accuracy, and pages/s of clean + extract on one thread, HTML in memory.
+
+use anyhow::Context;
+use gleaner_core::messages::Cleaned;
+use gleaner_extract::Extractor;
+use serde::Deserialize;
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Deserialize)]
+struct Truth {
+    #[serde(default)]
+    url: String,
+    #[serde(default, rename = "_internal")]
+    internal: Option<Internal>,
+    ground_truth: GroundTruth,
+}
+
+#[derive(Deserialize)]
+struct Internal {
+    page_type: Option<PageType>,
+}
+
+#[derive(Deserialize)]
+struct PageType {
+    primary: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct GroundTruth {
+    title: Option<String>,
+    author: Option<String>,
+    publish_date: Option<String>,
+    #[serde(default)]
+    main_content: String,
+    #[serde(default)]
+    with: Vec<String>,
+    #[serde(default)]
+    without: Vec<String>,
+}
+
+/// The metric's tokens: lowercase, maximal runs of word characters.
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut cur = String::new();
+    for c in text.chars() {
+        if c.is_alphanumeric() || c == '_' {
+            cur.extend(c.to_lowercase());
+        } else if !cur.is_empty() {
+            out.push(std::mem::take(&mut cur));
+        }
+    }
+    if !cur.is_empty() {
+        out.push(cur);
+    }
+    out
+}
+
+/// (precision, recall, F1) of a prediction against a reference.
+pub fn prf(pred: &str, reference: &str) -> (f64, f64, f64) {
+    let (p, r) = (tokens(pred), tokens(reference));
+    if r.is_empty() {
+        let s = if p.is_empty() { 1.0 } else { 0.0 };
+        return (s, s, s);
+    }
+    if p.is_empty() {
+        return (0.0, 0.0, 0.0);
+    }
+    let mut counts: HashMap<&str, i64> = HashMap::new();
+    for t in &r {
+        *counts.entry(t).or_insert(0) += 1;
+    }
+    let mut common = 0usize;
+    for t in &p {
+        if let Some(c) = counts.get_mut(t.as_str()) {
+            if *c > 0 {
+                *c -= 1;
+                common += 1;
+            }
+        }
+    }
+    let precision = common as f64 / p.len() as f64;
+    let recall = common as f64 / r.len() as f64;
+    let f1 = if common == 0 {
+        0.0
+    } else {
+        2.0 * precision * recall / (precision + recall)
+    };
+    (precision, recall, f1)
+}
+
+fn norm(s: &str) -> String {
+    tokens(s).join(" ")
+}
+
+/// Whether a snippet occurs in the text, comparing token sequences.
+fn contains_snippet(text_norm: &str, snippet: &str) -> bool {
+    let s = norm(snippet);
+    !s.is_empty() && text_norm.contains(&s)
+}
+
+#[derive(Default, Clone, serde::Serialize)]
+pub struct Scores {
+    pub pages: usize,
+    pub precision: f64,
+    pub recall: f64,
+    pub f1: f64,
+}
+
+impl Scores {
+    fn add(&mut self, (p, r, f): (f64, f64, f64)) {
+        self.pages += 1;
+        self.precision += p;
+        self.recall += r;
+        self.f1 += f;
+    }
+    fn mean(&self) -> Scores {
+        let n = self.pages.max(1) as f64;
+        Scores {
+            pages: self.pages,
+            precision: self.precision / n,
+            recall: self.recall / n,
+            f1: self.f1 / n,
+        }
+    }
+}
+
+#[derive(Default)]
+struct Hits {
+    right: usize,
+    total: usize,
+}
+
+impl Hits {
+    fn add(&mut self, ok: bool) {
+        self.total += 1;
+        self.right += usize::from(ok);
+    }
+    fn share(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.right as f64 / self.total as f64
+        }
+    }
+}
+
+struct Sample {
+    id: String,
+    page_type: String,
+    url: String,
+    html: String,
+    truth: GroundTruth,
+}
+
+fn load(dir: &Path) -> anyhow::Result<Vec<Sample>> {
+    let html_dir = dir.join("html");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&html_dir)
+        .with_context(|| {
+            format!(
+                "reading {} (expected the WCXB layout: html/ and ground-truth/)",
+                html_dir.display()
+            )
+        })?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| {
+            p.to_string_lossy().ends_with(".html.gz") || p.to_string_lossy().ends_with(".html")
+        })
+        .collect();
+    files.sort();
+    let mut out = Vec::with_capacity(files.len());
+    for f in files {
+        let name = f
+            .file_name()
+            .unwrap_or_default()
+            .to_string_lossy()
+            .into_owned();
+        let id = name
+            .trim_end_matches(".gz")
+            .trim_end_matches(".html")
+            .to_string();
+        let gt_path = dir.join("ground-truth").join(format!("{id}.json"));
+        let truth: Truth = serde_json::from_slice(
+            &std::fs::read(&gt_path).with_context(|| format!("reading {}", gt_path.display()))?,
+        )
+        .with_context(|| format!("parsing {}", gt_path.display()))?;
+        let html = crate::oneshot::read_html_file(&f)?;
+        let page_type = truth
+            .internal
+            .and_then(|i| i.page_type)
+            .and_then(|p| p.primary)
+            .unwrap_or_else(|| "unknown".to_string());
+        out.push(Sample {
+            id,
+            page_type,
+            url: truth.url,
+            html,
+            truth: truth.ground_truth,
+        });
+    }
+    Ok(out)
+}
+
+fn date_matches(pred: Option<&str>, truth: &str) -> bool {
+    let want = gleaner_extract::normalise_date(truth).unwrap_or_else(|| truth.to_string());
+    pred.is_some_and(|p| p.get(..10) == want.get(..10))
+}
+
+fn author_matches(pred: Option<&str>, truth: &str) -> bool {
+    let (p, t) = (norm(pred.unwrap_or("")), norm(truth));
+    !p.is_empty() && (p == t || p.contains(&t) || t.contains(&p))
+}
+
+pub fn run(dir: &Path, which: Extractor, per_type: bool, json: bool) -> anyhow::Result<()> {
+    let samples = load(dir)?;
+    anyhow::ensure!(!samples.is_empty(), "no pages in {}", dir.display());
+    let mut overall = Scores::default();
+    let mut by_type: BTreeMap<String, Scores> = BTreeMap::new();
+    let (mut with, mut without) = (Hits::default(), Hits::default());
+    let (mut title, mut author, mut date) = (Hits::default(), Hits::default(), Hits::default());
+    let mut busy = std::time::Duration::ZERO;
+    for s in &samples {
+        let t0 = Instant::now();
+        let article = match gleaner_clean::clean_html(&s.html) {
+            Ok((t, meta, blocks)) => {
+                let cleaned = Cleaned {
+                    id: s.id.clone(),
+                    url: s.url.clone(),
+                    final_url: s.url.clone(),
+                    fetched_at: String::new(),
+                    title: t,
+                    meta,
+                    blocks,
+                };
+                Some(gleaner_extract::extract(&cleaned, which))
+            }
+            Err(e) => {
+                eprintln!("{}: {e}", s.id);
+                None
+            }
+        };
+        busy += t0.elapsed();
+        let text = article.as_ref().map(|a| a.text.as_str()).unwrap_or("");
+        let score = prf(text, &s.truth.main_content);
+        overall.add(score);
+        by_type.entry(s.page_type.clone()).or_default().add(score);
+        let text_norm = norm(text);
+        for w in &s.truth.with {
+            with.add(contains_snippet(&text_norm, w));
+        }
+        for w in &s.truth.without {
+            without.add(contains_snippet(&text_norm, w));
+        }
+        let a = article.as_ref();
+        if let Some(t) = s.truth.title.as_deref().filter(|t| !t.trim().is_empty()) {
+            title.add(a.is_some_and(|a| norm(&a.title) == norm(t)));
+        }
+        if let Some(t) = s.truth.author.as_deref().filter(|t| !t.trim().is_empty()) {
+            author.add(author_matches(a.and_then(|a| a.author.as_deref()), t));
+        }
+        if let Some(t) = s
+            .truth
+            .publish_date
+            .as_deref()
+            .filter(|t| !t.trim().is_empty())
+        {
+            date.add(date_matches(a.and_then(|a| a.date.as_deref()), t));
+        }
+    }
+    let m = overall.mean();
+    let pages_per_s = samples.len() as f64 / busy.as_secs_f64().max(1e-9);
+    if json {
+        let v = serde_json::json!({
+            "extractor": which.name(),
+            "overall": m,
+            "per_type": by_type.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
+            "with_found": with.share(), "without_kept": without.share(),
+            "title_accuracy": title.share(), "author_accuracy": author.share(), "date_accuracy": date.share(),
+            "pages_per_s": pages_per_s,
+        });
+        println!("{v}");
+    } else {
+        println!(
+            "extractor {} on {} pages of {}",
+            which.name(),
+            samples.len(),
+            dir.display()
+        );
+        if per_type {
+            println!(
+                "{:<16} {:>6} {:>7} {:>7} {:>7}",
+                "type", "pages", "F1", "P", "R"
+            );
+            for (t, s) in &by_type {
+                let s = s.mean();
+                println!(
+                    "{:<16} {:>6} {:>7.3} {:>7.3} {:>7.3}",
+                    t, s.pages, s.f1, s.precision, s.recall
+                );
+            }
+        }
+        println!(
+            "snippets: with found {:.3} ({}), without kept {:.3} ({})",
+            with.share(),
+            with.total,
+            without.share(),
+            without.total
+        );
+        println!(
+            "metadata: title {:.3} ({}), author {:.3} ({}), date {:.3} ({})",
+            title.share(),
+            title.total,
+            author.share(),
+            author.total,
+            date.share(),
+            date.total
+        );
+    }
+    println!(
+        "F1={:.4} P={:.4} R={:.4} pages={} pages_per_s={:.1}",
+        m.f1, m.precision, m.recall, m.pages, pages_per_s
+    );
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_follows_the_dataset_readme() {
+        assert_eq!(
+            tokens("Hello, World_2 ünïcode!"),
+            vec!["hello", "world_2", "ünïcode"]
+        );
+        let (p, r, f) = prf("a b c d", "a b x");
+        assert!((p - 0.5).abs() < 1e-9 && (r - 2.0 / 3.0).abs() < 1e-9);
+        assert!((f - 2.0 * 0.5 * (2.0 / 3.0) / (0.5 + 2.0 / 3.0)).abs() < 1e-9);
+        assert_eq!(prf("", ""), (1.0, 1.0, 1.0));
+        assert_eq!(prf("x", ""), (0.0, 0.0, 0.0));
+        assert_eq!(prf("", "x"), (0.0, 0.0, 0.0));
+        // Multisets: a repeated word counts as often as the reference has it.
+        assert_eq!(prf("a a a", "a").0, 1.0 / 3.0);
+    }
+}
