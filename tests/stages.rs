@@ -1,0 +1,308 @@
+//! Single stages against real HTTP servers on loopback: the fetch stage's
+//! safety, size cap, redirects, robots.txt and politeness, and the
+//! summarize stage's HTTP engine with retries and fallback.
+
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::{get, post};
+use axum::{Json, Router};
+use gleaner_core::config::{Config, SummaryLength};
+use gleaner_core::messages::{Article, FrontierLink, Page, Scope, Seed, Summarized};
+use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::Topic;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+async fn serve(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+fn seed(url: &str, depth: u32) -> Input {
+    let s = Seed {
+        url: url.into(),
+        depth: Some(depth),
+        scope: None,
+        priority: None,
+        recrawl: false,
+    };
+    let o = Output::json(Topic::Seeds, "h", &s);
+    Input {
+        topic: Topic::Seeds,
+        key: Some("h".into()),
+        payload: Some(o.payload),
+        origin: None,
+    }
+}
+
+fn fetch_cfg() -> gleaner_core::config::Fetch {
+    let mut c = Config::default_config().fetch;
+    c.per_host_delay_ms = 0;
+    c.bloom_capacity = 1000;
+    c
+}
+
+fn page_of(outs: &[Output]) -> Page {
+    let o = outs
+        .iter()
+        .find(|o| o.topic == Topic::Pages)
+        .expect("a page");
+    serde_json::from_slice(&o.payload).unwrap()
+}
+
+#[tokio::test]
+async fn fetch_refuses_loopback_unless_allowed() {
+    let base =
+        serve(Router::new().route("/", get(|| async { axum::response::Html("<p>hello</p>") })))
+            .await;
+    let mut strict = gleaner_fetch::FetchStage::new(&fetch_cfg(), false).unwrap();
+    let err = strict
+        .handle(&seed(&format!("{base}/"), 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("private or reserved"), "{err}");
+    // A name that resolves to loopback is refused after resolution.
+    let port = base.rsplit(':').next().unwrap();
+    let err = strict
+        .handle(&seed(&format!("http://localhost:{port}/"), 0))
+        .await
+        .unwrap_err();
+    assert!(format!("{err:#}").contains("private"), "{err:#}");
+    let mut open = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let outs = open.handle(&seed(&format!("{base}/"), 0)).await.unwrap();
+    assert!(page_of(&outs).html.contains("hello"));
+}
+
+#[tokio::test]
+async fn fetch_caps_bodies_decodes_charsets_and_follows_redirects() {
+    let app = Router::new()
+        .route(
+            "/big",
+            get(|| async { ([(header::CONTENT_TYPE, "text/html")], "x".repeat(3 << 20)) }),
+        )
+        .route(
+            "/latin1",
+            get(|| async {
+                (
+                    [(header::CONTENT_TYPE, "text/html; charset=windows-1252")],
+                    b"<p>caf\xe9 cr\xe8me</p>".to_vec(),
+                )
+            }),
+        )
+        .route(
+            "/moved",
+            get(|| async {
+                (
+                    StatusCode::MOVED_PERMANENTLY,
+                    [(header::LOCATION, "/latin1")],
+                )
+            }),
+        )
+        .route(
+            "/loop",
+            get(|| async { (StatusCode::FOUND, [(header::LOCATION, "/loop")]) }),
+        )
+        .route(
+            "/pdf",
+            get(|| async { ([(header::CONTENT_TYPE, "application/pdf")], "%PDF") }),
+        );
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.max_body_bytes = 1 << 20;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let big = page_of(&f.handle(&seed(&format!("{base}/big"), 0)).await.unwrap());
+    assert_eq!(big.html.len(), 1 << 20);
+    assert_eq!(
+        big.headers.get("x-gleaner-truncated").map(String::as_str),
+        Some("1048576")
+    );
+    let moved = page_of(&f.handle(&seed(&format!("{base}/moved"), 0)).await.unwrap());
+    assert!(moved.html.contains("café crème"), "{}", moved.html);
+    assert!(moved.final_url.ends_with("/latin1"));
+    assert_eq!(moved.charset, "windows-1252");
+    let err = f
+        .handle(&seed(&format!("{base}/loop"), 0))
+        .await
+        .unwrap_err();
+    assert!(format!("{err:#}").contains("redirect"), "{err:#}");
+    let err = f
+        .handle(&seed(&format!("{base}/pdf"), 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("not HTML"), "{err}");
+}
+
+#[tokio::test]
+async fn fetch_spaces_requests_to_a_host_and_skips_seen_urls() {
+    let times: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let t = times.clone();
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            get(|| async { "User-agent: *\nDisallow: /no\n" }),
+        )
+        .fallback(move || {
+            let t = t.clone();
+            async move {
+                t.lock().unwrap().push(Instant::now());
+                (
+                    [(header::CONTENT_TYPE, "text/html")],
+                    "<a href='/a'>a</a><a href='/b'>b</a><a href='/no'>n</a>",
+                )
+            }
+        });
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.per_host_delay_ms = 150;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let link = |p: &str| {
+        let l = FrontierLink {
+            url: format!("{base}{p}"),
+            depth: 1,
+            max_depth: 1,
+            scope: Scope::SameHost,
+            seed_host: "127.0.0.1".into(),
+            parent: format!("{base}/"),
+        };
+        Input {
+            topic: Topic::Frontier,
+            key: None,
+            payload: Some(Output::json(Topic::Frontier, "h", &l).payload),
+            origin: None,
+        }
+    };
+    let batch = [
+        seed(&format!("{base}/"), 1),
+        link("/a"),
+        link("/b"),
+        link("/a"),
+        link("/no"),
+    ];
+    let results = f.handle_batch(&batch).await;
+    // The seed's page links to /a and /b, which are already being fetched.
+    let seed_outs = results[0].as_ref().unwrap();
+    assert_eq!(
+        seed_outs
+            .iter()
+            .filter(|o| o.topic == Topic::Frontier)
+            .count(),
+        0
+    );
+    assert!(
+        results[3].as_ref().unwrap().is_empty(),
+        "a seen URL is not fetched again"
+    );
+    assert!(results[4]
+        .as_ref()
+        .unwrap_err()
+        .to_string()
+        .contains("robots.txt"));
+    let times = times.lock().unwrap().clone();
+    assert_eq!(times.len(), 3);
+    let mut sorted = times.clone();
+    sorted.sort();
+    for w in sorted.windows(2) {
+        assert!(
+            w[1] - w[0] >= Duration::from_millis(145),
+            "gap {:?}",
+            w[1] - w[0]
+        );
+    }
+}
+
+fn article() -> Input {
+    let a = Article {
+        id: "a1".into(),
+        url: "http://x.test/a".into(),
+        title: "Bridge".into(),
+        author: None,
+        date: None,
+        language: None,
+        text: "The bridge reopened on Monday. Engineers replaced the cables. Tolls rise next month. Commuters cheered.".into(),
+        extractor: "auto".into(),
+        fetched_at: String::new(),
+    };
+    Input {
+        topic: Topic::Unique,
+        key: None,
+        payload: Some(Output::json(Topic::Unique, "a1", &a).payload),
+        origin: None,
+    }
+}
+
+fn lengths() -> Vec<SummaryLength> {
+    vec![SummaryLength {
+        name: "one_sentence".into(),
+        sentences: Some(1),
+        words: None,
+    }]
+}
+
+#[tokio::test]
+async fn summarize_http_engine_retries_then_answers() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let app = Router::new().route(
+        "/summarize",
+        post(move |Json(req): Json<serde_json::Value>| {
+            let c = c.clone();
+            async move {
+                // Fails twice, then answers with the lengths it was asked for.
+                if c.fetch_add(1, Ordering::SeqCst) < 2 {
+                    return (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response();
+                }
+                let name = req["lengths"][0]["name"].as_str().unwrap().to_string();
+                Json(serde_json::json!({"summaries": [{"name": name, "text": format!("summary of {}", req["title"].as_str().unwrap())}]}))
+                    .into_response()
+            }
+        }),
+    );
+    let base = serve(app).await;
+    let engine =
+        gleaner_summarize::Engine::http(&format!("{base}/summarize"), Duration::from_secs(5), 3)
+            .unwrap();
+    let mut s = gleaner_summarize::SummarizeStage {
+        engine,
+        lengths: lengths(),
+    };
+    let outs = s.handle(&article()).await.unwrap();
+    let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    assert_eq!(out.summaries[0].text, "summary of Bridge");
+    assert!(out.engine.starts_with("http:"));
+}
+
+#[tokio::test]
+async fn summarize_http_engine_times_out_and_falls_back() {
+    let app = Router::new().route(
+        "/summarize",
+        post(|| async {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            "late"
+        }),
+    );
+    let base = serve(app).await;
+    let engine = gleaner_summarize::Engine::http(
+        &format!("{base}/summarize"),
+        Duration::from_millis(200),
+        1,
+    )
+    .unwrap();
+    let mut s = gleaner_summarize::SummarizeStage {
+        engine,
+        lengths: lengths(),
+    };
+    let t0 = Instant::now();
+    let outs = s.handle(&article()).await.unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
+    assert!(
+        out.engine.starts_with("extractive (fallback"),
+        "{}",
+        out.engine
+    );
+    assert_eq!(out.summaries[0].text, "The bridge reopened on Monday.");
+}
