@@ -172,6 +172,7 @@ impl State {
                 link_text_len: link_text.chars().count() as u32,
                 text,
                 path: self.path(),
+                ancestors: self.stack.iter().map(|o| o.serial as u32).collect(),
                 tag: self.block_tag(),
                 link_count: self.link_count,
                 image_count: self.image_count,
@@ -250,17 +251,23 @@ fn collapse(s: &str) -> String {
     out
 }
 
+/// An element's label in a tag path: `tag#id.class1.class2.class3`, with
+/// characters that would break the path (`/`, `#`, `.`) left out of names.
 fn label(tag: &str, id: Option<String>, class: Option<String>) -> String {
+    let clean = |s: &str| -> String {
+        s.chars()
+            .filter(|c| !matches!(c, '/' | '#' | '.'))
+            .take(40)
+            .collect()
+    };
     let mut l = tag.to_string();
-    if let Some(id) = id.filter(|s| !s.trim().is_empty()) {
+    if let Some(id) = id.as_deref().and_then(|s| s.split_whitespace().next()) {
         l.push('#');
-        l.push_str(id.split_whitespace().next().unwrap_or(""));
+        l.push_str(&clean(id));
     }
-    if let Some(class) = class {
-        if let Some(first) = class.split_whitespace().next() {
-            l.push('.');
-            l.push_str(first);
-        }
+    for c in class.as_deref().unwrap_or("").split_whitespace().take(3) {
+        l.push('.');
+        l.push_str(&clean(c));
     }
     l
 }
@@ -502,6 +509,44 @@ fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) {
     }
 }
 
+/// The baseline that benchmarks compare against: one lol_html pass that
+/// drops script and style and concatenates all other text.
+pub fn bare_text(html: &str) -> String {
+    let out = Rc::new(RefCell::new(String::new()));
+    let skip = Rc::new(RefCell::new(0usize));
+    let (o, s1, s2) = (out.clone(), skip.clone(), skip.clone());
+    let mut rewriter = HtmlRewriter::new(
+        Settings {
+            element_content_handlers: vec![element!("script, style", move |el| {
+                *s1.borrow_mut() += 1;
+                let s = s1.clone();
+                let end: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                    *s.borrow_mut() -= 1;
+                    Ok(())
+                });
+                el.on_end_tag(end)?;
+                Ok(())
+            })],
+            document_content_handlers: vec![doc_text!(move |t| {
+                if *s2.borrow() == 0 {
+                    let mut o = o.borrow_mut();
+                    o.push_str(t.as_str());
+                    o.push(' ');
+                }
+                Ok(())
+            })],
+            strict: false,
+            ..Settings::new()
+        },
+        |_: &[u8]| {},
+    );
+    if rewriter.write(html.as_bytes()).is_ok() {
+        let _ = rewriter.end();
+    }
+    let text = out.borrow().clone();
+    text
+}
+
 /// Cleans a page message into a cleaned message.
 pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
     let (title, meta, blocks) = clean_html(&page.html)?;
@@ -576,6 +621,11 @@ mod tests {
         assert_eq!(blocks[0].link_count, 2);
         assert_eq!(blocks[0].link_text_len, 5);
         assert_eq!(blocks[2].path, "html/body/p");
+        assert_eq!(blocks[2].ancestors.len(), 3);
+        assert_ne!(
+            blocks[2].ancestors, blocks[1].ancestors,
+            "two <p> are two nodes"
+        );
         assert_eq!(blocks[2].link_text_len, 4);
     }
 

@@ -206,6 +206,38 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Sample>> {
     Ok(out)
 }
 
+/// Options of `gleaner eval`.
+pub struct Options {
+    pub per_type: bool,
+    pub json: bool,
+    /// Only the pages whose ids this file lists (one per line).
+    pub ids: Option<PathBuf>,
+    /// Writes every block's features and label (JSON lines) for training.
+    pub dump_features: Option<PathBuf>,
+}
+
+/// One JSON line per block: features, whether most of its tokens are in the
+/// reference, its token count, and the page's id, domain and type.
+fn dump_rows(w: &mut impl std::io::Write, s: &Sample, cleaned: &Cleaned) -> anyhow::Result<()> {
+    let reference: std::collections::HashSet<String> =
+        tokens(&s.truth.main_content).into_iter().collect();
+    let host = gleaner_core::util::host_of(&s.url);
+    let labels: Vec<&str> = host.rsplit('.').take(2).collect();
+    let domain = labels.into_iter().rev().collect::<Vec<_>>().join(".");
+    for (b, x) in cleaned
+        .blocks
+        .iter()
+        .zip(gleaner_extract::feature_rows(cleaned))
+    {
+        let t = tokens(&b.text);
+        let hit = t.iter().filter(|x| reference.contains(*x)).count();
+        let y = !t.is_empty() && hit * 2 >= t.len();
+        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": t.len(), "y": y, "x": x});
+        writeln!(w, "{row}")?;
+    }
+    Ok(())
+}
+
 fn date_matches(pred: Option<&str>, truth: &str) -> bool {
     let want = gleaner_extract::normalise_date(truth).unwrap_or_else(|| truth.to_string());
     pred.is_some_and(|p| p.get(..10) == want.get(..10))
@@ -216,16 +248,31 @@ fn author_matches(pred: Option<&str>, truth: &str) -> bool {
     !p.is_empty() && (p == t || p.contains(&t) || t.contains(&p))
 }
 
-pub fn run(dir: &Path, which: Extractor, per_type: bool, json: bool) -> anyhow::Result<()> {
-    let samples = load(dir)?;
+pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
+    let (per_type, json) = (opts.per_type, opts.json);
+    let mut samples = load(dir)?;
+    if let Some(ids) = &opts.ids {
+        let keep: std::collections::HashSet<String> = std::fs::read_to_string(ids)?
+            .lines()
+            .map(|l| l.trim().to_string())
+            .collect();
+        samples.retain(|s| keep.contains(&s.id));
+    }
+    let mut dump = match &opts.dump_features {
+        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p)?)),
+        None => None,
+    };
     anyhow::ensure!(!samples.is_empty(), "no pages in {}", dir.display());
     let mut overall = Scores::default();
     let mut by_type: BTreeMap<String, Scores> = BTreeMap::new();
     let (mut with, mut without) = (Hits::default(), Hits::default());
     let (mut title, mut author, mut date) = (Hits::default(), Hits::default(), Hits::default());
     let mut busy = std::time::Duration::ZERO;
+    // The pages are a stream, as in the pipeline: templates are learned
+    // per host as they go.
+    let mut site = gleaner_extract::SiteState::default();
     for s in &samples {
-        let t0 = Instant::now();
+        let mut t0 = Instant::now();
         let article = match gleaner_clean::clean_html(&s.html) {
             Ok((t, meta, blocks)) => {
                 let cleaned = Cleaned {
@@ -237,7 +284,13 @@ pub fn run(dir: &Path, which: Extractor, per_type: bool, json: bool) -> anyhow::
                     meta,
                     blocks,
                 };
-                Some(gleaner_extract::extract(&cleaned, which))
+                let article = gleaner_extract::extract_with(&cleaned, which, Some(&mut site));
+                if let Some(w) = dump.as_mut() {
+                    busy += t0.elapsed();
+                    dump_rows(w, s, &cleaned)?;
+                    t0 = Instant::now();
+                }
+                Some(article)
             }
             Err(e) => {
                 eprintln!("{}: {e}", s.id);
@@ -347,4 +400,48 @@ mod tests {
         // Multisets: a repeated word counts as often as the reference has it.
         assert_eq!(prf("a a a", "a").0, 1.0 / 3.0);
     }
+}
+
+/// `gleaner eval DIR --bench`: pages/s of clean + extract and of a bare
+/// lol_html pass over the same pages in memory, on one thread, and their
+/// ratio. Each is timed over `rounds` passes, alternating, best round kept.
+pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> {
+    let samples = load(dir)?;
+    anyhow::ensure!(!samples.is_empty(), "no pages in {}", dir.display());
+    let (mut best_bare, mut best_full) = (f64::MAX, f64::MAX);
+    let mut sink = 0usize;
+    for _ in 0..rounds.max(1) {
+        let t = Instant::now();
+        for s in &samples {
+            sink += gleaner_clean::bare_text(&s.html).len();
+        }
+        best_bare = best_bare.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for s in &samples {
+            if let Ok((title, meta, blocks)) = gleaner_clean::clean_html(&s.html) {
+                let c = Cleaned {
+                    id: String::new(),
+                    url: s.url.clone(),
+                    final_url: String::new(),
+                    fetched_at: String::new(),
+                    title,
+                    meta,
+                    blocks,
+                };
+                sink += gleaner_extract::extract(&c, which).text.len();
+            }
+        }
+        best_full = best_full.min(t.elapsed().as_secs_f64());
+    }
+    let n = samples.len() as f64;
+    let (bare, full) = (n / best_bare, n / best_full);
+    println!(
+        "pages={} rounds={} (output bytes {sink})",
+        samples.len(),
+        rounds.max(1)
+    );
+    println!("bare lol_html pass: {bare:.1} pages/s");
+    println!("{} (clean + extract): {full:.1} pages/s", which.name());
+    println!("ratio {}/bare = {:.3}", which.name(), full / bare);
+    Ok(())
 }

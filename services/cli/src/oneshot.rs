@@ -71,6 +71,8 @@ pub async fn extract_inputs(
 ) -> anyhow::Result<usize> {
     let mut failures = 0;
     let mut out = std::io::stdout().lock();
+    // The inputs are a stream: site templates are learned across them.
+    let mut site = gleaner_extract::SiteState::default();
     for input in expand(inputs) {
         let html = if input.starts_with("http://") || input.starts_with("https://") {
             read_url(cfg, &input).await
@@ -89,7 +91,11 @@ pub async fn extract_inputs(
                 meta,
                 blocks,
             };
-            Ok(gleaner_extract::extract(&cleaned, which))
+            Ok(gleaner_extract::extract_with(
+                &cleaned,
+                which,
+                Some(&mut site),
+            ))
         });
         match result {
             Ok(a) if json => {

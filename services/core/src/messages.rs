@@ -75,8 +75,14 @@ pub struct Page {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Block {
     pub text: String,
-    /// Tag path from the root, e.g. `html/body/div.main/p`.
+    /// Tag path from the root, e.g. `html/body/div#main.story.wide/p`: each
+    /// element as tag, `#id` and up to three `.class`es.
     pub path: String,
+    /// A page-unique number for each element of `path`, root first, so that
+    /// blocks under the same element can be told from blocks under a
+    /// look-alike sibling.
+    #[serde(default)]
+    pub ancestors: Vec<u32>,
     /// The block-level element this text belongs to (p, h1, li, td, div, ...).
     pub tag: String,
     /// Characters of text (Unicode scalar values, whitespace collapsed).

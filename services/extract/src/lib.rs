@@ -12,16 +12,19 @@
 //! - `auto`: the density region, widened by the qRead segment where the two
 //!   overlap, plus a heading just before it that matches the title.
 
+mod lines;
 mod meta;
+mod site;
+mod tree;
 
 use async_trait::async_trait;
-use gleaner_core::messages::{Article, Block, Cleaned};
+use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
-use gleaner_text::{cosine, term_counts, word_count, DocFreq};
 use std::ops::Range;
 
 pub use meta::{normalise_date, page_title};
+pub use site::{apply_rules, Templates};
 
 /// The extraction methods that can be chosen by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -29,16 +32,32 @@ pub enum Extractor {
     Auto,
     QRead,
     Density,
+    LinkRatio,
+    Lines,
+    Template,
+    Rules,
 }
 
 impl Extractor {
-    pub const NAMES: [&'static str; 3] = ["auto", "qread", "density"];
+    pub const NAMES: [&'static str; 7] = [
+        "auto",
+        "qread",
+        "density",
+        "link-ratio",
+        "lines",
+        "template",
+        "rules",
+    ];
 
     pub fn name(self) -> &'static str {
         match self {
             Extractor::Auto => "auto",
             Extractor::QRead => "qread",
             Extractor::Density => "density",
+            Extractor::LinkRatio => "link-ratio",
+            Extractor::Lines => "lines",
+            Extractor::Template => "template",
+            Extractor::Rules => "rules",
         }
     }
 }
@@ -50,6 +69,10 @@ impl std::str::FromStr for Extractor {
             "auto" => Ok(Extractor::Auto),
             "qread" => Ok(Extractor::QRead),
             "density" => Ok(Extractor::Density),
+            "link-ratio" => Ok(Extractor::LinkRatio),
+            "lines" => Ok(Extractor::Lines),
+            "template" => Ok(Extractor::Template),
+            "rules" => Ok(Extractor::Rules),
             other => anyhow::bail!(
                 "unknown extractor {other:?} (known: {})",
                 Extractor::NAMES.join(", ")
@@ -59,23 +82,37 @@ impl std::str::FromStr for Extractor {
 }
 
 /// Per-block numbers every method uses.
-struct Feat {
-    words: f64,
-    link_density: f64,
-    heading: bool,
+pub(crate) struct Feat {
+    pub(crate) words: f64,
+    pub(crate) link_density: f64,
+    pub(crate) heading: bool,
+    /// Words of the block that are also words of the page title.
+    pub(crate) title_hits: f64,
 }
 
-fn features(blocks: &[Block]) -> Vec<Feat> {
+fn features(blocks: &[Block], title: &str) -> Vec<Feat> {
+    let title_words: std::collections::HashSet<String> =
+        gleaner_text::words(title).into_iter().collect();
     blocks
         .iter()
-        .map(|b| Feat {
-            words: word_count(&b.text) as f64,
-            link_density: if b.text_len == 0 {
-                0.0
-            } else {
-                (b.link_text_len as f64 / b.text_len as f64).min(1.0)
-            },
-            heading: matches!(b.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"),
+        .map(|b| {
+            let (mut words, mut title_hits) = (0.0, 0.0);
+            gleaner_text::for_each_word(&b.text, |w| {
+                words += 1.0;
+                if title_words.contains(w) {
+                    title_hits += 1.0;
+                }
+            });
+            Feat {
+                words,
+                link_density: if b.text_len == 0 {
+                    0.0
+                } else {
+                    (b.link_text_len as f64 / b.text_len as f64).min(1.0)
+                },
+                heading: matches!(b.tag.as_str(), "h1" | "h2" | "h3" | "h4" | "h5" | "h6"),
+                title_hits,
+            }
         })
         .collect()
 }
@@ -108,7 +145,7 @@ fn density_region(f: &[Feat]) -> Option<Range<usize>> {
 
 /// qRead: segments split by runs of ≥ θ "empty" blocks; the best by word
 /// density × (1 + title similarity) × ln(words).
-fn qread_segment(blocks: &[Block], f: &[Feat], title: &str) -> Option<Range<usize>> {
+fn qread_segment(f: &[Feat], title: &str) -> Option<Range<usize>> {
     const THETA: usize = 3;
     let empty = |x: &Feat| x.words < 5.0 || x.link_density > 0.5;
     let mut segments = Vec::new();
@@ -130,25 +167,22 @@ fn qread_segment(blocks: &[Block], f: &[Feat], title: &str) -> Option<Range<usiz
     if let Some(s) = start {
         segments.push(s..last_full + 1);
     }
-    let title_terms = term_counts(title);
-    let mut df = DocFreq::default();
-    df.add(title_terms.keys());
-    let title_vec = df.vector(&title_terms);
+    // Cosine of term counts, title against segment, over the title's words.
+    let title_len = gleaner_text::word_count(title) as f64;
     segments
         .into_iter()
         .map(|r| {
             let full: Vec<usize> = r.clone().filter(|&i| !empty(&f[i])).collect();
             let words: f64 = full.iter().map(|&i| f[i].words).sum();
             let density = words / full.len().max(1) as f64;
-            let text: String = r
+            let (hits, all): (f64, f64) = r
                 .clone()
-                .map(|i| blocks[i].text.as_str())
-                .collect::<Vec<_>>()
-                .join(" ");
-            let sim = if title_terms.is_empty() {
+                .map(|i| (f[i].title_hits, f[i].words))
+                .fold((0.0, 0.0), |a, b| (a.0 + b.0, a.1 + b.1));
+            let sim = if title_len == 0.0 || all == 0.0 {
                 0.0
             } else {
-                cosine(&title_vec, &df.vector(&term_counts(&text)))
+                (hits / (title_len * all).sqrt()).min(1.0)
             };
             (density * (1.0 + sim) * (1.0 + words).ln(), r)
         })
@@ -176,38 +210,142 @@ fn with_title_heading(blocks: &[Block], f: &[Feat], r: Range<usize>, title: &str
     r
 }
 
-/// The blocks chosen by a method, in document order.
-pub fn select(cleaned: &Cleaned, which: Extractor) -> Vec<usize> {
-    let blocks = &cleaned.blocks;
-    let f = features(blocks);
-    let title = page_title(cleaned);
-    let region = match which {
-        Extractor::QRead => qread_segment(blocks, &f, &title),
-        Extractor::Density => density_region(&f),
-        Extractor::Auto => {
-            let d = density_region(&f);
-            let q = qread_segment(blocks, &f, &title);
-            match (d, q) {
-                (Some(d), Some(q)) if q.start < d.end && d.start < q.end => {
-                    Some(d.start.min(q.start)..d.end.max(q.end))
-                }
-                (Some(d), _) => Some(d),
-                (None, q) => q,
-            }
-        }
-    };
-    let Some(region) = region else {
+/// Text-to-link ratio: the element with the most non-link text among those
+/// whose text-to-link ratio reaches `NODE_RATIO`, then, inside it, the
+/// children (blocks) whose own ratio reaches `CHILD_RATIO`.
+fn link_ratio(f: &[Feat], tree: &tree::Tree) -> Vec<usize> {
+    const NODE_RATIO: f64 = 3.0;
+    const CHILD_RATIO: f64 = 1.0;
+    let ratio = |prose: f64, words: f64| prose / (words - prose + 1.0);
+    let best = tree
+        .nodes
+        .iter()
+        .enumerate()
+        .filter(|(_, n)| ratio(n.prose, n.words) >= NODE_RATIO)
+        .max_by(|a, b| a.1.prose.total_cmp(&b.1.prose).then(b.0.cmp(&a.0)));
+    let Some((_, node)) = best else {
         return Vec::new();
     };
-    let region = if which == Extractor::Auto {
-        with_title_heading(blocks, &f, region, &title)
-    } else {
-        region
-    };
-    region
-        // Inside the region, drop pure link lists (share bars, tag clouds).
-        .filter(|&i| !(f[i].link_density > 0.8 && !f[i].heading && which == Extractor::Auto))
+    (node.first..=node.last)
+        .filter(|&i| {
+            let prose = f[i].words * (1.0 - f[i].link_density);
+            f[i].heading || ratio(prose, f[i].words) >= CHILD_RATIO
+        })
         .collect()
+}
+
+/// The other methods' results on a page, which `auto` and `lines` build on.
+fn signals<'a>(
+    blocks: &[Block],
+    f: &[Feat],
+    title: &str,
+    tree: &'a tree::Tree,
+) -> lines::Signals<'a> {
+    let d = density_region(f);
+    let q = qread_segment(f, title);
+    let region = match (d, q.clone()) {
+        (Some(d), Some(q)) if q.start < d.end && d.start < q.end => {
+            Some(d.start.min(q.start)..d.end.max(q.end))
+        }
+        (Some(d), _) => Some(d),
+        (None, q) => q,
+    }
+    .map(|r| with_title_heading(blocks, f, r, title));
+    let container = region
+        .as_ref()
+        .and_then(|r| tree.common_ancestor(r.start, r.end - 1));
+    lines::Signals {
+        region,
+        qread: q,
+        tree,
+        container,
+    }
+}
+
+/// Feature rows of every block of a page, for training the models.
+pub fn feature_rows(cleaned: &Cleaned) -> Vec<Vec<f32>> {
+    let f = features(&cleaned.blocks, &page_title(cleaned));
+    let title = page_title(cleaned);
+    let tree = tree::build(&cleaned.blocks, &f);
+    let s = signals(&cleaned.blocks, &f, &title, &tree);
+    lines::features(&cleaned.blocks, &f, &s)
+}
+
+/// Without trained weights: the density/qRead region widened to its
+/// container when the container adds little beside chrome.
+fn heuristic(blocks: &[Block], f: &[Feat], s: &lines::Signals) -> Vec<usize> {
+    let Some(region) = s.region.clone() else {
+        return Vec::new();
+    };
+    let in_region: Vec<usize> = region
+        .clone()
+        .filter(|&i| !(f[i].link_density > 0.8 && !f[i].heading))
+        .collect();
+    let Some(container) = s.container else {
+        return in_region;
+    };
+    let node = &s.tree.nodes[container];
+    let item = |i: usize| matches!(blocks[i].tag.as_str(), "li" | "td" | "dd" | "dt");
+    let extra: Vec<usize> = (node.first..=node.last)
+        .filter(|i| !region.contains(i) && !s.tree.in_chrome_below(*i, container))
+        .filter(|&i| !(f[i].link_density > 0.8 && !f[i].heading && !item(i)))
+        .collect();
+    let region_words: f64 = in_region.iter().map(|&i| f[i].words).sum();
+    let extra_words: f64 = extra.iter().map(|&i| f[i].words).sum();
+    if extra_words > 3.0 * region_words {
+        return in_region;
+    }
+    let mut all = in_region;
+    all.extend(extra);
+    all.sort_unstable();
+    all
+}
+
+/// The blocks chosen by a method, in document order. `template` marks the
+/// blocks the site's template holds (all false when none is learned yet).
+pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usize> {
+    let blocks = &cleaned.blocks;
+    let title = page_title(cleaned);
+    let mut f = features(blocks, &title);
+    let is_template = |i: usize| template.get(i).copied().unwrap_or(false);
+    match which {
+        Extractor::Template => {
+            // Density over what is left once the template is taken out.
+            for (i, x) in f.iter_mut().enumerate() {
+                if is_template(i) {
+                    x.words = 0.0;
+                }
+            }
+            density_region(&f)
+                .map(|r| r.filter(|&i| !is_template(i)).collect())
+                .unwrap_or_default()
+        }
+        Extractor::QRead => qread_segment(&f, &title)
+            .map(Iterator::collect)
+            .unwrap_or_default(),
+        Extractor::Density => density_region(&f)
+            .map(Iterator::collect)
+            .unwrap_or_default(),
+        Extractor::LinkRatio => link_ratio(&f, &tree::build(blocks, &f)),
+        Extractor::Auto | Extractor::Lines | Extractor::Rules => {
+            let tree = tree::build(blocks, &f);
+            let s = signals(blocks, &f, &title, &tree);
+            let model = if which == Extractor::Lines {
+                lines::lines_model()
+            } else {
+                lines::auto_model()
+            };
+            let chosen = match model {
+                Some(m) => m.choose(&lines::features(blocks, &f, &s)),
+                None => heuristic(blocks, &f, &s),
+            };
+            if which == Extractor::Lines {
+                chosen
+            } else {
+                chosen.into_iter().filter(|&i| !is_template(i)).collect()
+            }
+        }
+    }
 }
 
 /// Joins blocks as plain text: one block per line, a blank line between
@@ -227,9 +365,34 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
     out
 }
 
-/// Extracts the article from a cleaned page.
+/// What extraction keeps per site: learned templates and site rules.
+#[derive(Default)]
+pub struct SiteState {
+    pub templates: Templates,
+    pub rules: std::collections::HashMap<String, SiteRules>,
+}
+
+/// Extracts the article from a cleaned page, alone.
 pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
-    let chosen = select(cleaned, which);
+    extract_with(cleaned, which, None)
+}
+
+/// Extracts the article from a cleaned page of a stream: the site's
+/// template is learned from it (and removed from `auto` and `template`), and
+/// the site's rules, if any, win over the generic methods (`auto`, `rules`).
+pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteState>) -> Article {
+    let host = gleaner_core::util::host_of(&cleaned.url);
+    let (template, rules) = match site {
+        Some(st) => (
+            st.templates.observe(&host, &cleaned.blocks),
+            st.rules.get(&host).cloned(),
+        ),
+        None => (Vec::new(), None),
+    };
+    let mut chosen = select(cleaned, which, &template);
+    if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
+        chosen = apply_rules(r, &cleaned.blocks, chosen);
+    }
     let text = join_blocks(&cleaned.blocks, &chosen);
     let meta = &cleaned.meta;
     Article {
@@ -253,8 +416,28 @@ pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
 /// shorter than the configured minimum (home pages, link lists, errors) go to
 /// the dead-letter topic with that reason rather than into `articles`.
 pub struct ExtractStage {
-    pub extractor: Extractor,
-    pub min_text_chars: usize,
+    extractor: Extractor,
+    min_text_chars: usize,
+    site: std::sync::Arc<std::sync::Mutex<SiteState>>,
+}
+
+impl ExtractStage {
+    pub fn new(extractor: Extractor, min_text_chars: usize) -> Self {
+        ExtractStage {
+            extractor,
+            min_text_chars,
+            site: Default::default(),
+        }
+    }
+
+    /// Sets or (with `None`) deletes a host's rules, as the rules topic does.
+    pub fn set_rules(&self, host: &str, rules: Option<SiteRules>) {
+        let mut site = self.site.lock().unwrap_or_else(|p| p.into_inner());
+        match rules {
+            Some(r) => site.rules.insert(host.to_ascii_lowercase(), r),
+            None => site.rules.remove(&host.to_ascii_lowercase()),
+        };
+    }
 }
 
 #[async_trait]
@@ -263,20 +446,41 @@ impl Stage for ExtractStage {
         "extract"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Cleaned]
+        vec![Topic::Cleaned, Topic::Rules]
     }
     fn outputs(&self) -> Vec<Topic> {
         vec![Topic::Articles]
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
+        if input.topic == Topic::Rules {
+            // Compacted topic, key = host; a null value deletes.
+            let host = input.key.clone().unwrap_or_default();
+            let rules: Option<SiteRules> = match input.payload {
+                Some(_) => Some(input.decode()?),
+                None => None,
+            };
+            let host = rules
+                .as_ref()
+                .map(|r| r.host.clone())
+                .filter(|h| !h.is_empty())
+                .unwrap_or(host);
+            anyhow::ensure!(!host.is_empty(), "site rules without a host");
+            self.set_rules(&host, rules);
+            return Ok(vec![]);
+        }
         let cleaned: Cleaned = input.decode()?;
         let key = input
             .key
             .clone()
             .unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
         let which = self.extractor;
-        let article = tokio::task::spawn_blocking(move || extract(&cleaned, which)).await?;
+        let site = self.site.clone();
+        let article = tokio::task::spawn_blocking(move || {
+            let mut site = site.lock().unwrap_or_else(|p| p.into_inner());
+            extract_with(&cleaned, which, Some(&mut site))
+        })
+        .await?;
         let chars = article.text.chars().count();
         anyhow::ensure!(
             chars >= self.min_text_chars,
@@ -319,7 +523,13 @@ mod tests {
 
     #[test]
     fn every_method_finds_the_article_body() {
-        for which in [Extractor::Auto, Extractor::QRead, Extractor::Density] {
+        for which in [
+            Extractor::Auto,
+            Extractor::QRead,
+            Extractor::Density,
+            Extractor::LinkRatio,
+            Extractor::Lines,
+        ] {
             let a = extract(&page(NEWS), which);
             assert!(
                 a.text.contains("eight months of repairs"),
@@ -370,5 +580,69 @@ mod tests {
         assert!(a.text.contains("工事は八か月続き"), "{}", a.text);
         assert!(!a.text.contains("プライバシー"), "{}", a.text);
         assert_eq!(a.language.as_deref(), Some("ja"));
+    }
+
+    /// A stream of pages from one site, each with a long boilerplate
+    /// paragraph (no links, prose-like) right after the story: density
+    /// keeps it, the learned template removes it from the third page on.
+    #[test]
+    fn site_template_removes_boilerplate_density_keeps() {
+        let legal = "This newspaper is published by Harbour Media Group Limited, a company registered in \
+            Port Ellis with number 0421337, whose registered office is at 12 Quay Street, and all of its \
+            content is protected by copyright law in every country where it is read.";
+        let stories = [
+            "The harbour bridge reopened on Monday after eight months of repairs, and commuters returned at once to the crossing.",
+            "The library opened its archive of old sea charts to visitors, and schoolchildren queued to see the serpent map.",
+            "The fishing fleet agreed to cut its cod catch by a fifth this year after scientists warned that stocks were falling.",
+            "A school robotics club won the national championship with a machine that sorts recycled bottles by colour.",
+        ];
+        let mut site = SiteState::default();
+        let (mut before, mut after) = (Vec::new(), Vec::new());
+        for (n, story) in stories.iter().enumerate() {
+            let html = format!(
+                "<html><head><title>Story {n}</title></head><body><nav><a href='/'>Home</a><a href='/w'>World</a></nav>\
+                 <div class='story'><p>{story} {story}</p><p>{story}</p></div><div class='legal'><p>{legal}</p></div>\
+                 <footer><a href='/about'>About</a></footer></body></html>"
+            );
+            let mut c = page(&html);
+            c.url = format!("http://gazette.test/{n}");
+            let density = extract(&c, Extractor::Density).text;
+            let template = extract_with(&c, Extractor::Template, Some(&mut site)).text;
+            let score = |text: &str| {
+                let (want, got) = (gleaner_text::words(story), gleaner_text::words(text));
+                let hit = got.iter().filter(|w| want.contains(w)).count() as f64;
+                let (p, r) = (
+                    hit / got.len().max(1) as f64,
+                    (hit / 3.0 / want.len() as f64).min(1.0),
+                );
+                if p + r == 0.0 {
+                    0.0
+                } else {
+                    2.0 * p * r / (p + r)
+                }
+            };
+            assert!(
+                density.contains("Harbour Media Group"),
+                "density keeps the legal paragraph"
+            );
+            assert!(template.contains(story), "page {n}: {template}");
+            before.push(score(&density));
+            after.push(score(&template));
+            if n >= 2 {
+                assert!(
+                    !template.contains("Harbour Media Group"),
+                    "page {n} still has the template: {template}"
+                );
+            }
+        }
+        let mean = |v: &[f64]| v.iter().sum::<f64>() / v.len() as f64;
+        eprintln!(
+            "template test: token F1 density {:.3} -> template {:.3} (pages 3+: {:.3} -> {:.3})",
+            mean(&before),
+            mean(&after),
+            mean(&before[2..]),
+            mean(&after[2..])
+        );
+        assert!(mean(&after[2..]) > mean(&before[2..]) + 0.1);
     }
 }

@@ -47,6 +47,34 @@ pub fn words(text: &str) -> Vec<String> {
     out
 }
 
+/// Calls `f` with each lowercased word token (as [`words`] would return),
+/// reusing one buffer instead of allocating a string per word.
+pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    let mut cur = String::new();
+    let mut one = [0u8; 4];
+    for c in text.chars() {
+        if is_cjk(c) {
+            if !cur.is_empty() {
+                f(&cur);
+                cur.clear();
+            }
+            f(c.encode_utf8(&mut one));
+        } else if is_word_char(c) {
+            if c.is_ascii() {
+                cur.push(c.to_ascii_lowercase());
+            } else {
+                cur.extend(c.to_lowercase());
+            }
+        } else if !cur.is_empty() {
+            f(&cur);
+            cur.clear();
+        }
+    }
+    if !cur.is_empty() {
+        f(&cur);
+    }
+}
+
 /// Number of words, each CJK character counting as one: the unit of every
 /// density measure, so CJK pages are not scored as one long "word".
 pub fn word_count(text: &str) -> usize {
@@ -271,6 +299,14 @@ mod tests {
             vec!["hello", "世", "界", "wide_web"]
         );
         assert_eq!(word_count("日本語のテキスト and more"), 10);
+    }
+
+    #[test]
+    fn for_each_word_matches_words() {
+        let text = "Hello, 世界 wide_web ÉCOLE";
+        let mut seen = Vec::new();
+        for_each_word(text, |w| seen.push(w.to_string()));
+        assert_eq!(seen, words(text));
     }
 
     #[test]

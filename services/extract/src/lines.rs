@@ -1,0 +1,223 @@
+//! Line features and a trained classifier (after DGWC): each block is a
+//! line with features normalised per page; a small model scores it, and a
+//! sliding window (φ = 5) smooths the scores so that topical lines group
+//! into blocks.
+//!
+//! `lines` uses the line features alone; `auto` adds the other methods'
+//! signals (density region, qRead segment, the container element, chrome
+//! and content names in the tag path) as features, so the model learns how
+//! much to trust each. Weights are small JSON files in `weights/`, made by
+//! `scripts/train-extract.py` (which also reports domain-split
+//! cross-validated scores).
+
+use crate::tree::Tree;
+use crate::Feat;
+use gleaner_core::messages::Block;
+use serde::Deserialize;
+use std::ops::Range;
+use std::sync::OnceLock;
+
+/// Number of line features (the `lines` model sees only these).
+pub const N_LINE: usize = 18;
+/// Number of features of the `auto` model.
+pub const N_AUTO: usize = 36;
+
+/// What the other methods found on the page.
+pub struct Signals<'a> {
+    pub region: Option<Range<usize>>,
+    pub qread: Option<Range<usize>>,
+    pub tree: &'a Tree,
+    pub container: Option<usize>,
+}
+
+fn ln1(x: f64) -> f64 {
+    (1.0 + x).ln()
+}
+
+/// The feature rows of every block.
+pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32>> {
+    let n = blocks.len();
+    let max_words = f.iter().map(|x| x.words).fold(1.0, f64::max);
+    let page_words: f64 = f.iter().map(|x| x.words).sum::<f64>().max(1.0);
+    let page_prose: f64 = f
+        .iter()
+        .map(|x| x.words * (1.0 - x.link_density))
+        .sum::<f64>()
+        .max(1.0);
+    let region_words: f64 = s
+        .region
+        .clone()
+        .map(|r| r.map(|i| f[i].words).sum())
+        .unwrap_or(0.0);
+    let container_words = s.container.map(|c| s.tree.nodes[c].words).unwrap_or(0.0);
+    let lw: Vec<f64> = f.iter().map(|x| ln1(x.words)).collect();
+    // Repeated structure: list items, forum posts and product tiles share
+    // a tag path.
+    let mut same_path: std::collections::HashMap<&str, (f64, f64)> =
+        std::collections::HashMap::new();
+    for (b, x) in blocks.iter().zip(f) {
+        let e = same_path.entry(b.path.as_str()).or_default();
+        e.0 += 1.0;
+        e.1 += x.words;
+    }
+    let window = |v: &dyn Fn(usize) -> f64, i: usize| {
+        let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
+        (a..b).map(v).sum::<f64>() / (b - a) as f64
+    };
+    let mut rows = Vec::with_capacity(n);
+    for (i, b) in blocks.iter().enumerate() {
+        let x = &f[i];
+        let tag = b.tag.as_str();
+        let text = b.text.trim_end();
+        let ends = text.ends_with(['.', '!', '?', '。', '！', '？', ':', ';']);
+        let commas = b.text.matches([',', '，', '、']).count() as f64;
+        let mut r = vec![
+            lw[i],
+            x.words / max_words,
+            x.link_density,
+            ln1(f64::from(b.link_count)),
+            ln1(f64::from(b.image_count)),
+            f64::from(b.text_len) / (f64::from(b.text_len) + f64::from(b.markup_bytes) + 1.0),
+            f64::from(u8::from(ends)),
+            ln1(commas),
+            i as f64 / n.max(1) as f64,
+            f64::from(u8::from(x.heading)),
+            f64::from(u8::from(matches!(tag, "li" | "dd" | "dt"))),
+            f64::from(u8::from(matches!(tag, "td" | "th"))),
+            f64::from(u8::from(tag == "p")),
+            window(&|j| lw[j], i),
+            window(&|j| f[j].link_density, i),
+            if i > 0 { lw[i - 1] } else { 0.0 },
+            if i + 1 < n { lw[i + 1] } else { 0.0 },
+            s.tree.chain[i].len() as f64 / 30.0,
+        ];
+        debug_assert_eq!(r.len(), N_LINE);
+        let chain = &s.tree.chain[i];
+        let marks = s.tree.marks_of(i);
+        let inside = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| r.contains(&i));
+        let in_container = s.container.is_some_and(|c| chain.contains(&c));
+        let title_share = if x.words > 0.0 {
+            x.title_hits / x.words
+        } else {
+            0.0
+        };
+        let parent = chain.len().checked_sub(2).map(|p| &s.tree.nodes[chain[p]]);
+        let distance = match &s.region {
+            Some(r) if i < r.start => (r.start - i) as f64,
+            Some(r) if i >= r.end => (i + 1 - r.end) as f64,
+            Some(_) => 0.0,
+            None => 50.0,
+        };
+        r.extend([
+            f64::from(u8::from(inside(&s.region))),
+            f64::from(u8::from(inside(&s.qread))),
+            f64::from(u8::from(in_container)),
+            f64::from(u8::from(marks.chrome)),
+            f64::from(u8::from(marks.content_named)),
+            f64::from(u8::from(marks.article)),
+            f64::from(u8::from(marks.layout)),
+            title_share,
+            parent.map_or(0.0, |p| p.prose / page_prose),
+            parent.map_or(0.0, |p| {
+                if p.words > 0.0 {
+                    1.0 - p.prose / p.words
+                } else {
+                    0.0
+                }
+            }),
+            region_words / page_words,
+            distance.min(50.0) / 50.0,
+            container_words / page_words,
+            ln1(same_path[b.path.as_str()].0),
+            same_path[b.path.as_str()].1 / page_words,
+            chain
+                .len()
+                .checked_sub(3)
+                .map_or(0.0, |p| s.tree.nodes[chain[p]].prose / page_prose),
+            chain
+                .len()
+                .checked_sub(5)
+                .map_or(0.0, |p| s.tree.nodes[chain[p]].prose / page_prose),
+            b.text.chars().filter(char::is_ascii_digit).count() as f64
+                / f64::from(b.text_len.max(1)),
+        ]);
+        debug_assert_eq!(r.len(), N_AUTO);
+        rows.push(r.into_iter().map(|v| v as f32).collect());
+    }
+    rows
+}
+
+/// A one-hidden-layer network (or, with no hidden layer, a logistic
+/// regression) over standardised features.
+#[derive(Debug, Deserialize)]
+pub struct Model {
+    pub features: usize,
+    pub mean: Vec<f32>,
+    pub scale: Vec<f32>,
+    /// hidden × features, empty for a logistic regression.
+    #[serde(default)]
+    pub w1: Vec<Vec<f32>>,
+    #[serde(default)]
+    pub b1: Vec<f32>,
+    pub w2: Vec<f32>,
+    pub b2: f32,
+    /// Weight of the window mean in the smoothed score.
+    pub window_weight: f32,
+    pub threshold: f32,
+}
+
+impl Model {
+    pub fn score(&self, row: &[f32]) -> f32 {
+        let x: Vec<f32> = (0..self.features)
+            .map(|j| (row[j] - self.mean[j]) / self.scale[j])
+            .collect();
+        let z = if self.w1.is_empty() {
+            self.w2.iter().zip(&x).map(|(w, v)| w * v).sum::<f32>() + self.b2
+        } else {
+            let h = self
+                .w1
+                .iter()
+                .zip(&self.b1)
+                .map(|(w, b)| (w.iter().zip(&x).map(|(a, v)| a * v).sum::<f32>() + b).max(0.0));
+            h.zip(&self.w2).map(|(h, w)| h * w).sum::<f32>() + self.b2
+        };
+        1.0 / (1.0 + (-z).exp())
+    }
+
+    /// The blocks whose smoothed score passes the threshold.
+    pub fn choose(&self, rows: &[Vec<f32>]) -> Vec<usize> {
+        let p: Vec<f32> = rows.iter().map(|r| self.score(r)).collect();
+        let n = p.len();
+        (0..n)
+            .filter(|&i| {
+                let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
+                let mean = p[a..b].iter().sum::<f32>() / (b - a) as f32;
+                (1.0 - self.window_weight) * p[i] + self.window_weight * mean >= self.threshold
+            })
+            .collect()
+    }
+}
+
+fn load(name: &str, bundled: &str) -> Option<Model> {
+    // GLEANER_EXTRACT_WEIGHTS_DIR lets the training script try weights
+    // without a rebuild.
+    let text = match std::env::var_os("GLEANER_EXTRACT_WEIGHTS_DIR") {
+        Some(dir) => {
+            std::fs::read_to_string(std::path::Path::new(&dir).join(format!("{name}.json"))).ok()?
+        }
+        None => bundled.to_string(),
+    };
+    serde_json::from_str::<Option<Model>>(&text).ok().flatten()
+}
+
+pub fn lines_model() -> Option<&'static Model> {
+    static M: OnceLock<Option<Model>> = OnceLock::new();
+    M.get_or_init(|| load("lines", include_str!("../weights/lines.json")))
+        .as_ref()
+}
+
+pub fn auto_model() -> Option<&'static Model> {
+    static M: OnceLock<Option<Model>> = OnceLock::new();
+    M.get_or_init(|| load("auto", include_str!("../weights/auto.json")))
+        .as_ref()
+}
