@@ -306,3 +306,110 @@ async fn summarize_http_engine_times_out_and_falls_back() {
     );
     assert_eq!(out.summaries[0].text, "The bridge reopened on Monday.");
 }
+
+#[tokio::test]
+async fn fetch_retries_honour_retry_after_and_give_up() {
+    let hits: Arc<Mutex<Vec<(String, Instant)>>> = Arc::default();
+    let h = hits.clone();
+    let app = Router::new().fallback(move |uri: axum::http::Uri| {
+        let h = h.clone();
+        async move {
+            let path = uri.path().to_string();
+            let n = {
+                let mut h = h.lock().unwrap();
+                h.push((path.clone(), Instant::now()));
+                h.iter().filter(|(p, _)| *p == path).count()
+            };
+            match (path.as_str(), n) {
+                ("/robots.txt", _) => {
+                    (StatusCode::NOT_FOUND, [(header::RETRY_AFTER, "0")], "").into_response()
+                }
+                ("/busy", 1) => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, "1")],
+                    "slow down",
+                )
+                    .into_response(),
+                ("/busy", _) => axum::response::Html("<p>finally</p>").into_response(),
+                ("/down", _) => (StatusCode::SERVICE_UNAVAILABLE, "down").into_response(),
+                (_, _) => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, "3600")],
+                    "",
+                )
+                    .into_response(),
+            }
+        }
+    });
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.retry_base_ms = 50;
+    cfg.max_retries = 2;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let page = page_of(&f.handle(&seed(&format!("{base}/busy"), 0)).await.unwrap());
+    assert!(page.html.contains("finally"));
+    let err = f
+        .handle(&seed(&format!("{base}/down"), 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("HTTP 503"), "{err}");
+    let err = f
+        .handle(&seed(&format!("{base}/later"), 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("HTTP 429"), "{err}");
+    let hits = hits.lock().unwrap().clone();
+    let times = |p: &str| {
+        hits.iter()
+            .filter(|(x, _)| x == p)
+            .map(|(_, t)| *t)
+            .collect::<Vec<_>>()
+    };
+    let busy = times("/busy");
+    assert_eq!(busy.len(), 2);
+    assert!(
+        busy[1] - busy[0] >= Duration::from_millis(950),
+        "Retry-After: 1 honoured"
+    );
+    assert_eq!(times("/down").len(), 3, "first try and max_retries retries");
+    assert_eq!(
+        times("/later").len(),
+        1,
+        "a Retry-After beyond max_retry_after_secs is not waited for"
+    );
+}
+
+#[tokio::test]
+async fn fetch_strips_tracking_parameters_and_keeps_scope() {
+    let app = Router::new().fallback(|| async {
+        axum::response::Html(
+            "<a href='/a?utm_source=x&id=1'>a</a><a href='/a?id=1&fbclid=y'>again</a>\
+             <a href='http://other.test/b'>other host</a><a href='/c#frag'>c</a>",
+        )
+    });
+    let base = serve(app).await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let outs = f
+        .handle(&seed(&format!("{base}/?utm_campaign=z"), 1))
+        .await
+        .unwrap();
+    assert_eq!(page_of(&outs).url, format!("{base}/"));
+    let links: Vec<String> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| {
+            serde_json::from_slice::<FrontierLink>(&o.payload)
+                .unwrap()
+                .url
+        })
+        .collect();
+    assert_eq!(links, vec![format!("{base}/a?id=1"), format!("{base}/c")]);
+    assert_eq!(
+        gleaner_fetch::registered_domain("news.bbc.co.uk"),
+        "bbc.co.uk"
+    );
+    assert_eq!(
+        gleaner_fetch::registered_domain("www.example.com"),
+        "example.com"
+    );
+}

@@ -111,9 +111,9 @@ const NAMED: &[(&str, char)] = &[
 ];
 
 /// Decodes character references in `s`. Unknown names stay as written.
-pub fn decode_entities(s: &str) -> String {
+pub fn decode_entities(s: &str) -> std::borrow::Cow<'_, str> {
     if !s.contains('&') {
-        return s.to_string();
+        return std::borrow::Cow::Borrowed(s);
     }
     let mut out = String::with_capacity(s.len());
     let mut rest = s;
@@ -132,7 +132,7 @@ pub fn decode_entities(s: &str) -> String {
         }
     }
     out.push_str(rest);
-    out
+    std::borrow::Cow::Owned(out)
 }
 
 /// Decodes the reference at the start of `s` (which starts with `&`).

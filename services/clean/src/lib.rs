@@ -162,11 +162,19 @@ impl State {
     /// Ends the current block: decodes and collapses its text and records it
     /// with its features, if it has any text.
     fn flush(&mut self) {
-        let raw = std::mem::take(&mut self.raw);
-        let link_raw = std::mem::take(&mut self.link_raw);
-        let text = collapse(&decode_entities(&raw));
+        // Most flushes see only the whitespace between two tags.
+        if self.raw.bytes().all(|b| b.is_ascii_whitespace()) {
+            self.raw.clear();
+            self.link_raw.clear();
+            self.link_count = 0;
+            self.image_count = 0;
+            self.markup_bytes = 0;
+            return;
+        }
+        let text = collapse(&decode_entities(&self.raw));
+        self.raw.clear();
         if !text.is_empty() && self.blocks.len() < MAX_BLOCKS {
-            let link_text = collapse(&decode_entities(&link_raw));
+            let link_text = collapse(&decode_entities(&self.link_raw));
             self.blocks.push(Block {
                 text_len: text.chars().count() as u32,
                 link_text_len: link_text.chars().count() as u32,
@@ -179,9 +187,7 @@ impl State {
                 markup_bytes: self.markup_bytes,
             });
         }
-        if !self.raw.is_empty() || self.blocks.len() >= MAX_BLOCKS {
-            self.raw.clear();
-        }
+        self.link_raw.clear();
         self.link_count = 0;
         self.image_count = 0;
         self.markup_bytes = 0;
@@ -287,7 +293,8 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
     let mut rewriter = HtmlRewriter::new(
         Settings {
             element_content_handlers: vec![element!("*", move |el| {
-                let tag = el.tag_name().to_ascii_lowercase();
+                // lol_html gives HTML tag names in lowercase.
+                let tag = el.tag_name();
                 let mut s = s_el.borrow_mut();
                 let attr_bytes: usize = el
                     .attributes()

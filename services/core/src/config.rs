@@ -75,6 +75,10 @@ pub struct Fetch {
     pub allow_private: bool,
     pub bloom_capacity: usize,
     pub bloom_fp_rate: f64,
+    pub strip_params: Vec<String>,
+    pub max_retries: u32,
+    pub retry_base_ms: u64,
+    pub max_retry_after_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

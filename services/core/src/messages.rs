@@ -12,6 +12,9 @@ pub enum Scope {
     /// Only URLs on the seed's host.
     #[default]
     SameHost,
+    /// URLs on the seed's registered domain (`news.example.com` and
+    /// `www.example.com` for a seed on `example.com`).
+    SameDomain,
     /// Only the seed URL itself, no link discovery.
     SeedOnly,
 }

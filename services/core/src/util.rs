@@ -23,12 +23,70 @@ pub fn doc_id(normalised_url: &str) -> String {
     format!("{a:016x}{b:016x}")
 }
 
-/// Normalises a URL for ids and the seen-set: lowercase scheme and host (the
-/// `url` crate does that and drops default ports and dot segments), no fragment.
+/// Normalises a URL for ids and the seen-set: lowercase scheme and host,
+/// no default port, no dot segments (the `url` crate does those), no
+/// fragment, percent-escapes with uppercase hex and unreserved characters
+/// unescaped, and no empty query.
 pub fn normalise_url(raw: &str) -> Result<url::Url, url::ParseError> {
+    normalise_url_stripping(raw, &[])
+}
+
+/// [`normalise_url`], also dropping query parameters whose names match one
+/// of `strip` (exact, or a prefix when the pattern ends in `*`, as `utm_*`).
+pub fn normalise_url_stripping(raw: &str, strip: &[String]) -> Result<url::Url, url::ParseError> {
     let mut u = url::Url::parse(raw.trim())?;
     u.set_fragment(None);
+    let path = normalise_escapes(u.path());
+    if path != u.path() {
+        u.set_path(&path);
+    }
+    if let Some(q) = u.query() {
+        let drop = |name: &str| {
+            strip.iter().any(|p| match p.strip_suffix('*') {
+                Some(prefix) => name.starts_with(prefix),
+                None => name == p,
+            })
+        };
+        let kept: Vec<String> = q
+            .split('&')
+            .filter(|kv| !kv.is_empty() && !drop(kv.split('=').next().unwrap_or("")))
+            .map(normalise_escapes)
+            .collect();
+        if kept.is_empty() {
+            u.set_query(None);
+        } else {
+            u.set_query(Some(&kept.join("&")));
+        }
+    }
     Ok(u)
+}
+
+/// `%7e` -> `~`, `%2f` -> `%2F`: one spelling per URL.
+fn normalise_escapes(s: &str) -> String {
+    let b = s.as_bytes();
+    let mut out = String::with_capacity(s.len());
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%'
+            && i + 2 < b.len()
+            && b[i + 1].is_ascii_hexdigit()
+            && b[i + 2].is_ascii_hexdigit()
+        {
+            let v = u8::from_str_radix(&s[i + 1..i + 3], 16).unwrap_or(0);
+            if v.is_ascii_alphanumeric() || matches!(v, b'-' | b'.' | b'_' | b'~') {
+                out.push(v as char);
+            } else {
+                out.push('%');
+                out.push_str(&s[i + 1..i + 3].to_ascii_uppercase());
+            }
+            i += 3;
+        } else {
+            let c = s[i..].chars().next().unwrap_or('\u{fffd}');
+            out.push(c);
+            i += c.len_utf8();
+        }
+    }
+    out
 }
 
 /// The host of a URL, used as the message key so one worker owns a host.
@@ -114,6 +172,19 @@ mod tests {
     fn normalise_drops_fragment_and_default_port() {
         let u = normalise_url("HTTP://Example.COM:80/a/./b/../c#frag").unwrap();
         assert_eq!(u.as_str(), "http://example.com/a/c");
+    }
+
+    #[test]
+    fn normalise_escapes_and_tracking_parameters() {
+        let strip = vec!["utm_*".to_string(), "fbclid".to_string()];
+        let u = normalise_url_stripping(
+            "https://x.test/a%7eb/%2f?utm_source=n&id=3&fbclid=z&q=%e2%82%ac#top",
+            &strip,
+        )
+        .unwrap();
+        assert_eq!(u.as_str(), "https://x.test/a~b/%2F?id=3&q=%E2%82%AC");
+        let u = normalise_url_stripping("https://x.test/?utm_medium=a", &strip).unwrap();
+        assert_eq!(u.as_str(), "https://x.test/");
     }
 
     #[test]

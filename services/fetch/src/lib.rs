@@ -16,7 +16,7 @@ use futures::StreamExt;
 use gleaner_core::config;
 use gleaner_core::messages::{FrontierLink, Page, Scope, Seed};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
-use gleaner_core::util::{doc_id, host_of, normalise_url, now_rfc3339};
+use gleaner_core::util::{doc_id, host_of, normalise_url_stripping, now_rfc3339};
 use gleaner_core::Topic;
 use robots::{AgentRules, Robots};
 use std::collections::{BTreeMap, HashMap};
@@ -133,6 +133,17 @@ impl Shared {
         tokio::time::sleep_until(at.into()).await;
     }
 
+    /// Exponential backoff with jitter: base · 2^attempt · [0.5, 1.5).
+    fn backoff(&self, attempt: u32) -> Duration {
+        let base = self.cfg.retry_base_ms.saturating_mul(1 << attempt.min(16));
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.subsec_nanos())
+            .unwrap_or(0);
+        let jitter = (gleaner_core::util::fnv1a64(&nanos.to_le_bytes()) % 1000) as f64 / 1000.0;
+        Duration::from_millis((base as f64 * (0.5 + jitter)) as u64)
+    }
+
     fn base_delay(&self) -> Duration {
         Duration::from_millis(self.cfg.per_host_delay_ms)
     }
@@ -208,17 +219,34 @@ impl Shared {
                 delay = delay.max(Duration::from_secs_f64(cd.min(86_400.0)));
             }
         }
-        self.wait_turn(&host, delay).await;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),
         };
-        let resp = self
-            .client
-            .get(url.as_str())
-            .send()
-            .await
-            .map_err(req_err)?;
+        let mut attempt = 0;
+        let resp = loop {
+            self.wait_turn(&host, delay).await;
+            let result = self.client.get(url.as_str()).send().await;
+            let wait = match &result {
+                Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
+                    match retry_after(r.headers()) {
+                        Some(secs) if secs > self.cfg.max_retry_after_secs => None,
+                        Some(secs) => Some(Duration::from_secs(secs)),
+                        None => Some(self.backoff(attempt)),
+                    }
+                }
+                Err(e) if e.is_connect() || e.is_timeout() => Some(self.backoff(attempt)),
+                _ => None,
+            };
+            match wait {
+                Some(w) if attempt < self.cfg.max_retries => {
+                    tracing::info!(url = %url, attempt, wait_ms = w.as_millis() as u64, "retrying");
+                    attempt += 1;
+                    tokio::time::sleep(w).await;
+                }
+                _ => break result.map_err(req_err)?,
+            }
+        };
         let status = resp.status().as_u16();
         let final_url = resp.url().clone();
         if !resp.status().is_success() {
@@ -269,6 +297,11 @@ impl Shared {
         };
         Ok(Fetched { page, links })
     }
+}
+
+/// Seconds to wait from a Retry-After header (delta-seconds form).
+fn retry_after(h: &reqwest::header::HeaderMap) -> Option<u64> {
+    h.get("retry-after")?.to_str().ok()?.trim().parse().ok()
 }
 
 fn header(h: &reqwest::header::HeaderMap, name: &str) -> Option<String> {
@@ -419,7 +452,7 @@ impl FetchStage {
         let job = match input.topic {
             Topic::Seeds => {
                 let seed: Seed = input.decode()?;
-                let url = parse_http(&seed.url)?;
+                let url = parse_http(&seed.url, &cfg.strip_params)?;
                 if self.seen.insert(url.as_str()) && !seed.recrawl {
                     return Ok(None);
                 }
@@ -433,7 +466,7 @@ impl FetchStage {
             }
             Topic::Frontier => {
                 let link: FrontierLink = input.decode()?;
-                let url = parse_http(&link.url)?;
+                let url = parse_http(&link.url, &cfg.strip_params)?;
                 if self.seen.insert(url.as_str()) {
                     return Ok(None);
                 }
@@ -455,12 +488,17 @@ impl FetchStage {
     fn outputs(&self, job: &Job, fetched: Fetched) -> Vec<Output> {
         let key = host_of(job.url.as_str());
         let mut outs = Vec::new();
+        let mut emitted = std::collections::HashSet::new();
         if job.depth < job.max_depth && job.scope != Scope::SeedOnly {
             for link in fetched.links {
-                let Ok(u) = normalise_url(&link) else {
+                let Ok(u) = normalise_url_stripping(&link, &self.shared.cfg.strip_params) else {
                     continue;
                 };
-                if !in_scope(&u, job) || self.seen.contains(u.as_str()) {
+                // Links that differ only in tracking parameters are one link.
+                if !in_scope(&u, job)
+                    || self.seen.contains(u.as_str())
+                    || !emitted.insert(u.to_string())
+                {
                     continue;
                 }
                 let fl = FrontierLink {
@@ -487,8 +525,9 @@ struct Job {
     seed_host: String,
 }
 
-fn parse_http(raw: &str) -> Result<Url, FetchError> {
-    let u = normalise_url(raw).map_err(|e| FetchError::BadUrl(format!("{raw}: {e}")))?;
+fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError> {
+    let u = normalise_url_stripping(raw, strip)
+        .map_err(|e| FetchError::BadUrl(format!("{raw}: {e}")))?;
     if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
         return Err(FetchError::BadUrl(raw.to_string()));
     }
@@ -501,8 +540,34 @@ fn in_scope(u: &Url, job: &Job) -> bool {
             Scope::SameHost => u
                 .host_str()
                 .is_some_and(|h| h.eq_ignore_ascii_case(&job.seed_host)),
+            Scope::SameDomain => u
+                .host_str()
+                .is_some_and(|h| registered_domain(h) == registered_domain(&job.seed_host)),
             Scope::SeedOnly => false,
         }
+}
+
+/// The registered domain of a host, without a public-suffix list: the last
+/// two labels, or three when the second-level label is a short generic one
+/// under a country code (`bbc.co.uk`, `abc.net.au`).
+pub fn registered_domain(host: &str) -> String {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.parse::<IpAddr>().is_ok() {
+        return host;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let n = labels.len();
+    let keep = if n >= 3
+        && labels[n - 1].len() == 2
+        && matches!(
+            labels[n - 2],
+            "co" | "com" | "net" | "org" | "gov" | "ac" | "edu" | "ne" | "or" | "go"
+        ) {
+        3
+    } else {
+        2
+    };
+    labels[n.saturating_sub(keep)..].join(".")
 }
 
 #[async_trait]
