@@ -413,3 +413,36 @@ async fn fetch_strips_tracking_parameters_and_keeps_scope() {
         "example.com"
     );
 }
+
+#[tokio::test]
+async fn fetch_metrics_are_served() {
+    let base =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>metrics page</p>") }))
+            .await;
+    let addr = gleaner_core::metrics::serve("127.0.0.1:0").await.unwrap();
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let input = seed(&format!("{base}/m"), 0);
+    let results = f.handle_batch(std::slice::from_ref(&input)).await;
+    let outs = gleaner_core::stage::settle(
+        "fetch",
+        &input,
+        results.into_iter().next().unwrap(),
+        1 << 20,
+    );
+    assert_eq!(outs.len(), 1);
+    let text = reqwest::get(format!("http://{addr}/metrics"))
+        .await
+        .unwrap()
+        .text()
+        .await
+        .unwrap();
+    assert!(
+        text.contains("gleaner_fetch_pages_total{status=\"200\"}"),
+        "{text}"
+    );
+    assert!(
+        text.contains("gleaner_stage_outputs_total{stage=\"fetch\",topic=\"pages\"}"),
+        "{text}"
+    );
+    assert!(text.contains("gleaner_fetch_seen_urls"), "{text}");
+}

@@ -39,6 +39,9 @@ struct Kafka {
     /// Kafka bootstrap servers (default: kafka.brokers from the config).
     #[arg(long, env = "GLEANER_BROKERS")]
     brokers: Option<String>,
+    /// Serve Prometheus metrics on this address (GET /metrics).
+    #[arg(long, value_name = "ADDR")]
+    metrics: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -416,6 +419,9 @@ fn summarize_stage(cfg: &Config) -> anyhow::Result<gleaner_summarize::SummarizeS
 }
 
 async fn service(stage: Box<dyn Stage>, cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
+    if let Some(addr) = &kafka.metrics {
+        gleaner_core::metrics::serve(addr).await?;
+    }
     let stop = gleaner_core::kafka::shutdown_signal();
     gleaner_core::kafka::run_stage(stage, cfg, &brokers(cfg, kafka), stop).await
 }

@@ -5,6 +5,7 @@ pub mod config;
 pub mod kafka;
 pub mod memory;
 pub mod messages;
+pub mod metrics;
 pub mod stage;
 pub mod util;
 

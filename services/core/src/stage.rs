@@ -147,7 +147,8 @@ pub fn enforce_record_limit(
 /// Turns a batch result into the outputs to produce: errors become
 /// dead-letter records, oversized outputs too.
 pub fn settle(stage: &str, input: &Input, handled: Handled, max_bytes: usize) -> Vec<Output> {
-    match handled {
+    crate::metrics::inc("gleaner_stage_inputs_total", &[("stage", stage)]);
+    let outs = match handled {
         Ok(outs) => enforce_record_limit(stage, input, outs, max_bytes),
         Err(e) => {
             tracing::warn!(stage, error = %format!("{e:#}"), "input sent to dead-letter");
@@ -156,5 +157,12 @@ pub fn settle(stage: &str, input: &Input, handled: Handled, max_bytes: usize) ->
                 &input.dead_letter(stage, &format!("{e:#}")),
             )]
         }
+    };
+    for o in &outs {
+        crate::metrics::inc(
+            "gleaner_stage_outputs_total",
+            &[("stage", stage), ("topic", o.topic.short())],
+        );
     }
+    outs
 }

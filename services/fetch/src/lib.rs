@@ -13,11 +13,11 @@ pub mod robots;
 use async_trait::async_trait;
 use bloom::Bloom;
 use futures::StreamExt;
-use gleaner_core::config;
 use gleaner_core::messages::{FrontierLink, Page, Scope, Seed};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::util::{doc_id, host_of, normalise_url_stripping, now_rfc3339};
 use gleaner_core::Topic;
+use gleaner_core::{config, metrics};
 use robots::{AgentRules, Robots};
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
@@ -96,6 +96,24 @@ pub enum FetchError {
     Request { url: String, why: String },
 }
 
+impl FetchError {
+    /// A short name for metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FetchError::BadUrl(_) => "bad_url",
+            FetchError::Private(_) => "private_address",
+            FetchError::Robots(_) => "robots_disallowed",
+            FetchError::RobotsUnavailable { .. } => "robots_unavailable",
+            FetchError::Status { status: 429, .. } => "http_429",
+            FetchError::Status { status: 403, .. } => "http_403",
+            FetchError::Status { status, .. } if *status >= 500 => "http_5xx",
+            FetchError::Status { .. } => "http_4xx",
+            FetchError::NotHtml { .. } => "not_html",
+            FetchError::Request { .. } => "request",
+        }
+    }
+}
+
 /// Per-host state: the politeness clock and the robots.txt rules.
 #[derive(Default)]
 struct HostState {
@@ -122,6 +140,7 @@ pub struct Fetched {
 impl Shared {
     /// Waits for this host's next politeness slot and books the one after.
     async fn wait_turn(&self, host: &str, delay: Duration) {
+        let started = Instant::now();
         let at = {
             let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
             let h = hosts.entry(host.to_string()).or_default();
@@ -131,6 +150,11 @@ impl Shared {
             at
         };
         tokio::time::sleep_until(at.into()).await;
+        metrics::add(
+            "gleaner_fetch_politeness_wait_seconds_total",
+            &[],
+            started.elapsed().as_secs_f64(),
+        );
     }
 
     /// Exponential backoff with jitter: base · 2^attempt · [0.5, 1.5).
@@ -240,6 +264,7 @@ impl Shared {
             };
             match wait {
                 Some(w) if attempt < self.cfg.max_retries => {
+                    metrics::inc("gleaner_fetch_retries_total", &[]);
                     tracing::info!(url = %url, attempt, wait_ms = w.as_millis() as u64, "retrying");
                     attempt += 1;
                     tokio::time::sleep(w).await;
@@ -618,14 +643,43 @@ impl Stage for FetchStage {
             .buffered(self.shared.cfg.concurrency.max(1))
             .collect()
             .await;
+        metrics::set("gleaner_fetch_seen_urls", &[], self.seen.len() as f64);
+        metrics::set(
+            "gleaner_fetch_seen_capacity",
+            &[],
+            self.shared.cfg.bloom_capacity as f64,
+        );
+        metrics::set(
+            "gleaner_fetch_hosts",
+            &[],
+            self.shared
+                .hosts
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .len() as f64,
+        );
         planned
             .into_iter()
             .zip(fetched)
             .map(|(plan, f)| match (plan, f) {
                 (Err(e), _) => Err(e),
                 (Ok(None), _) => Ok(vec![]),
-                (Ok(Some(job)), Some(Ok(fetched))) => Ok(self.outputs(&job, fetched)),
-                (Ok(Some(_)), Some(Err(e))) => Err(e.into()),
+                (Ok(Some(job)), Some(Ok(fetched))) => {
+                    metrics::inc(
+                        "gleaner_fetch_pages_total",
+                        &[("status", &fetched.page.status.to_string())],
+                    );
+                    metrics::add(
+                        "gleaner_fetch_bytes_total",
+                        &[],
+                        fetched.page.html.len() as f64,
+                    );
+                    Ok(self.outputs(&job, fetched))
+                }
+                (Ok(Some(_)), Some(Err(e))) => {
+                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
+                    Err(e.into())
+                }
                 (Ok(Some(_)), None) => Ok(vec![]),
             })
             .collect()
