@@ -591,3 +591,139 @@ async fn kafka_largest_records_round_trip() {
     assert_eq!(sizes, vec![page_out.payload.len(), noise.len()]);
     assert!(back[1] == noise);
 }
+
+/// kill -9 of the fetch service mid-crawl, then a restart on the same state
+/// directory: every page is fetched (no pending URL forgotten) and only the
+/// batch in flight at the kill can be fetched twice (no completed URL is).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_fetch_survives_kill_9() {
+    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this against a broker: use scripts/test.sh"
+        );
+        eprintln!("SKIPPED kafka_fetch_survives_kill_9: GLEANER_TEST_BROKERS is not set");
+        return;
+    };
+    const PAGES: usize = 40;
+    const BATCH: usize = 4;
+    let log: Log = Arc::default();
+    let l = log.clone();
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let l = l.clone();
+        async move {
+            let path = uri.path().to_string();
+            l.lock().unwrap().push(path.clone());
+            tokio::time::sleep(Duration::from_millis(60)).await;
+            // Every page links to every page, as site navigation does, so
+            // a fetcher that forgot what it completed would fetch it again.
+            let links = (0..PAGES)
+                .map(|i| format!("<a href='/p/{i}'>page {i}</a>"))
+                .collect::<String>();
+            let body = format!("<p>page {path}</p>{links}");
+            Response::builder()
+                .header("content-type", "text/html")
+                .body(Body::from(body))
+                .unwrap()
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = format!("kill{}", unique());
+    let cfg = test_config(tmp.path(), Some(&prefix));
+    let text = std::fs::read_to_string(&cfg)
+        .unwrap()
+        .replace("batch_max = 64 ", &format!("batch_max = {BATCH} "));
+    std::fs::write(&cfg, text).unwrap();
+    assert!(gleaner(&["topics"], &cfg, &brokers)
+        .status()
+        .unwrap()
+        .success());
+    let state = tmp.path().join("fetch-state");
+    let state_arg = state.to_string_lossy().into_owned();
+    let spawn = || {
+        gleaner(
+            &["fetch", "--allow-private", "--state", &state_arg],
+            &cfg,
+            &brokers,
+        )
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(tmp.path().join(format!("fetch-{}.log", unique()))).unwrap())
+        .spawn()
+        .unwrap()
+    };
+    let mut fetch = spawn();
+    assert!(gleaner(&["seed", &format!("{base}/")], &cfg, &brokers)
+        .status()
+        .unwrap()
+        .success());
+    let requested = |log: &Log| {
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|p| p.starts_with("/p/"))
+            .count()
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while requested(&log) < 12 {
+        assert!(Instant::now() < deadline, "the crawl did not start");
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    fetch.kill().unwrap(); // SIGKILL
+    fetch.wait().unwrap();
+    let before = requested(&log);
+    let mut fetch = spawn();
+    let all: BTreeSet<String> = (0..PAGES).map(|i| format!("/p/{i}")).collect();
+    loop {
+        let seen: BTreeSet<String> = log
+            .lock()
+            .unwrap()
+            .iter()
+            .filter(|p| p.starts_with("/p/"))
+            .cloned()
+            .collect();
+        if seen == all {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "pages never fetched: {:?}",
+            all.difference(&seen).collect::<Vec<_>>()
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    tokio::time::sleep(Duration::from_secs(2)).await;
+    Command::new("kill")
+        .args(["-TERM", &fetch.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(fetch.wait().unwrap().success());
+
+    let paths = log.lock().unwrap().clone();
+    let mut counts: BTreeMap<&String, usize> = BTreeMap::new();
+    for p in paths.iter().filter(|p| p.starts_with("/p/")) {
+        *counts.entry(p).or_default() += 1;
+    }
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    eprintln!(
+        "kill -9 after {before} page requests: {} fetched twice: {twice:?}",
+        twice.len()
+    );
+    assert!(
+        twice.len() <= BATCH,
+        "more than the batch in flight was fetched again: {twice:?}"
+    );
+    let pages: BTreeSet<String> = read_topic(&brokers, &format!("{prefix}.pages"))
+        .iter()
+        .map(|p| {
+            serde_json::from_slice::<serde_json::Value>(p).unwrap()["url"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+    assert_eq!(pages.len(), PAGES + 1, "every page is on the pages topic");
+}

@@ -70,6 +70,9 @@ enum Cmd {
     Fetch {
         #[arg(long)]
         allow_private: bool,
+        /// Keep the seen-URL set here, so a restart does not fetch completed URLs again.
+        #[arg(long, value_name = "DIR")]
+        state: Option<PathBuf>,
         #[command(flatten)]
         kafka: Kafka,
         #[command(flatten)]
@@ -246,12 +249,16 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
         }
         Cmd::Fetch {
             allow_private,
+            state,
             kafka,
             common,
         } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
-            let stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?;
+            let mut stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?;
+            if let Some(dir) = state {
+                stage = stage.with_state(&dir)?;
+            }
             service(Box::new(stage), &cfg, &kafka).await?;
         }
         Cmd::Clean { kafka, common } => {

@@ -88,3 +88,40 @@ mod tests {
         assert!(fp < 20_000 * 3 / 100, "false positives {fp} of 20000");
     }
 }
+
+impl Bloom {
+    /// The filter as bytes: m, k, count, then the bit words, little-endian.
+    pub fn to_bytes(&self) -> Vec<u8> {
+        let mut out = Vec::with_capacity(24 + self.bits.len() * 8);
+        out.extend_from_slice(&self.m.to_le_bytes());
+        out.extend_from_slice(&u64::from(self.k).to_le_bytes());
+        out.extend_from_slice(&self.inserted.to_le_bytes());
+        for w in &self.bits {
+            out.extend_from_slice(&w.to_le_bytes());
+        }
+        out
+    }
+
+    /// Reads [`Bloom::to_bytes`]; `None` if the bytes are not a filter of
+    /// the same size as `like` (the configuration changed).
+    pub fn from_bytes(bytes: &[u8], like: &Bloom) -> Option<Bloom> {
+        let word = |i: usize| {
+            bytes
+                .get(i * 8..i * 8 + 8)
+                .map(|b| u64::from_le_bytes(b.try_into().unwrap_or([0; 8])))
+        };
+        let (m, k, inserted) = (word(0)?, word(1)?, word(2)?);
+        if m != like.m || k != u64::from(like.k) || bytes.len() != 24 + like.bits.len() * 8 {
+            return None;
+        }
+        let bits = (0..like.bits.len())
+            .map(|i| word(3 + i).unwrap_or(0))
+            .collect();
+        Some(Bloom {
+            bits,
+            m,
+            k: like.k,
+            inserted,
+        })
+    }
+}

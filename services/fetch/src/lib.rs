@@ -9,6 +9,7 @@
 pub mod bloom;
 mod links;
 pub mod robots;
+mod state;
 
 use async_trait::async_trait;
 use bloom::Bloom;
@@ -429,6 +430,7 @@ fn meta_charset(head: &[u8]) -> Option<String> {
 pub struct FetchStage {
     shared: Arc<Shared>,
     seen: Bloom,
+    store: Option<state::SeenStore>,
 }
 
 impl FetchStage {
@@ -467,7 +469,15 @@ impl FetchStage {
                 robots_locks: Mutex::new(HashMap::new()),
             }),
             seen,
+            store: None,
         })
+    }
+
+    /// Keeps the seen-URL set in `dir`, so that a restart (even after
+    /// kill -9) does not fetch a completed URL again.
+    pub fn with_state(mut self, dir: &std::path::Path) -> anyhow::Result<Self> {
+        self.store = Some(state::SeenStore::open(dir, &mut self.seen)?);
+        Ok(self)
     }
 
     /// Turns an input into a fetch job, or `None` when there is nothing to
@@ -607,6 +617,13 @@ impl Stage for FetchStage {
         vec![Topic::Pages, Topic::Frontier]
     }
 
+    async fn close(&mut self) -> anyhow::Result<()> {
+        if let Some(store) = self.store.as_mut() {
+            store.snapshot(&self.seen)?;
+        }
+        Ok(())
+    }
+
     async fn handle(&mut self, input: &Input) -> Handled {
         self.handle_batch(std::slice::from_ref(input))
             .await
@@ -643,6 +660,21 @@ impl Stage for FetchStage {
             .buffered(self.shared.cfg.concurrency.max(1))
             .collect()
             .await;
+        // Completed (fetched or failed for good): durable before the batch's
+        // offsets can be committed.
+        if let Some(store) = self.store.as_mut() {
+            let done: Vec<String> = planned
+                .iter()
+                .filter_map(|p| p.as_ref().ok()?.as_ref().map(|j| j.url.to_string()))
+                .collect();
+            if let Err(e) = store.record(&done, &self.seen) {
+                let msg = format!("recording fetch state failed: {e:#}");
+                return inputs
+                    .iter()
+                    .map(|_| Err(anyhow::anyhow!(msg.clone())))
+                    .collect();
+            }
+        }
         metrics::set("gleaner_fetch_seen_urls", &[], self.seen.len() as f64);
         metrics::set(
             "gleaner_fetch_seen_capacity",
