@@ -16,91 +16,111 @@ use std::rc::Rc;
 pub use entities::decode_entities;
 
 /// Elements whose text is never content.
-const DROPPED: &[&str] = &[
-    "script", "style", "noscript", "template", "svg", "math", "iframe", "object", "canvas",
-    "select", "textarea", "button", "head",
-];
+fn is_dropped(tag: &str) -> bool {
+    matches!(
+        tag,
+        "script"
+            | "style"
+            | "noscript"
+            | "template"
+            | "svg"
+            | "math"
+            | "iframe"
+            | "object"
+            | "canvas"
+            | "select"
+            | "textarea"
+            | "button"
+            | "head"
+    )
+}
 
 /// Elements that start a new block of text.
-const BLOCK: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "body",
-    "caption",
-    "center",
-    "dd",
-    "details",
-    "dialog",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "html",
-    "legend",
-    "li",
-    "main",
-    "menu",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "summary",
-    "table",
-    "tbody",
-    "td",
-    "tfoot",
-    "th",
-    "thead",
-    "tr",
-    "ul",
-    "br",
-    "option",
-];
+fn is_block(tag: &str) -> bool {
+    matches!(
+        tag,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "body"
+            | "caption"
+            | "center"
+            | "dd"
+            | "details"
+            | "dialog"
+            | "div"
+            | "dl"
+            | "dt"
+            | "fieldset"
+            | "figcaption"
+            | "figure"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hr"
+            | "html"
+            | "legend"
+            | "li"
+            | "main"
+            | "menu"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "summary"
+            | "table"
+            | "tbody"
+            | "td"
+            | "tfoot"
+            | "th"
+            | "thead"
+            | "tr"
+            | "ul"
+            | "br"
+            | "option"
+    )
+}
 
 /// Elements whose start implicitly closes an open `<p>`.
-const CLOSES_P: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "div",
-    "dl",
-    "fieldset",
-    "footer",
-    "form",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "header",
-    "hr",
-    "main",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "ul",
-    "figure",
-];
+fn closes_p(tag: &str) -> bool {
+    matches!(
+        tag,
+        "address"
+            | "article"
+            | "aside"
+            | "blockquote"
+            | "div"
+            | "dl"
+            | "fieldset"
+            | "footer"
+            | "form"
+            | "h1"
+            | "h2"
+            | "h3"
+            | "h4"
+            | "h5"
+            | "h6"
+            | "header"
+            | "hr"
+            | "main"
+            | "nav"
+            | "ol"
+            | "p"
+            | "pre"
+            | "section"
+            | "table"
+            | "ul"
+            | "figure"
+    )
+}
 
 /// Limits that keep hostile pages bounded in time and memory.
 const MAX_DEPTH: usize = 256;
@@ -112,7 +132,8 @@ const MAX_PARSER_MEMORY: usize = 64 << 20;
 struct Open {
     serial: u64,
     tag: String,
-    label: String,
+    /// Length of `State::path` before this element's label was added.
+    path_len: usize,
     dropped: bool,
     link: bool,
 }
@@ -120,6 +141,8 @@ struct Open {
 #[derive(Default)]
 struct State {
     stack: Vec<Open>,
+    /// The labels of `stack` joined by `/`, kept as elements open and close.
+    path: String,
     serial: u64,
     dropped_depth: usize,
     link_depth: usize,
@@ -140,21 +163,14 @@ struct State {
 
 impl State {
     fn path(&self) -> String {
-        let mut p = String::new();
-        for (i, o) in self.stack.iter().enumerate() {
-            if i > 0 {
-                p.push('/');
-            }
-            p.push_str(&o.label);
-        }
-        p
+        self.path.clone()
     }
 
     fn block_tag(&self) -> String {
         self.stack
             .iter()
             .rev()
-            .find(|o| BLOCK.contains(&o.tag.as_str()))
+            .find(|o| is_block(&o.tag))
             .map(|o| o.tag.clone())
             .unwrap_or_default()
     }
@@ -195,14 +211,19 @@ impl State {
 
     fn push(&mut self, tag: &str, label: String) -> u64 {
         self.serial += 1;
-        let dropped = DROPPED.contains(&tag);
+        let dropped = is_dropped(tag);
         let link = tag == "a";
         self.dropped_depth += usize::from(dropped);
         self.link_depth += usize::from(link);
+        let path_len = self.path.len();
+        if !self.stack.is_empty() {
+            self.path.push('/');
+        }
+        self.path.push_str(&label);
         self.stack.push(Open {
             serial: self.serial,
             tag: tag.to_string(),
-            label,
+            path_len,
             dropped,
             link,
         });
@@ -213,6 +234,7 @@ impl State {
     /// elements left open inside it (missing end tags) close with it.
     fn pop_to(&mut self, serial: u64) {
         if let Some(pos) = self.stack.iter().rposition(|o| o.serial == serial) {
+            self.path.truncate(self.stack[pos].path_len);
             for o in self.stack.drain(pos..) {
                 self.dropped_depth -= usize::from(o.dropped);
                 self.link_depth -= usize::from(o.link);
@@ -225,7 +247,7 @@ impl State {
     fn close_implied(&mut self, tag: &str) {
         let closes = |open: &str| -> bool {
             match open {
-                "p" => CLOSES_P.contains(&tag),
+                "p" => closes_p(tag),
                 "li" => tag == "li",
                 "dt" | "dd" => tag == "dt" || tag == "dd",
                 "td" | "th" => matches!(tag, "td" | "th" | "tr"),
@@ -296,16 +318,13 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
                 // lol_html gives HTML tag names in lowercase.
                 let tag = el.tag_name();
                 let mut s = s_el.borrow_mut();
-                let attr_bytes: usize = el
-                    .attributes()
-                    .iter()
-                    .map(|a| a.name().len() + a.value().len() + 4)
-                    .sum();
+                // The start tag as written, plus its end tag.
+                let start_tag = el.source_location().bytes().len();
                 s.markup_bytes = s
                     .markup_bytes
-                    .saturating_add((tag.len() * 2 + 5 + attr_bytes) as u32);
+                    .saturating_add((start_tag + tag.len() + 3) as u32);
                 read_meta(&mut s, &tag, el);
-                let is_block = BLOCK.contains(&tag.as_str());
+                let is_block = is_block(&tag);
                 if is_block {
                     s.flush();
                 }

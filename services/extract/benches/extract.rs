@@ -19,10 +19,14 @@ fn pages() -> Vec<String> {
         .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
         .unwrap_or_default();
     if files.is_empty() {
-        files = ["index.html", "news/bridge-reopens.html", "news/market-hall.html"]
-            .iter()
-            .map(|f| root.join("examples/site").join(f))
-            .collect();
+        files = [
+            "index.html",
+            "news/bridge-reopens.html",
+            "news/market-hall.html",
+        ]
+        .iter()
+        .map(|f| root.join("examples/site").join(f))
+        .collect();
     }
     files.sort();
     files
@@ -32,7 +36,9 @@ fn pages() -> Vec<String> {
             let raw = std::fs::read(f).ok()?;
             let mut out = Vec::new();
             if f.extension().is_some_and(|e| e == "gz") {
-                flate2::read::GzDecoder::new(&raw[..]).read_to_end(&mut out).ok()?;
+                flate2::read::GzDecoder::new(&raw[..])
+                    .read_to_end(&mut out)
+                    .ok()?;
             } else {
                 out = raw;
             }
@@ -60,12 +66,33 @@ fn bench(c: &mut Criterion) {
     let mut g = c.benchmark_group("pages");
     g.throughput(Throughput::Bytes(bytes as u64));
     g.sample_size(10);
-    g.bench_function("bare_lol_html", |b| b.iter(|| pages.iter().map(|p| gleaner_clean::bare_text(p).len()).sum::<usize>()));
-    g.bench_function("clean", |b| b.iter(|| pages.iter().map(|p| gleaner_clean::clean_html(p).map(|c| c.2.len()).unwrap_or(0)).sum::<usize>()));
+    g.bench_function("bare_lol_html", |b| {
+        b.iter(|| {
+            pages
+                .iter()
+                .map(|p| gleaner_clean::bare_text(p).len())
+                .sum::<usize>()
+        })
+    });
+    g.bench_function("clean", |b| {
+        b.iter(|| {
+            pages
+                .iter()
+                .map(|p| gleaner_clean::clean_html(p).map(|c| c.2.len()).unwrap_or(0))
+                .sum::<usize>()
+        })
+    });
     let cleaned: Vec<Cleaned> = pages.iter().map(|p| cleaned(p)).collect();
     for which in ["density", "lines", "auto"] {
         let w: Extractor = which.parse().unwrap();
-        g.bench_function(format!("extract_{which}"), |b| b.iter(|| cleaned.iter().map(|c| extract(c, w).text.len()).sum::<usize>()));
+        g.bench_function(format!("extract_{which}"), |b| {
+            b.iter(|| {
+                cleaned
+                    .iter()
+                    .map(|c| extract(c, w).text.len())
+                    .sum::<usize>()
+            })
+        });
     }
     g.finish();
 }

@@ -17,7 +17,7 @@ const MAX_HOSTS: usize = 10_000;
 #[derive(Default)]
 struct SiteTemplate {
     pages: u32,
-    seen: HashMap<u64, u32>,
+    seen: crate::fx::FxMap<u64, u32>,
 }
 
 /// Per-host templates, learned as pages stream by.

@@ -3,9 +3,9 @@
 //! reason about containers (the element that holds the article) rather than
 //! only about runs of blocks.
 
+use crate::fx::FxMap;
 use crate::Feat;
 use gleaner_core::messages::Block;
-use std::collections::HashMap;
 
 pub struct Node {
     /// First and last block (inclusive) under this element.
@@ -98,7 +98,7 @@ pub fn has_content_name(label: &str) -> bool {
 pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
     let mut nodes: Vec<Node> = Vec::new();
     let mut marks: Vec<Marks> = Vec::new();
-    let mut by_id: HashMap<u64, usize> = HashMap::new();
+    let mut by_id: FxMap<u64, usize> = FxMap::default();
     let mut chain = Vec::with_capacity(blocks.len());
     for (bi, b) in blocks.iter().enumerate() {
         let labels: Vec<&str> = b.path.split('/').collect();
