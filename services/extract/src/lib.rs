@@ -24,7 +24,7 @@ use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
 use std::ops::Range;
 
-pub use meta::{normalise_date, page_title};
+pub use meta::{normalise_date, page_title, strip_site_name};
 pub use site::{apply_rules, Templates};
 
 /// The extraction methods that can be chosen by name.
@@ -400,8 +400,12 @@ pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteS
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
         title: page_title(cleaned),
-        author: meta.author.clone(),
-        date: meta.date.as_deref().and_then(normalise_date),
+        author: meta.author.clone().or_else(|| meta::byline_author(cleaned)),
+        date: meta
+            .date
+            .as_deref()
+            .and_then(normalise_date)
+            .or_else(|| meta::page_date(cleaned)),
         language: meta
             .language
             .clone()

@@ -5,48 +5,138 @@ use gleaner_core::messages::Cleaned;
 
 const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
 
-/// The article title: the first `<h1>` when the `<title>` contains it (the
-/// title usually adds the site name), else `og:title`, else the longest part
-/// of `<title>` between site-name separators.
+/// The article title: the first `<h1>` when the `<title>` or `og:title`
+/// contains it (they usually add the site name), else `og:title` or
+/// `<title>` with the site name cut off.
 pub fn page_title(c: &Cleaned) -> String {
     let raw = c.title.trim();
+    let og = c
+        .meta
+        .og_title
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty());
     let h1 = c
         .blocks
         .iter()
         .find(|b| b.tag == "h1")
         .map(|b| b.text.trim());
     if let Some(h1) = h1 {
-        if !h1.is_empty()
-            && (raw.contains(h1) || c.meta.og_title.as_deref().is_some_and(|o| o.contains(h1)))
-        {
+        if !h1.is_empty() && (raw.contains(h1) || og.is_some_and(|o| o.contains(h1))) {
             return h1.to_string();
         }
     }
-    if let Some(og) = c
-        .meta
-        .og_title
-        .as_deref()
-        .map(str::trim)
-        .filter(|o| !o.is_empty())
-    {
-        return og.to_string();
+    let site = c.meta.site_name.as_deref().unwrap_or("");
+    match og {
+        Some(og) => strip_site_name(og, site),
+        None if !raw.is_empty() => strip_site_name(raw, site),
+        None => h1.unwrap_or_default().to_string(),
     }
-    let mut best = raw;
+}
+
+/// Cuts the site name off a title: `Story | Site` and `Site - Story` give
+/// `Story`. A part is taken for the site name when it equals `site_name` or
+/// is short (four words or fewer) beside a longer part.
+pub fn strip_site_name(title: &str, site_name: &str) -> String {
     for sep in TITLE_SEPARATORS {
-        if raw.contains(sep) {
-            best = raw
-                .split(sep)
-                .max_by_key(|p| p.chars().count())
-                .unwrap_or(raw)
-                .trim();
-            break;
+        if !title.contains(sep) {
+            continue;
+        }
+        let parts: Vec<&str> = title
+            .split(sep)
+            .map(str::trim)
+            .filter(|p| !p.is_empty())
+            .collect();
+        let words = |p: &str| p.split_whitespace().count();
+        let Some(main) = parts.iter().copied().max_by_key(|p| words(p)) else {
+            continue;
+        };
+        let others_are_site = parts.iter().all(|p| {
+            *p == main
+                || p.eq_ignore_ascii_case(site_name)
+                || (words(p) <= 4 && words(p) < words(main))
+        });
+        if others_are_site && parts.len() > 1 {
+            return main.to_string();
+        }
+        return title.trim().to_string();
+    }
+    title.trim().to_string()
+}
+
+/// Names in ids and classes that hold a byline or a date.
+fn names_byline(path: &str) -> bool {
+    let last = path
+        .rsplit('/')
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("/")
+        .to_ascii_lowercase();
+    last.contains("author") || last.contains("byline") || last.contains("writer")
+}
+
+fn names_date(path: &str) -> bool {
+    let last = path
+        .rsplit('/')
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("/")
+        .to_ascii_lowercase();
+    ["date", "time", "publish", "posted", "byline", "meta"]
+        .iter()
+        .any(|n| last.contains(n))
+}
+
+/// The author from the page itself when no metadata names one: a short
+/// block under an element named for the author or byline, or a block that
+/// starts with "By ".
+pub fn byline_author(c: &Cleaned) -> Option<String> {
+    for b in c.blocks.iter().take(400) {
+        let t = b.text.trim();
+        let named = names_byline(&b.path);
+        let by = t
+            .strip_prefix("By ")
+            .or_else(|| t.strip_prefix("by "))
+            .or_else(|| t.strip_prefix("Written by "));
+        if !(named || by.is_some()) || t.chars().count() > 80 {
+            continue;
+        }
+        let mut name = by.unwrap_or(t);
+        // "By Jane Doe · 2 May 2024", "Jane Doe | Updated ..."
+        for sep in ["·", "|", "•", " - ", " on ", ","] {
+            if let Some((a, _)) = name.split_once(sep) {
+                name = a;
+            }
+        }
+        let name = name.trim().trim_start_matches("By ").trim();
+        let words = name.split_whitespace().count();
+        if (1..=5).contains(&words)
+            && name.chars().next().is_some_and(char::is_uppercase)
+            && !name.chars().any(|c| c.is_ascii_digit())
+        {
+            return Some(name.to_string());
         }
     }
-    if best.is_empty() {
-        h1.unwrap_or_default().to_string()
-    } else {
-        best.to_string()
-    }
+    None
+}
+
+/// The publication date from the page itself: the first date in a short
+/// block under an element named for dates, times or the byline.
+pub fn page_date(c: &Cleaned) -> Option<String> {
+    c.blocks
+        .iter()
+        .take(400)
+        .filter(|b| b.text.chars().count() <= 80 && names_date(&b.path))
+        .find_map(|b| {
+            let t = b.text.trim();
+            normalise_date(t).or_else(|| {
+                // A date inside a longer line: try each run of 3 tokens.
+                let toks: Vec<&str> = t.split_whitespace().collect();
+                toks.windows(3)
+                    .find_map(|w| normalise_date(&w.join(" ")))
+                    .or_else(|| toks.iter().find_map(|w| normalise_date(w)))
+            })
+        })
 }
 
 const MONTHS: &[&str] = &[
@@ -152,6 +242,26 @@ pub fn guess_language(text: &str) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn site_names_are_cut_from_titles() {
+        assert_eq!(
+            strip_site_name("Best Cloud Stocks of 2025 | The Motley Fool", ""),
+            "Best Cloud Stocks of 2025"
+        );
+        assert_eq!(
+            strip_site_name(
+                "Example News - Harbour bridge reopens after repairs",
+                "Example News"
+            ),
+            "Harbour bridge reopens after repairs"
+        );
+        assert_eq!(
+            strip_site_name("Rock - Paper - Scissors", ""),
+            "Rock - Paper - Scissors"
+        );
+        assert_eq!(strip_site_name("Plain title", ""), "Plain title");
+    }
 
     #[test]
     fn dates_become_iso() {
