@@ -446,3 +446,38 @@ async fn fetch_metrics_are_served() {
     );
     assert!(text.contains("gleaner_fetch_seen_urls"), "{text}");
 }
+
+/// One request at a time per host, while different hosts proceed together.
+#[tokio::test]
+async fn fetch_keeps_one_request_per_host_in_flight() {
+    let overall = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+    let mut bases = Vec::new();
+    let mut per_host = Vec::new();
+    for _ in 0..2 {
+        let host = Arc::new((AtomicUsize::new(0), AtomicUsize::new(0)));
+        let (h, o) = (host.clone(), overall.clone());
+        let app = Router::new().fallback(move || {
+            let (h, o) = (h.clone(), o.clone());
+            async move {
+                for c in [&h, &o] {
+                    let now = c.0.fetch_add(1, Ordering::SeqCst) + 1;
+                    c.1.fetch_max(now, Ordering::SeqCst);
+                }
+                tokio::time::sleep(Duration::from_millis(40)).await;
+                h.0.fetch_sub(1, Ordering::SeqCst);
+                o.0.fetch_sub(1, Ordering::SeqCst);
+                axum::response::Html("<p>x</p>")
+            }
+        });
+        bases.push(serve(app).await);
+        per_host.push(host);
+    }
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let batch: Vec<Input> = (0..6).flat_map(|i| bases.iter().map(move |b| seed(&format!("{b}/{i}"), 0))).collect();
+    let results = f.handle_batch(&batch).await;
+    assert!(results.iter().all(|r| r.is_ok()));
+    for h in &per_host {
+        assert_eq!(h.1.load(Ordering::SeqCst), 1, "more than one request in flight to a host");
+    }
+    assert_eq!(overall.1.load(Ordering::SeqCst), 2, "the two hosts were fetched side by side");
+}

@@ -67,6 +67,7 @@ pub struct Fetch {
     pub max_redirects: usize,
     pub max_body_bytes: usize,
     pub per_host_delay_ms: u64,
+    pub per_host_concurrency: usize,
     pub concurrency: usize,
     pub default_depth: u32,
     pub max_links_per_page: usize,

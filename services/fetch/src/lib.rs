@@ -130,6 +130,8 @@ struct Shared {
     hosts: Mutex<HashMap<String, HostState>>,
     // Serialises robots.txt fetches per host so a batch fetches it once.
     robots_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    // At most fetch.per_host_concurrency requests in flight per host.
+    host_slots: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
 }
 
 /// What one fetch produced.
@@ -244,6 +246,15 @@ impl Shared {
                 delay = delay.max(Duration::from_secs_f64(cd.min(86_400.0)));
             }
         }
+        // Held until the body is read: one request at a time per host by default.
+        let slot = {
+            let mut slots = self.host_slots.lock().unwrap_or_else(|p| p.into_inner());
+            slots
+                .entry(host.clone())
+                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(self.cfg.per_host_concurrency.max(1))))
+                .clone()
+        };
+        let _permit = slot.acquire_owned().await.map_err(|e| FetchError::Request { url: url.to_string(), why: e.to_string() })?;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),
@@ -467,6 +478,7 @@ impl FetchStage {
                 allow_private,
                 hosts: Mutex::new(HashMap::new()),
                 robots_locks: Mutex::new(HashMap::new()),
+                host_slots: Mutex::new(HashMap::new()),
             }),
             seen,
             store: None,
