@@ -473,11 +473,21 @@ async fn fetch_keeps_one_request_per_host_in_flight() {
         per_host.push(host);
     }
     let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
-    let batch: Vec<Input> = (0..6).flat_map(|i| bases.iter().map(move |b| seed(&format!("{b}/{i}"), 0))).collect();
+    let batch: Vec<Input> = (0..6)
+        .flat_map(|i| bases.iter().map(move |b| seed(&format!("{b}/{i}"), 0)))
+        .collect();
     let results = f.handle_batch(&batch).await;
     assert!(results.iter().all(|r| r.is_ok()));
     for h in &per_host {
-        assert_eq!(h.1.load(Ordering::SeqCst), 1, "more than one request in flight to a host");
+        assert_eq!(
+            h.1.load(Ordering::SeqCst),
+            1,
+            "more than one request in flight to a host"
+        );
     }
-    assert_eq!(overall.1.load(Ordering::SeqCst), 2, "the two hosts were fetched side by side");
+    assert_eq!(
+        overall.1.load(Ordering::SeqCst),
+        2,
+        "the two hosts were fetched side by side"
+    );
 }

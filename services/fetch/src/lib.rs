@@ -118,7 +118,7 @@ impl FetchError {
 /// Per-host state: the politeness clock and the robots.txt rules.
 #[derive(Default)]
 struct HostState {
-    next_slot: Option<Instant>,
+    last_send: Option<Instant>,
     robots: Option<(AgentRules, Instant)>,
 }
 
@@ -142,17 +142,33 @@ pub struct Fetched {
 
 impl Shared {
     /// Waits for this host's next politeness slot and books the one after.
+    /// Waits until `delay` has passed since the last request to this host
+    /// was sent, and marks now as the last send. The check and the mark are
+    /// one step under the lock, so sends are spaced whatever the
+    /// concurrency; a small margin covers the scheduling jitter between our
+    /// send and the server's receipt.
     async fn wait_turn(&self, host: &str, delay: Duration) {
         let started = Instant::now();
-        let at = {
-            let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
-            let h = hosts.entry(host.to_string()).or_default();
-            let now = Instant::now();
-            let at = h.next_slot.map_or(now, |t| t.max(now));
-            h.next_slot = Some(at + delay);
-            at
+        let delay = if delay.is_zero() {
+            delay
+        } else {
+            delay + (delay / 50).min(Duration::from_millis(10))
         };
-        tokio::time::sleep_until(at.into()).await;
+        loop {
+            let wake = {
+                let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+                let h = hosts.entry(host.to_string()).or_default();
+                let now = Instant::now();
+                match h.last_send {
+                    Some(last) if now < last + delay => last + delay,
+                    _ => {
+                        h.last_send = Some(now);
+                        break;
+                    }
+                }
+            };
+            tokio::time::sleep_until(wake.into()).await;
+        }
         metrics::add(
             "gleaner_fetch_politeness_wait_seconds_total",
             &[],
@@ -251,10 +267,20 @@ impl Shared {
             let mut slots = self.host_slots.lock().unwrap_or_else(|p| p.into_inner());
             slots
                 .entry(host.clone())
-                .or_insert_with(|| Arc::new(tokio::sync::Semaphore::new(self.cfg.per_host_concurrency.max(1))))
+                .or_insert_with(|| {
+                    Arc::new(tokio::sync::Semaphore::new(
+                        self.cfg.per_host_concurrency.max(1),
+                    ))
+                })
                 .clone()
         };
-        let _permit = slot.acquire_owned().await.map_err(|e| FetchError::Request { url: url.to_string(), why: e.to_string() })?;
+        let _permit = slot
+            .acquire_owned()
+            .await
+            .map_err(|e| FetchError::Request {
+                url: url.to_string(),
+                why: e.to_string(),
+            })?;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),
@@ -658,20 +684,45 @@ impl Stage for FetchStage {
                     .map(|j| (j.url.clone(), j.depth))
             })
             .collect();
+        // Interleave hosts (first URL of every host, then the second, ...)
+        // so that URLs waiting on one host's politeness clock do not take
+        // every concurrency slot while other hosts have work.
+        let mut rank: HashMap<String, usize> = HashMap::new();
+        let mut order: Vec<(usize, usize)> = targets
+            .iter()
+            .enumerate()
+            .map(|(i, t)| {
+                let r = t.as_ref().map_or(0, |(u, _)| {
+                    let n = rank.entry(host_key(u)).or_insert(0);
+                    *n += 1;
+                    *n
+                });
+                (r, i)
+            })
+            .collect();
+        order.sort_unstable();
         let shared = self.shared.clone();
-        let fetched: Vec<Option<Result<Fetched, FetchError>>> = futures::stream::iter(targets)
-            .map(move |t| {
+        let mut targets: Vec<Option<(Url, u32)>> = targets;
+        let jobs: Vec<(usize, Option<(Url, u32)>)> =
+            order.iter().map(|&(_, i)| (i, targets[i].take())).collect();
+        let mut fetched: Vec<Option<Result<Fetched, FetchError>>> =
+            (0..targets.len()).map(|_| None).collect();
+        let done: Vec<(usize, Option<Result<Fetched, FetchError>>)> = futures::stream::iter(jobs)
+            .map(move |(i, t)| {
                 let shared = shared.clone();
                 async move {
                     match t {
-                        Some((url, depth)) => Some(shared.fetch(&url, depth).await),
-                        None => None,
+                        Some((url, depth)) => (i, Some(shared.fetch(&url, depth).await)),
+                        None => (i, None),
                     }
                 }
             })
-            .buffered(self.shared.cfg.concurrency.max(1))
+            .buffer_unordered(self.shared.cfg.concurrency.max(1))
             .collect()
             .await;
+        for (i, r) in done {
+            fetched[i] = r;
+        }
         // Completed (fetched or failed for good): durable before the batch's
         // offsets can be committed.
         if let Some(store) = self.store.as_mut() {
