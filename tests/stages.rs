@@ -491,3 +491,61 @@ async fn fetch_keeps_one_request_per_host_in_flight() {
         "the two hosts were fetched side by side"
     );
 }
+
+/// A host answering 403 (or challenge pages) is paused and not asked again;
+/// other hosts are not affected.
+#[tokio::test]
+async fn fetch_detects_blocks_and_pauses_the_host() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let blocking = serve(Router::new().fallback(move || {
+        let h = h.clone();
+        async move {
+            h.fetch_add(1, Ordering::SeqCst);
+            (StatusCode::FORBIDDEN, "forbidden")
+        }
+    }))
+    .await;
+    let challenge = serve(Router::new().fallback(|| async {
+        axum::response::Html("<html><body><h1>Verify you are human</h1><div class='g-recaptcha'></div></body></html>")
+    }))
+    .await;
+    let fine =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>fine</p>") })).await;
+    let mut cfg = fetch_cfg();
+    cfg.block_window = 4;
+    cfg.block_ratio = 0.5;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    for i in 0..4 {
+        let err = f
+            .handle(&seed(&format!("{blocking}/{i}"), 0))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("HTTP 403"), "{err}");
+    }
+    let requests = hits.load(Ordering::SeqCst);
+    let err = f
+        .handle(&seed(&format!("{blocking}/later"), 0))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("paused") && err.to_string().contains("blocked"),
+        "{err}"
+    );
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        requests,
+        "a paused host is not asked"
+    );
+    let err = f
+        .handle(&seed(&format!("{challenge}/c"), 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("challenge page"), "{err}");
+    assert!(
+        page_of(&f.handle(&seed(&format!("{fine}/ok"), 0)).await.unwrap())
+            .html
+            .contains("fine")
+    );
+    assert!(gleaner_core::metrics::get("gleaner_fetch_paused_hosts", &[]) >= 1.0);
+}

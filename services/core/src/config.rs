@@ -80,6 +80,11 @@ pub struct Fetch {
     pub max_retries: u32,
     pub retry_base_ms: u64,
     pub max_retry_after_secs: u64,
+    pub block_window: usize,
+    pub block_ratio: f64,
+    pub error_pause_after: u32,
+    pub pause_secs: u64,
+    pub max_pause_secs: u64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

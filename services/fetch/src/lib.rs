@@ -89,6 +89,14 @@ pub enum FetchError {
     Robots(String),
     #[error("robots.txt of {host} unavailable ({why}); not crawling the host")]
     RobotsUnavailable { host: String, why: String },
+    #[error("host {host} is paused for {secs} s more ({why}); not fetched")]
+    HostPaused {
+        host: String,
+        secs: u64,
+        why: String,
+    },
+    #[error("challenge page instead of content at {0}")]
+    Challenge(String),
     #[error("HTTP {status} for {url}")]
     Status { status: u16, url: String },
     #[error("not HTML ({content_type}) at {url}")]
@@ -105,6 +113,8 @@ impl FetchError {
             FetchError::Private(_) => "private_address",
             FetchError::Robots(_) => "robots_disallowed",
             FetchError::RobotsUnavailable { .. } => "robots_unavailable",
+            FetchError::HostPaused { .. } => "host_paused",
+            FetchError::Challenge(_) => "challenge",
             FetchError::Status { status: 429, .. } => "http_429",
             FetchError::Status { status: 403, .. } => "http_403",
             FetchError::Status { status, .. } if *status >= 500 => "http_5xx",
@@ -120,6 +130,42 @@ impl FetchError {
 struct HostState {
     last_send: Option<Instant>,
     robots: Option<(AgentRules, Instant)>,
+    /// Whether each of the last responses looked like a block (403, 429,
+    /// challenge page).
+    recent: std::collections::VecDeque<bool>,
+    consecutive_errors: u32,
+    paused_until: Option<Instant>,
+    pause_reason: String,
+    /// The last pause's length, doubled on the next one unless forgiven.
+    last_pause: Option<Duration>,
+}
+
+/// How a fetch went, for the host's health.
+enum Outcome {
+    Fine,
+    Blocked,
+    Error,
+}
+
+/// Markers of bot-challenge and block pages.
+const CHALLENGE_MARKERS: &[&str] = &[
+    "cf-browser-verification",
+    "challenge-platform",
+    "cf_chl_",
+    "attention required! | cloudflare",
+    "g-recaptcha",
+    "h-captcha",
+    "are you a robot",
+    "verify you are human",
+    "access denied",
+];
+
+fn looks_like_challenge(html: &str) -> bool {
+    if html.len() > 64 * 1024 {
+        return false;
+    }
+    let lower = html.to_ascii_lowercase();
+    CHALLENGE_MARKERS.iter().any(|m| lower.contains(m))
 }
 
 struct Shared {
@@ -245,7 +291,98 @@ impl Shared {
     }
 
     /// Fetches one URL politely and decodes it to UTF-8.
+    /// Fetches one URL, unless its host is paused, and updates the host's
+    /// health: a run of errors or a high share of blocks pauses the host,
+    /// for a time that doubles on each pause (up to fetch.max_pause_secs)
+    /// and is forgiven after a quiet period.
     async fn fetch(&self, url: &Url, depth: u32) -> Result<Fetched, FetchError> {
+        let host = host_key(url);
+        {
+            let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+            if let Some(h) = hosts.get(&host) {
+                if let Some(until) = h.paused_until.filter(|u| *u > Instant::now()) {
+                    let secs = (until - Instant::now()).as_secs().max(1);
+                    return Err(FetchError::HostPaused {
+                        host,
+                        secs,
+                        why: h.pause_reason.clone(),
+                    });
+                }
+            }
+        }
+        let result = match self.fetch_inner(url, depth).await {
+            Ok(f) if looks_like_challenge(&f.page.html) => {
+                Err(FetchError::Challenge(url.to_string()))
+            }
+            r => r,
+        };
+        let outcome = match &result {
+            Ok(_) => Outcome::Fine,
+            Err(FetchError::Status {
+                status: 403 | 429, ..
+            })
+            | Err(FetchError::Challenge(_)) => Outcome::Blocked,
+            Err(FetchError::Status { status, .. }) if *status >= 500 => Outcome::Error,
+            Err(FetchError::Request { .. }) | Err(FetchError::RobotsUnavailable { .. }) => {
+                Outcome::Error
+            }
+            Err(_) => Outcome::Fine,
+        };
+        self.record(&host, outcome);
+        result
+    }
+
+    fn record(&self, host: &str, outcome: Outcome) {
+        let cfg = &self.cfg;
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let h = hosts.entry(host.to_string()).or_default();
+        h.recent.push_back(matches!(outcome, Outcome::Blocked));
+        while h.recent.len() > cfg.block_window.max(1) {
+            h.recent.pop_front();
+        }
+        h.consecutive_errors = if matches!(outcome, Outcome::Error) {
+            h.consecutive_errors + 1
+        } else {
+            0
+        };
+        let blocked = h.recent.iter().filter(|b| **b).count();
+        let why = if h.recent.len() >= cfg.block_window.max(1)
+            && blocked as f64 >= cfg.block_ratio * h.recent.len() as f64
+        {
+            Some(format!(
+                "blocked: {blocked} of the last {} responses were 403, 429 or challenge pages",
+                h.recent.len()
+            ))
+        } else if h.consecutive_errors >= cfg.error_pause_after.max(1) {
+            Some(format!("{} errors in a row", h.consecutive_errors))
+        } else {
+            None
+        };
+        let Some(why) = why else { return };
+        let now = Instant::now();
+        let base = Duration::from_secs(cfg.pause_secs);
+        // Forgiven after a quiet period as long as the last pause.
+        let pause = match (h.last_pause, h.paused_until) {
+            (Some(last), Some(until)) if now < until + last.max(base) => {
+                (last * 2).min(Duration::from_secs(cfg.max_pause_secs))
+            }
+            _ => base,
+        };
+        h.paused_until = Some(now + pause);
+        h.last_pause = Some(pause);
+        h.pause_reason = why.clone();
+        h.recent.clear();
+        h.consecutive_errors = 0;
+        tracing::warn!(host, reason = %why, pause_secs = pause.as_secs(), "host paused");
+        metrics::inc("gleaner_fetch_host_pauses_total", &[]);
+        let paused = hosts
+            .values()
+            .filter(|h| h.paused_until.is_some_and(|u| u > now))
+            .count();
+        metrics::set("gleaner_fetch_paused_hosts", &[], paused as f64);
+    }
+
+    async fn fetch_inner(&self, url: &Url, depth: u32) -> Result<Fetched, FetchError> {
         check_address(url, self.allow_private)?;
         let host = host_key(url);
         let mut delay = self.base_delay();
