@@ -126,6 +126,7 @@ fn closes_p(tag: &str) -> bool {
 const MAX_DEPTH: usize = 256;
 const MAX_BLOCK_BYTES: usize = 1 << 20;
 const MAX_BLOCKS: usize = 50_000;
+const MAX_NOSCRIPT_BYTES: usize = 4 << 20;
 const MAX_PARSER_MEMORY: usize = 64 << 20;
 
 #[derive(Debug)]
@@ -145,6 +146,10 @@ struct State {
     path: String,
     serial: u64,
     dropped_depth: usize,
+    /// Inside `<noscript>` (and nothing else dropped): its raw markup is kept
+    /// aside, for pages that put their content there for crawlers.
+    noscript_depth: usize,
+    noscript_raw: String,
     link_depth: usize,
     in_title: bool,
     title_raw: String,
@@ -214,6 +219,7 @@ impl State {
         let dropped = is_dropped(tag);
         let link = tag == "a";
         self.dropped_depth += usize::from(dropped);
+        self.noscript_depth += usize::from(tag == "noscript");
         self.link_depth += usize::from(link);
         let path_len = self.path.len();
         if !self.stack.is_empty() {
@@ -237,6 +243,7 @@ impl State {
             self.path.truncate(self.stack[pos].path_len);
             for o in self.stack.drain(pos..) {
                 self.dropped_depth -= usize::from(o.dropped);
+                self.noscript_depth -= usize::from(o.tag == "noscript");
                 self.link_depth -= usize::from(o.link);
             }
         }
@@ -309,6 +316,10 @@ pub enum CleanError {
 
 /// Cleans one HTML document.
 pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanError> {
+    clean_inner(html, false)
+}
+
+fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>), CleanError> {
     let st = Rc::new(RefCell::new(State::default()));
     let s_el = st.clone();
     let s_txt = st.clone();
@@ -388,7 +399,15 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
                     }
                     return Ok(());
                 }
-                if s.dropped_depth > 0 || s.raw.len() >= MAX_BLOCK_BYTES {
+                if s.dropped_depth > 0 {
+                    if s.dropped_depth == s.noscript_depth
+                        && s.noscript_raw.len() < MAX_NOSCRIPT_BYTES
+                    {
+                        s.noscript_raw.push_str(chunk);
+                    }
+                    return Ok(());
+                }
+                if s.raw.len() >= MAX_BLOCK_BYTES {
                     return Ok(());
                 }
                 s.raw.push_str(chunk);
@@ -420,6 +439,15 @@ pub fn clean_html(html: &str) -> Result<(String, PageMeta, Vec<Block>), CleanErr
     read_json_ld(&mut s.meta, &s.ld_json);
     if s.meta.date.is_none() {
         s.meta.date = s.time_datetime.take();
+    }
+    // Pages rendered by JavaScript often give crawlers their content inside
+    // <noscript> (Discourse forums do): when the page itself has almost no
+    // text and <noscript> has plenty, that markup is cleaned too (one level).
+    let text_chars: usize = s.blocks.iter().map(|b| b.text.len()).sum();
+    if text_chars < 500 && s.noscript_raw.len() > 2000 && !nested {
+        if let Ok((_, _, more)) = clean_inner(&s.noscript_raw, true) {
+            s.blocks.extend(more);
+        }
     }
     Ok((title, s.meta, s.blocks))
 }
@@ -675,5 +703,24 @@ mod tests {
             .map(|i| char::from_u32(i % 0xD700).unwrap_or('x'))
             .collect();
         assert!(clean_html(&garbage).is_ok());
+    }
+
+    #[test]
+    fn noscript_content_is_used_only_when_the_page_has_none() {
+        let post = "<div class='post'><p>".to_string()
+            + &"A forum reply with real words in it. ".repeat(80)
+            + "</p></div>";
+        let app = format!("<html><body><div id='app'></div><noscript data-path='/t/1'>{post}</noscript></body></html>");
+        let (_, _, blocks) = clean_html(&app).unwrap();
+        assert!(
+            blocks.iter().any(|b| b.text.starts_with("A forum reply")),
+            "{blocks:?}"
+        );
+        let normal = format!(
+            "<html><body><p>{}</p><noscript>{post}</noscript></body></html>",
+            "Plenty of text here. ".repeat(40)
+        );
+        let (_, _, blocks) = clean_html(&normal).unwrap();
+        assert!(!blocks.iter().any(|b| b.text.contains("forum reply")));
     }
 }

@@ -394,6 +394,13 @@ pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteS
     if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
         chosen = apply_rules(r, &cleaned.blocks, chosen);
     }
+    // A paragraph the page repeats (a teaser above the full text, a
+    // responsive copy) is said once.
+    let mut said = std::collections::HashSet::new();
+    chosen.retain(|&i| {
+        let t = cleaned.blocks[i].text.as_str();
+        t.len() < 40 || said.insert(t)
+    });
     let text = join_blocks(&cleaned.blocks, &chosen);
     let meta = &cleaned.meta;
     Article {
