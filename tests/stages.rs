@@ -549,3 +549,96 @@ async fn fetch_detects_blocks_and_pauses_the_host() {
     );
     assert!(gleaner_core::metrics::get("gleaner_fetch_paused_hosts", &[]) >= 1.0);
 }
+
+/// Sitemaps (found in robots.txt, and sitemap indexes) and RSS feeds give
+/// their URLs to the frontier; a sitemap step does not use up depth.
+#[tokio::test]
+async fn fetch_reads_sitemaps_from_robots_and_feeds() {
+    let app = Router::new()
+        .route("/robots.txt", get(|| async { "User-agent: *\nAllow: /\nSitemap: /sitemap_index.xml\n" }))
+        .route(
+            "/sitemap_index.xml",
+            get(|| async {
+                ([(header::CONTENT_TYPE, "application/xml")], "<?xml version=\"1.0\"?><sitemapindex><sitemap><loc>SELF/sitemap1.xml</loc></sitemap></sitemapindex>")
+            }),
+        )
+        .route(
+            "/sitemap1.xml",
+            get(|| async { ([(header::CONTENT_TYPE, "text/xml")], "<urlset><url><loc>SELF/a</loc></url><url><loc>SELF/b</loc></url></urlset>") }),
+        )
+        .route(
+            "/feed.rss",
+            get(|| async {
+                ([(header::CONTENT_TYPE, "application/rss+xml")], "<rss><channel><item><link>SELF/news/1</link></item></channel></rss>")
+            }),
+        )
+        .fallback(|| async { axum::response::Html("<p>page</p>") });
+    // The documents name absolute URLs: serve them with this server's address.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let b = base.clone();
+    let app = app.layer(axum::middleware::map_response(
+        move |resp: axum::response::Response| {
+            let b = b.clone();
+            async move {
+                let (parts, body) = resp.into_parts();
+                let bytes = axum::body::to_bytes(body, 1 << 20).await.unwrap();
+                let text = String::from_utf8_lossy(&bytes).replace("SELF", &b);
+                axum::response::Response::from_parts(parts, axum::body::Body::from(text))
+            }
+        },
+    ));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let frontier = |outs: &[Output]| -> Vec<(String, u32)> {
+        outs.iter()
+            .filter(|o| o.topic == Topic::Frontier)
+            .map(|o| serde_json::from_slice::<FrontierLink>(&o.payload).unwrap())
+            .map(|l| (l.url, l.depth))
+            .collect()
+    };
+    let outs = f.handle(&seed(&format!("{base}/"), 1)).await.unwrap();
+    assert_eq!(
+        frontier(&outs),
+        vec![(format!("{base}/sitemap_index.xml"), 0)]
+    );
+    let follow = |url: &str, depth: u32| {
+        let l = FrontierLink {
+            url: url.into(),
+            depth,
+            max_depth: 1,
+            scope: Scope::SameHost,
+            seed_host: "127.0.0.1".into(),
+            parent: String::new(),
+        };
+        Input {
+            topic: Topic::Frontier,
+            key: None,
+            payload: Some(Output::json(Topic::Frontier, "h", &l).payload),
+            origin: None,
+        }
+    };
+    let outs = f
+        .handle(&follow(&format!("{base}/sitemap_index.xml"), 0))
+        .await
+        .unwrap();
+    assert!(
+        outs.iter().all(|o| o.topic != Topic::Pages),
+        "a sitemap is not a page"
+    );
+    assert_eq!(frontier(&outs), vec![(format!("{base}/sitemap1.xml"), 0)]);
+    let outs = f
+        .handle(&follow(&format!("{base}/sitemap1.xml"), 0))
+        .await
+        .unwrap();
+    assert_eq!(
+        frontier(&outs),
+        vec![(format!("{base}/a"), 1), (format!("{base}/b"), 1)]
+    );
+    let outs = f
+        .handle(&seed(&format!("{base}/feed.rss"), 1))
+        .await
+        .unwrap();
+    assert_eq!(frontier(&outs), vec![(format!("{base}/news/1"), 1)]);
+}

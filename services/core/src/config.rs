@@ -72,6 +72,7 @@ pub struct Fetch {
     pub default_depth: u32,
     pub max_links_per_page: usize,
     pub respect_robots: bool,
+    pub follow_sitemaps: bool,
     pub robots_cache_secs: u64,
     pub allow_private: bool,
     pub bloom_capacity: usize,

@@ -7,6 +7,7 @@
 //! loopback, link-local and multicast addresses refused unless allowed.
 
 pub mod bloom;
+mod feeds;
 mod links;
 pub mod robots;
 mod state;
@@ -176,14 +177,22 @@ struct Shared {
     hosts: Mutex<HashMap<String, HostState>>,
     // Serialises robots.txt fetches per host so a batch fetches it once.
     robots_locks: Mutex<HashMap<String, Arc<tokio::sync::Mutex<()>>>>,
+    // Sitemaps found in robots.txt, per host, until a page of the host
+    // carries them into the frontier.
+    robots_sitemaps: Mutex<HashMap<String, Vec<String>>>,
     // At most fetch.per_host_concurrency requests in flight per host.
     host_slots: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
 }
 
 /// What one fetch produced.
 pub struct Fetched {
-    pub page: Page,
+    /// The page, or `None` for a sitemap or feed (which only lists URLs).
+    pub page: Option<Page>,
+    /// URLs found: links of a page, or the pages a sitemap or feed lists.
     pub links: Vec<String>,
+    /// Sitemaps to read next: from a sitemap index, or from robots.txt.
+    /// They do not count as a step of depth.
+    pub sitemaps: Vec<String>,
 }
 
 impl Shared {
@@ -285,6 +294,19 @@ impl Shared {
             }
         };
         let rules = robots.for_agent(&self.agent_token);
+        if self.cfg.follow_sitemaps && !robots.sitemaps.is_empty() {
+            let mut found = self
+                .robots_sitemaps
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            let base = url.join("/").ok();
+            let absolute = robots
+                .sitemaps
+                .iter()
+                .filter_map(|s| base.as_ref()?.join(s).ok())
+                .map(|u| u.to_string());
+            found.entry(host.clone()).or_default().extend(absolute);
+        }
         let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
         hosts.entry(host).or_default().robots = Some((rules.clone(), Instant::now()));
         Ok(rules)
@@ -311,7 +333,11 @@ impl Shared {
             }
         }
         let result = match self.fetch_inner(url, depth).await {
-            Ok(f) if looks_like_challenge(&f.page.html) => {
+            Ok(f)
+                if f.page
+                    .as_ref()
+                    .is_some_and(|p| looks_like_challenge(&p.html)) =>
+            {
                 Err(FetchError::Challenge(url.to_string()))
             }
             r => r,
@@ -460,7 +486,8 @@ impl Shared {
         let ct = content_type.to_ascii_lowercase();
         let htmlish =
             ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml");
-        if !htmlish {
+        let xmlish = ct.contains("xml") || ct.contains("rss") || ct.contains("atom");
+        if !htmlish && !xmlish {
             return Err(FetchError::NotHtml {
                 content_type,
                 url: url.to_string(),
@@ -470,6 +497,31 @@ impl Shared {
             .await
             .map_err(req_err)?;
         let (html, charset) = decode_html(&body, &ct);
+        if xmlish || html.trim_start().starts_with("<?xml") {
+            match feeds::parse(&html) {
+                Some(feeds::Feed::SitemapIndex(sitemaps)) => {
+                    return Ok(Fetched {
+                        page: None,
+                        links: vec![],
+                        sitemaps,
+                    })
+                }
+                Some(feeds::Feed::Pages(links)) => {
+                    return Ok(Fetched {
+                        page: None,
+                        links,
+                        sitemaps: vec![],
+                    })
+                }
+                None if !htmlish => {
+                    return Err(FetchError::NotHtml {
+                        content_type,
+                        url: url.to_string(),
+                    })
+                }
+                None => {}
+            }
+        }
         let mut kept = BTreeMap::new();
         for name in ["last-modified", "etag", "content-language"] {
             if let Some(v) = header(&headers, name) {
@@ -495,7 +547,11 @@ impl Shared {
             depth,
             html,
         };
-        Ok(Fetched { page, links })
+        Ok(Fetched {
+            page: Some(page),
+            links,
+            sitemaps: vec![],
+        })
     }
 }
 
@@ -642,6 +698,7 @@ impl FetchStage {
                 hosts: Mutex::new(HashMap::new()),
                 robots_locks: Mutex::new(HashMap::new()),
                 host_slots: Mutex::new(HashMap::new()),
+                robots_sitemaps: Mutex::new(HashMap::new()),
             }),
             seen,
             store: None,
@@ -695,34 +752,56 @@ impl FetchStage {
 
     /// The outputs of a successful fetch: the page and its in-scope links
     /// that are not known to be seen.
-    fn outputs(&self, job: &Job, fetched: Fetched) -> Vec<Output> {
+    fn outputs(&self, job: &Job, mut fetched: Fetched) -> Vec<Output> {
         let key = host_of(job.url.as_str());
         let mut outs = Vec::new();
+        if let Some(page) = &fetched.page {
+            outs.push(Output::json(Topic::Pages, key, page));
+        }
+        // Sitemaps named by the host's robots.txt go with its first page.
+        let robots_sitemaps: Vec<String> = {
+            let mut found = self
+                .shared
+                .robots_sitemaps
+                .lock()
+                .unwrap_or_else(|p| p.into_inner());
+            found.remove(&host_key(&job.url)).unwrap_or_default()
+        };
+        fetched.sitemaps.extend(robots_sitemaps);
+        if job.scope == Scope::SeedOnly {
+            return outs;
+        }
         let mut emitted = std::collections::HashSet::new();
-        if job.depth < job.max_depth && job.scope != Scope::SeedOnly {
-            for link in fetched.links {
-                let Ok(u) = normalise_url_stripping(&link, &self.shared.cfg.strip_params) else {
-                    continue;
-                };
-                // Links that differ only in tracking parameters are one link.
-                if !in_scope(&u, job)
-                    || self.seen.contains(u.as_str())
-                    || !emitted.insert(u.to_string())
-                {
-                    continue;
-                }
-                let fl = FrontierLink {
-                    url: u.to_string(),
-                    depth: job.depth + 1,
-                    max_depth: job.max_depth,
-                    scope: job.scope,
-                    seed_host: job.seed_host.clone(),
-                    parent: job.url.to_string(),
-                };
-                outs.push(Output::json(Topic::Frontier, host_of(u.as_str()), &fl));
+        let next = |url: &str,
+                    depth: u32,
+                    emitted: &mut std::collections::HashSet<String>|
+         -> Option<Output> {
+            let u = normalise_url_stripping(url, &self.shared.cfg.strip_params).ok()?;
+            // Links that differ only in tracking parameters are one link.
+            if !in_scope(&u, job)
+                || self.seen.contains(u.as_str())
+                || !emitted.insert(u.to_string())
+            {
+                return None;
+            }
+            let fl = FrontierLink {
+                url: u.to_string(),
+                depth,
+                max_depth: job.max_depth,
+                scope: job.scope,
+                seed_host: job.seed_host.clone(),
+                parent: job.url.to_string(),
+            };
+            Some(Output::json(Topic::Frontier, host_of(u.as_str()), &fl))
+        };
+        for sitemap in &fetched.sitemaps {
+            outs.extend(next(sitemap, job.depth, &mut emitted));
+        }
+        if job.depth < job.max_depth {
+            for link in &fetched.links {
+                outs.extend(next(link, job.depth + 1, &mut emitted));
             }
         }
-        outs.insert(0, Output::json(Topic::Pages, key, &fetched.page));
         outs
     }
 }
@@ -899,12 +978,18 @@ impl Stage for FetchStage {
                 (Ok(Some(job)), Some(Ok(fetched))) => {
                     metrics::inc(
                         "gleaner_fetch_pages_total",
-                        &[("status", &fetched.page.status.to_string())],
+                        &[(
+                            "status",
+                            &fetched
+                                .page
+                                .as_ref()
+                                .map_or("feed".to_string(), |p| p.status.to_string()),
+                        )],
                     );
                     metrics::add(
                         "gleaner_fetch_bytes_total",
                         &[],
-                        fetched.page.html.len() as f64,
+                        fetched.page.as_ref().map_or(0, |p| p.html.len()) as f64,
                     );
                     Ok(self.outputs(&job, fetched))
                 }
