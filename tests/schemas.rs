@@ -76,6 +76,8 @@ fn messages_carry_the_required_properties() {
                 scope: None,
                 priority: None,
                 recrawl: false,
+                every_secs: None,
+                adaptive: false,
             })
             .unwrap(),
         ),

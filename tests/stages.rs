@@ -28,6 +28,8 @@ fn seed(url: &str, depth: u32) -> Input {
         scope: None,
         priority: None,
         recrawl: false,
+        every_secs: None,
+        adaptive: false,
     };
     let o = Output::json(Topic::Seeds, "h", &s);
     Input {
@@ -641,4 +643,81 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
         .await
         .unwrap();
     assert_eq!(frontier(&outs), vec![(format!("{base}/news/1"), 1)]);
+}
+
+/// A seed with `every_secs` comes back as a recrawl seed when due, is
+/// fetched again past the seen-set, and the schedule survives a restart.
+#[tokio::test]
+async fn fetch_schedules_recrawls() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let base = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(move || {
+                let h = h.clone();
+                async move {
+                    let n = h.fetch_add(1, Ordering::SeqCst);
+                    axum::response::Html(format!("<a href='/story/{n}'>story {n}</a>"))
+                }
+            }),
+    )
+    .await;
+    let state = tempfile::tempdir().unwrap();
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
+        .unwrap()
+        .with_state(state.path())
+        .unwrap();
+    let s = Seed {
+        url: format!("{base}/"),
+        depth: Some(1),
+        scope: None,
+        priority: None,
+        recrawl: false,
+        every_secs: Some(1),
+        adaptive: false,
+    };
+    let input = Input {
+        topic: Topic::Seeds,
+        key: None,
+        payload: Some(Output::json(Topic::Seeds, "h", &s).payload),
+        origin: None,
+    };
+    assert!(f
+        .handle(&input)
+        .await
+        .unwrap()
+        .iter()
+        .any(|o| o.topic == Topic::Pages));
+    assert!(f.tick().await.is_empty(), "not due yet");
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    let due = f.tick().await;
+    assert_eq!(due.len(), 1);
+    let again: Seed = serde_json::from_slice(&due[0].payload).unwrap();
+    assert!(again.recrawl && again.url == format!("{base}/"));
+    let input = Input {
+        topic: Topic::Seeds,
+        key: None,
+        payload: Some(due[0].payload.clone()),
+        origin: None,
+    };
+    let outs = f.handle(&input).await.unwrap();
+    assert!(
+        outs.iter().any(|o| o.topic == Topic::Pages),
+        "a due recrawl passes the seen-set"
+    );
+    let requests = hits.load(Ordering::SeqCst);
+    assert_eq!(requests, 2);
+    f.close().await.unwrap();
+    drop(f);
+    let mut restarted = gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
+        .unwrap()
+        .with_state(state.path())
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(2100)).await;
+    assert_eq!(
+        restarted.tick().await.len(),
+        1,
+        "the schedule survived the restart"
+    );
 }

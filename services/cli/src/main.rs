@@ -34,6 +34,17 @@ struct Common {
     config: Option<PathBuf>,
 }
 
+/// Scheduled recrawls of seeds.
+#[derive(Args, Clone, Default)]
+struct Schedule {
+    /// Fetch the seeds again every SECS seconds (kept by the fetch service's --state).
+    #[arg(long = "every", value_name = "SECS")]
+    every_secs: Option<u64>,
+    /// With --every: revisit sooner when new links appeared, later when none did.
+    #[arg(long)]
+    adaptive: bool,
+}
+
 #[derive(Args, Clone)]
 struct Kafka {
     /// Kafka bootstrap servers (default: kafka.brokers from the config).
@@ -134,6 +145,8 @@ enum Cmd {
         /// Fetch again even if seen before.
         #[arg(long)]
         recrawl: bool,
+        #[command(flatten)]
+        schedule: Schedule,
         #[command(flatten)]
         kafka: Kafka,
         #[command(flatten)]
@@ -315,13 +328,14 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             urls,
             depth,
             recrawl,
+            schedule,
             kafka,
             common,
         } => {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
             let producer = gleaner_core::kafka::producer(&cfg, &brokers(&cfg, &kafka))?;
-            let outs = seed_outputs(&urls, depth, recrawl)?;
+            let outs = seed_outputs(&urls, depth, recrawl, &schedule)?;
             gleaner_core::kafka::produce_all(&producer, &cfg, &outs).await?;
             println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
         }
@@ -434,7 +448,12 @@ async fn service(stage: Box<dyn Stage>, cfg: &Config, kafka: &Kafka) -> anyhow::
 }
 
 /// Seed messages for URLs, or files of URLs (one per line, `#` comments).
-fn seed_outputs(args: &[String], depth: Option<u32>, recrawl: bool) -> anyhow::Result<Vec<Output>> {
+fn seed_outputs(
+    args: &[String],
+    depth: Option<u32>,
+    recrawl: bool,
+    schedule: &Schedule,
+) -> anyhow::Result<Vec<Output>> {
     let mut urls = Vec::new();
     for a in args {
         let p = Path::new(a);
@@ -465,6 +484,8 @@ fn seed_outputs(args: &[String], depth: Option<u32>, recrawl: bool) -> anyhow::R
                 scope: None,
                 priority: None,
                 recrawl,
+                every_secs: schedule.every_secs,
+                adaptive: schedule.adaptive,
             };
             Ok(Output::json(
                 Topic::Seeds,
@@ -483,7 +504,7 @@ async fn run_embedded(
     depth: Option<u32>,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let seed_msgs = seed_outputs(seeds, depth, false)?;
+    let seed_msgs = seed_outputs(seeds, depth, false, &Schedule::default())?;
     std::fs::create_dir_all(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
     let index_dir = data.join("index");

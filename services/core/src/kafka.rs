@@ -143,10 +143,22 @@ pub async fn run_stage(
     tracing::info!(stage = name, group, ?topics, "stage started on Kafka");
 
     let mut handled_total: u64 = 0;
+    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let first = tokio::select! {
             m = consumer.recv() => Some(m),
             _ = stop.wait_for(|s| *s) => None,
+            _ = tick.tick() => {
+                let due = stage.tick().await;
+                let mut attempt = 0u32;
+                while let Err(e) = produce_all(&producer, cfg, &due).await {
+                    attempt += 1;
+                    tracing::error!(stage = name, error = %e, attempt, "producing scheduled work failed, retrying");
+                    tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
+                }
+                continue;
+            }
         };
         let Some(first) = first else { break };
         let mut batch = Vec::new();

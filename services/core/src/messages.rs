@@ -35,6 +35,14 @@ pub struct Seed {
     /// Fetch again even if the URL was seen before (a one-off recrawl).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub recrawl: bool,
+    /// Fetch this URL again every so many seconds (a scheduled recrawl,
+    /// kept by the fetch service's state).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub every_secs: Option<u64>,
+    /// With `every_secs`: revisit sooner when the page showed new links
+    /// last time, later when it did not (for index pages).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub adaptive: bool,
 }
 
 /// `gleaner.frontier`: a link found on a fetched page.

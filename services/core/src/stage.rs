@@ -105,6 +105,13 @@ pub trait Stage: Send + 'static {
         out
     }
 
+    /// Work that comes due with time rather than with input (scheduled
+    /// recrawls). The Kafka runner calls it about once a second and produces
+    /// what it returns; the outputs must be safe to produce twice.
+    async fn tick(&mut self) -> Vec<Output> {
+        Vec::new()
+    }
+
     /// Called when the runner stops: make state durable.
     async fn close(&mut self) -> anyhow::Result<()> {
         Ok(())

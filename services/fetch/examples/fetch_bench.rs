@@ -156,6 +156,10 @@ async fn main() -> anyhow::Result<()> {
                     scope: None,
                     priority: None,
                     recrawl: false,
+                    every_secs: None,
+                    adaptive: false,
+                    every_secs: None,
+                    adaptive: false,
                 };
                 p.publish(Output::json(Topic::Seeds, "h", &seed)).await;
             }

@@ -10,6 +10,7 @@ pub mod bloom;
 mod feeds;
 mod links;
 pub mod robots;
+mod schedule;
 mod state;
 
 use async_trait::async_trait;
@@ -661,6 +662,7 @@ pub struct FetchStage {
     shared: Arc<Shared>,
     seen: Bloom,
     store: Option<state::SeenStore>,
+    schedule: schedule::Schedule,
 }
 
 impl FetchStage {
@@ -702,6 +704,7 @@ impl FetchStage {
             }),
             seen,
             store: None,
+            schedule: schedule::Schedule::default(),
         })
     }
 
@@ -709,6 +712,7 @@ impl FetchStage {
     /// kill -9) does not fetch a completed URL again.
     pub fn with_state(mut self, dir: &std::path::Path) -> anyhow::Result<Self> {
         self.store = Some(state::SeenStore::open(dir, &mut self.seen)?);
+        self.schedule = schedule::Schedule::open(dir.join("schedule.json"))?;
         Ok(self)
     }
 
@@ -720,6 +724,8 @@ impl FetchStage {
             Topic::Seeds => {
                 let seed: Seed = input.decode()?;
                 let url = parse_http(&seed.url, &cfg.strip_params)?;
+                self.schedule
+                    .add(url.as_str(), &seed, gleaner_core::util::unix_now())?;
                 if self.seen.insert(url.as_str()) && !seed.recrawl {
                     return Ok(None);
                 }
@@ -969,7 +975,8 @@ impl Stage for FetchStage {
                 .unwrap_or_else(|p| p.into_inner())
                 .len() as f64,
         );
-        planned
+        let mut observed: Vec<(String, usize)> = Vec::new();
+        let results: Vec<Handled> = planned
             .into_iter()
             .zip(fetched)
             .map(|(plan, f)| match (plan, f) {
@@ -991,7 +998,12 @@ impl Stage for FetchStage {
                         &[],
                         fetched.page.as_ref().map_or(0, |p| p.html.len()) as f64,
                     );
-                    Ok(self.outputs(&job, fetched))
+                    let outs = self.outputs(&job, fetched);
+                    if self.schedule.get(job.url.as_str()).is_some() {
+                        let new_links = outs.iter().filter(|o| o.topic == Topic::Frontier).count();
+                        observed.push((job.url.to_string(), new_links));
+                    }
+                    Ok(outs)
                 }
                 (Ok(Some(_)), Some(Err(e))) => {
                     metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
@@ -999,7 +1011,33 @@ impl Stage for FetchStage {
                 }
                 (Ok(Some(_)), None) => Ok(vec![]),
             })
-            .collect()
+            .collect();
+        let now = gleaner_core::util::unix_now();
+        for (url, new_links) in observed {
+            if let Err(e) = self.schedule.observe(&url, new_links, now) {
+                tracing::warn!(error = %e, "saving the recrawl schedule failed");
+            }
+        }
+        results
+    }
+
+    /// Scheduled recrawls that are due, as seeds (recrawl set).
+    async fn tick(&mut self) -> Vec<Output> {
+        metrics::set(
+            "gleaner_fetch_scheduled_urls",
+            &[],
+            self.schedule.len() as f64,
+        );
+        match self.schedule.due(gleaner_core::util::unix_now()) {
+            Ok(seeds) => seeds
+                .iter()
+                .map(|s| Output::json(Topic::Seeds, host_of(&s.url), s))
+                .collect(),
+            Err(e) => {
+                tracing::warn!(error = %e, "reading the recrawl schedule failed");
+                Vec::new()
+            }
+        }
     }
 }
 
