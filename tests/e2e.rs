@@ -727,3 +727,105 @@ async fn kafka_fetch_survives_kill_9() {
         .collect();
     assert_eq!(pages.len(), PAGES + 1, "every page is on the pages topic");
 }
+
+/// Dedup rebuilds its window from the tail of its own output after a
+/// restart, so a repost of an article seen before the restart is caught.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_dedup_window_survives_restart() {
+    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this against a broker: use scripts/test.sh"
+        );
+        eprintln!("SKIPPED kafka_dedup_window_survives_restart: GLEANER_TEST_BROKERS is not set");
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = format!("dedup{}", unique());
+    let cfg_path = test_config(tmp.path(), Some(&prefix));
+    let cfg = gleaner_core::Config::load(Some(&cfg_path)).unwrap();
+    gleaner_core::kafka::create_topics(&cfg, &brokers)
+        .await
+        .unwrap();
+    let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
+    let article = |id: &str| {
+        Article {
+        id: id.into(),
+        url: format!("http://x.test/{id}"),
+        title: "Harbour bridge reopens".into(),
+        author: None,
+        date: None,
+        language: None,
+        text: "The harbour bridge reopened to traffic on Monday after eight months of repairs that cost the city \
+               more than forty million dollars. Engineers replaced the corroded suspension cables."
+            .into(),
+        extractor: "auto".into(),
+        fetched_at: String::new(),
+    }
+    };
+    let produce = |a: Article| {
+        let out = gleaner_core::stage::Output::json(gleaner_core::Topic::Articles, "x.test", &a);
+        let (producer, cfg) = (&producer, &cfg);
+        async move {
+            gleaner_core::kafka::produce_all(producer, cfg, &[out])
+                .await
+                .unwrap()
+        }
+    };
+    let count = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}")).len();
+    let wait_for = |t: &'static str, n: usize| {
+        let b = brokers.clone();
+        let p = prefix.clone();
+        async move {
+            let deadline = Instant::now() + Duration::from_secs(60);
+            loop {
+                let (b2, p2) = (b.clone(), p.clone());
+                let got = tokio::task::spawn_blocking(move || {
+                    read_topic(&b2, &format!("{p2}.{t}")).len()
+                })
+                .await
+                .unwrap();
+                if got >= n {
+                    return;
+                }
+                assert!(
+                    Instant::now() < deadline,
+                    "{t} never reached {n} (has {got})"
+                );
+                tokio::time::sleep(Duration::from_millis(300)).await;
+            }
+        }
+    };
+    let mut dedup = gleaner(&["dedup"], &cfg_path, &brokers)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    produce(article("original")).await;
+    wait_for("unique", 1).await;
+    Command::new("kill")
+        .args(["-TERM", &dedup.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(dedup.wait().unwrap().success());
+    let mut dedup = gleaner(&["dedup"], &cfg_path, &brokers)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    produce(article("repost")).await;
+    wait_for("duplicates", 1).await;
+    Command::new("kill")
+        .args(["-TERM", &dedup.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(dedup.wait().unwrap().success());
+    let dups: Vec<Duplicate> = read_topic(&brokers, &format!("{prefix}.duplicates"))
+        .iter()
+        .map(|p| serde_json::from_slice(p).unwrap())
+        .collect();
+    assert_eq!(dups.len(), 1);
+    assert_eq!(
+        (dups[0].id.as_str(), dups[0].original_id.as_str()),
+        ("repost", "original")
+    );
+    assert_eq!(count("unique"), 1);
+}

@@ -306,7 +306,29 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
         Cmd::Dedup { kafka, common } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
-            service(Box::new(dedup_stage(&cfg)), &cfg, &kafka).await?;
+            let mut stage = dedup_stage(&cfg);
+            // The window is rebuilt from the tail of this stage's own
+            // output, so reposts of articles seen before a restart are
+            // still caught.
+            let brokers = brokers(&cfg, &kafka);
+            let (b, topic) = (brokers.clone(), cfg.topics.unique.clone());
+            let per_partition =
+                (cfg.dedup.window_count as i64 / i64::from(cfg.kafka.partitions.max(1))).max(1);
+            let tail = tokio::task::spawn_blocking(move || {
+                gleaner_core::kafka::read_tail(&b, &topic, per_partition)
+            })
+            .await??;
+            let articles: Vec<gleaner_core::messages::Article> = tail
+                .iter()
+                .filter_map(|p| serde_json::from_slice(p).ok())
+                .collect();
+            let n = stage.remember(&articles);
+            tracing::info!(
+                articles = n,
+                "dedup window rebuilt from {}",
+                cfg.topics.unique
+            );
+            service(Box::new(stage), &cfg, &kafka).await?;
         }
         Cmd::Summarize { kafka, common } => {
             init_logs("info");

@@ -227,6 +227,56 @@ fn to_input<M: Message>(cfg: &Config, m: &M) -> Input {
     }
 }
 
+/// The last `per_partition` records of every partition of `topic`, oldest
+/// first within a partition (for rebuilding state from a stage's own output).
+pub fn read_tail(brokers: &str, topic: &str, per_partition: i64) -> anyhow::Result<Vec<Vec<u8>>> {
+    use rdkafka::consumer::BaseConsumer;
+    use rdkafka::{Offset, TopicPartitionList};
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set(
+            "group.id",
+            format!("gleaner-tail-{}", crate::util::unix_now()),
+        )
+        .set("enable.auto.commit", "false")
+        .set("enable.partition.eof", "true")
+        .create()?;
+    let md = c.fetch_metadata(Some(topic), Duration::from_secs(10))?;
+    let Some(t) = md.topics().first() else {
+        return Ok(Vec::new());
+    };
+    let mut tpl = TopicPartitionList::new();
+    let mut want = 0usize;
+    for p in t.partitions() {
+        let (low, high) = c.fetch_watermarks(topic, p.id(), Duration::from_secs(10))?;
+        if high > low {
+            tpl.add_partition_offset(
+                topic,
+                p.id(),
+                Offset::Offset((high - per_partition).max(low)),
+            )?;
+            want += 1;
+        }
+    }
+    if want == 0 {
+        return Ok(Vec::new());
+    }
+    c.assign(&tpl)?;
+    let (mut out, mut done) = (Vec::new(), std::collections::HashSet::new());
+    let deadline = std::time::Instant::now() + Duration::from_secs(60);
+    while done.len() < want && std::time::Instant::now() < deadline {
+        match c.poll(Duration::from_millis(500)) {
+            Some(Ok(m)) => out.push(m.payload().unwrap_or_default().to_vec()),
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                done.insert(p);
+            }
+            Some(Err(e)) => return Err(e.into()),
+            None => {}
+        }
+    }
+    Ok(out)
+}
+
 /// A watch channel that turns true on SIGINT or SIGTERM.
 pub fn shutdown_signal() -> watch::Receiver<bool> {
     let (tx, rx) = watch::channel(false);

@@ -100,6 +100,37 @@ impl Window {
         }
     }
 
+    /// Adds an article known to be unique (from the stage's own output,
+    /// after a restart) without judging it.
+    pub fn remember(&mut self, id: &str, url: &str, text: &str, now: u64) {
+        if self.by_id.contains_key(id) {
+            return;
+        }
+        let counts = term_counts(text);
+        if counts.is_empty() {
+            return;
+        }
+        self.insert(id, url, counts, now);
+    }
+
+    fn insert(&mut self, id: &str, url: &str, counts: HashMap<String, u32>, now: u64) {
+        let seq = self.next_seq;
+        self.next_seq += 1;
+        self.df.add(counts.keys());
+        for t in counts.keys() {
+            self.postings.entry(t.clone()).or_default().push_back(seq);
+        }
+        self.by_id.insert(id.to_string(), seq);
+        self.entries.push_back(Entry {
+            seq,
+            id: id.to_string(),
+            url: url.to_string(),
+            counts,
+            added_at: now,
+        });
+        self.evict(now);
+    }
+
     /// Judges an article and, if it is unique, adds it to the window.
     pub fn check(&mut self, id: &str, url: &str, text: &str, now: u64) -> Verdict {
         self.evict(now);
@@ -139,21 +170,7 @@ impl Window {
                 };
             }
         }
-        let seq = self.next_seq;
-        self.next_seq += 1;
-        self.df.add(counts.keys());
-        for t in counts.keys() {
-            self.postings.entry(t.clone()).or_default().push_back(seq);
-        }
-        self.by_id.insert(id.to_string(), seq);
-        self.entries.push_back(Entry {
-            seq,
-            id: id.to_string(),
-            url: url.to_string(),
-            counts,
-            added_at: now,
-        });
-        self.evict(now);
+        self.insert(id, url, counts, now);
         Verdict::Unique
     }
 }
@@ -168,6 +185,19 @@ impl DedupStage {
         DedupStage {
             window: Window::new(cfg),
         }
+    }
+
+    /// Rebuilds the window from unique articles this stage produced before
+    /// (the tail of its own output topic), oldest first. Returns how many
+    /// were taken back.
+    pub fn remember<'a>(&mut self, articles: impl IntoIterator<Item = &'a Article>) -> usize {
+        let now = gleaner_core::util::unix_now();
+        let before = self.window.len();
+        for a in articles {
+            self.window
+                .remember(&a.id, &a.url, &format!("{}\n{}", a.title, a.text), now);
+        }
+        self.window.len() - before
     }
 }
 
@@ -259,6 +289,21 @@ mod tests {
             w.check("a", "u/a", A, 3),
             Verdict::Unique,
             "a replay of the original is not a repost"
+        );
+    }
+
+    #[test]
+    fn remembered_articles_catch_reposts_after_a_restart() {
+        let mut w = Window::new(cfg(100));
+        w.remember("a", "u/a", A, 0);
+        assert!(matches!(
+            w.check("a2", "u/a2", A, 1),
+            Verdict::Repost { .. }
+        ));
+        assert_eq!(
+            w.check("a", "u/a", A, 1),
+            Verdict::Unique,
+            "the original itself is not a repost"
         );
     }
 
