@@ -721,3 +721,106 @@ async fn fetch_schedules_recrawls() {
         "the schedule survived the restart"
     );
 }
+
+/// A minimal forward proxy on loopback: reads an absolute-form request,
+/// fetches it, and answers; counts what it carried.
+async fn forward_proxy(count: Arc<AtomicUsize>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        let client = reqwest::Client::builder().no_proxy().build().unwrap();
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let (client, count) = (client.clone(), count.clone());
+            tokio::spawn(async move {
+                let mut buf = Vec::new();
+                let mut chunk = [0u8; 4096];
+                while !buf.windows(4).any(|w| w == b"\r\n\r\n") {
+                    match sock.read(&mut chunk).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                    }
+                }
+                let head = String::from_utf8_lossy(&buf).into_owned();
+                let target = head.split_whitespace().nth(1).unwrap_or("").to_string();
+                count.fetch_add(1, Ordering::SeqCst);
+                let resp = client.get(&target).send().await.unwrap();
+                let status = resp.status().as_u16();
+                let ct = resp
+                    .headers()
+                    .get("content-type")
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("text/html")
+                    .to_string();
+                let body = resp.bytes().await.unwrap();
+                let head = format!("HTTP/1.1 {status} X\r\ncontent-type: {ct}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n", body.len());
+                let _ = sock.write_all(head.as_bytes()).await;
+                let _ = sock.write_all(&body).await;
+            });
+        }
+    });
+    format!("http://{addr}")
+}
+
+/// With one proxy dead and one alive, every host is still fetched, through
+/// the live one (the dead one is benched after its first failure).
+#[tokio::test]
+async fn fetch_rotates_past_a_failing_proxy() {
+    let carried = Arc::new(AtomicUsize::new(0));
+    let good = forward_proxy(carried.clone()).await;
+    let dead = {
+        let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+        format!("http://{}", l.local_addr().unwrap())
+    };
+    let mut sites = Vec::new();
+    for _ in 0..6 {
+        sites.push(
+            serve(Router::new().fallback(|| async { axum::response::Html("<p>via proxy</p>") }))
+                .await,
+        );
+    }
+    let mut cfg = fetch_cfg();
+    cfg.proxies = vec![dead, good];
+    cfg.retry_base_ms = 10;
+    cfg.max_retries = 2;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    for site in &sites {
+        let page = page_of(&f.handle(&seed(&format!("{site}/p"), 0)).await.unwrap());
+        assert!(page.html.contains("via proxy"));
+    }
+    // robots.txt and the page of every site went through the live proxy.
+    assert_eq!(carried.load(Ordering::SeqCst), 2 * sites.len());
+}
+
+/// With fetch.cookies, a site's session cookie is sent back to it.
+#[tokio::test]
+async fn fetch_keeps_cookies_per_site_when_asked() {
+    let app = Router::new().fallback(|headers: axum::http::HeaderMap| async move {
+        let has = headers
+            .get("cookie")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|c| c.contains("session=abc"));
+        (
+            [(header::SET_COOKIE, "session=abc; Path=/")],
+            axum::response::Html(if has {
+                "<p>welcome back</p>"
+            } else {
+                "<p>first visit</p>"
+            }),
+        )
+    });
+    let base = serve(app).await;
+    for (cookies, second) in [(true, "welcome back"), (false, "first visit")] {
+        let mut cfg = fetch_cfg();
+        cfg.cookies = cookies;
+        let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+        page_of(&f.handle(&seed(&format!("{base}/one"), 0)).await.unwrap());
+        let page = page_of(&f.handle(&seed(&format!("{base}/two"), 0)).await.unwrap());
+        assert!(
+            page.html.contains(second),
+            "cookies={cookies}: {}",
+            page.html
+        );
+    }
+}

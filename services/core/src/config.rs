@@ -86,6 +86,9 @@ pub struct Fetch {
     pub error_pause_after: u32,
     pub pause_secs: u64,
     pub max_pause_secs: u64,
+    pub proxies: Vec<String>,
+    pub proxy_bench_secs: u64,
+    pub cookies: bool,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -171,7 +171,8 @@ fn looks_like_challenge(html: &str) -> bool {
 }
 
 struct Shared {
-    client: reqwest::Client,
+    /// One client per proxy (or one direct client when there are none).
+    clients: Vec<Route>,
     cfg: config::Fetch,
     agent_token: String,
     allow_private: bool,
@@ -183,6 +184,14 @@ struct Shared {
     robots_sitemaps: Mutex<HashMap<String, Vec<String>>>,
     // At most fetch.per_host_concurrency requests in flight per host.
     host_slots: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+}
+
+/// A way out: direct, or through one proxy, which is benched for a while
+/// when it fails.
+struct Route {
+    client: reqwest::Client,
+    proxy: Option<String>,
+    benched_until: Mutex<Option<Instant>>,
 }
 
 /// What one fetch produced.
@@ -232,6 +241,61 @@ impl Shared {
         );
     }
 
+    /// The route for a host: proxies are assigned per host (by hash) and
+    /// rotated past the benched ones; with every proxy benched, the one
+    /// whose bench ends first.
+    fn route(&self, host: &str) -> usize {
+        let n = self.clients.len();
+        if n == 1 {
+            return 0;
+        }
+        let start = (gleaner_core::util::fnv1a64(host.as_bytes()) % n as u64) as usize;
+        let now = Instant::now();
+        let benched = |i: usize| {
+            *self.clients[i]
+                .benched_until
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+        };
+        (0..n)
+            .map(|k| (start + k) % n)
+            .find(|&i| benched(i).is_none_or(|u| u <= now))
+            .unwrap_or_else(|| (0..n).min_by_key(|&i| benched(i)).unwrap_or(0))
+    }
+
+    /// GET through the host's route; a proxy that cannot be reached is
+    /// benched and the next route tried, so a dead proxy costs no URL.
+    async fn send(&self, host: &str, url: &Url) -> Result<reqwest::Response, reqwest::Error> {
+        let mut tried = 0;
+        loop {
+            let route = self.route(host);
+            let result = self.clients[route].client.get(url.as_str()).send().await;
+            match (&result, &self.clients[route].proxy) {
+                (Err(e), Some(proxy))
+                    if (e.is_connect() || e.is_timeout()) && tried + 1 < self.clients.len() =>
+                {
+                    tracing::warn!(proxy = %proxy, error = %error_chain(e), "proxy failed; benched");
+                    self.bench(route);
+                    tried += 1;
+                }
+                (Err(e), Some(_)) if e.is_connect() || e.is_timeout() => {
+                    self.bench(route);
+                    return result;
+                }
+                _ => return result,
+            }
+        }
+    }
+
+    fn bench(&self, route: usize) {
+        let until = Instant::now() + Duration::from_secs(self.cfg.proxy_bench_secs);
+        *self.clients[route]
+            .benched_until
+            .lock()
+            .unwrap_or_else(|p| p.into_inner()) = Some(until);
+        metrics::inc("gleaner_fetch_proxy_benched_total", &[]);
+    }
+
     /// Exponential backoff with jitter: base · 2^attempt · [0.5, 1.5).
     fn backoff(&self, attempt: u32) -> Duration {
         let base = self.cfg.retry_base_ms.saturating_mul(1 << attempt.min(16));
@@ -271,7 +335,7 @@ impl Shared {
         robots_url.set_path("/robots.txt");
         robots_url.set_query(None);
         self.wait_turn(&host, self.base_delay()).await;
-        let robots = match self.client.get(robots_url.as_str()).send().await {
+        let robots = match self.send(&host, &robots_url).await {
             Ok(resp) if resp.status().is_success() => {
                 let body = read_capped(resp, 512 * 1024)
                     .await
@@ -452,7 +516,7 @@ impl Shared {
         let mut attempt = 0;
         let resp = loop {
             self.wait_turn(&host, delay).await;
-            let result = self.client.get(url.as_str()).send().await;
+            let result = self.send(&host, url).await;
             let wait = match &result {
                 Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
                     match retry_after(r.headers()) {
@@ -668,15 +732,36 @@ pub struct FetchStage {
 impl FetchStage {
     pub fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
         let allow_private = allow_private || cfg.allow_private;
-        let client = reqwest::Client::builder()
-            .user_agent(&cfg.user_agent)
-            .connect_timeout(Duration::from_millis(cfg.connect_timeout_ms))
-            .timeout(Duration::from_millis(cfg.total_timeout_ms))
-            .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
-            .dns_resolver(Arc::new(GuardedResolver { allow_private }))
-            .gzip(true)
-            .brotli(true)
-            .build()?;
+        let build = |proxy: Option<&str>| -> anyhow::Result<Route> {
+            let mut b = reqwest::Client::builder()
+                .user_agent(&cfg.user_agent)
+                .connect_timeout(Duration::from_millis(cfg.connect_timeout_ms))
+                .timeout(Duration::from_millis(cfg.total_timeout_ms))
+                .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
+                .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+                .cookie_store(cfg.cookies)
+                .gzip(true)
+                .brotli(true);
+            b = match proxy {
+                Some(p) => {
+                    b.proxy(reqwest::Proxy::all(p).map_err(|e| anyhow::anyhow!("proxy {p}: {e}"))?)
+                }
+                None => b.no_proxy(),
+            };
+            Ok(Route {
+                client: b.build()?,
+                proxy: proxy.map(str::to_string),
+                benched_until: Mutex::new(None),
+            })
+        };
+        let clients = if cfg.proxies.is_empty() {
+            vec![build(None)?]
+        } else {
+            cfg.proxies
+                .iter()
+                .map(|p| build(Some(p)))
+                .collect::<anyhow::Result<Vec<_>>>()?
+        };
         let agent_token = cfg
             .user_agent
             .split(['/', ' '])
@@ -693,7 +778,7 @@ impl FetchStage {
         );
         Ok(FetchStage {
             shared: Arc::new(Shared {
-                client,
+                clients,
                 cfg: cfg.clone(),
                 agent_token,
                 allow_private,
