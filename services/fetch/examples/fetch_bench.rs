@@ -158,8 +158,6 @@ async fn main() -> anyhow::Result<()> {
                     recrawl: false,
                     every_secs: None,
                     adaptive: false,
-                    every_secs: None,
-                    adaptive: false,
                 };
                 p.publish(Output::json(Topic::Seeds, "h", &seed)).await;
             }
