@@ -340,6 +340,16 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 Some(m) => m.choose(&lines::features(blocks, &f, &s)),
                 None => heuristic(blocks, &f, &s),
             };
+            // HTML's own chrome (<nav>, <aside>, <footer>) and link lists
+            // named as chrome (share bars, menus) are never the article,
+            // whatever the classifier thought of their neighbours.
+            let chosen: Vec<usize> = chosen
+                .into_iter()
+                .filter(|&i| {
+                    let m = tree.marks_of(i);
+                    !m.chrome_tag && !(m.chrome && f[i].link_density > 0.5)
+                })
+                .collect();
             if which == Extractor::Lines {
                 chosen
             } else {

@@ -34,6 +34,8 @@ pub struct Marks {
     pub article: bool,
     /// `<nav>`, `<header>`, `<footer>` or `<aside>`.
     pub layout: bool,
+    /// `<nav>`, `<footer>` or `<aside>` (a `<header>` may hold the headline).
+    pub chrome_tag: bool,
 }
 
 /// Names in ids and classes that mark navigation, ads and other chrome.
@@ -120,6 +122,7 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
                     content_named: above.content_named || has_content_name(label),
                     article: above.article || matches!(tag, "article" | "main"),
                     layout: above.layout || matches!(tag, "nav" | "header" | "footer" | "aside"),
+                    chrome_tag: above.chrome_tag || matches!(tag, "nav" | "footer" | "aside"),
                 });
                 nodes.push(Node {
                     first: bi,
