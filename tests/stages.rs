@@ -824,3 +824,143 @@ async fn fetch_keeps_cookies_per_site_when_asked() {
         );
     }
 }
+
+/// Crawl-delay in robots.txt wins over a shorter configured delay; a robots.txt
+/// that answers 503 is asked again after a wait before the host's URLs fail.
+#[tokio::test]
+async fn fetch_honours_crawl_delay_and_retries_robots_5xx() {
+    let times: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let t = times.clone();
+    let polite = serve(
+        Router::new()
+            .route(
+                "/robots.txt",
+                get(|| async { "User-agent: *\nCrawl-delay: 1\n" }),
+            )
+            .fallback(move || {
+                let t = t.clone();
+                async move {
+                    t.lock().unwrap().push(Instant::now());
+                    axum::response::Html("<p>x</p>")
+                }
+            }),
+    )
+    .await;
+    let robots_calls = Arc::new(AtomicUsize::new(0));
+    let r = robots_calls.clone();
+    let flaky = serve(
+        Router::new()
+            .route(
+                "/robots.txt",
+                get(move || {
+                    let r = r.clone();
+                    async move {
+                        if r.fetch_add(1, Ordering::SeqCst) == 0 {
+                            (StatusCode::SERVICE_UNAVAILABLE, "").into_response()
+                        } else {
+                            "User-agent: *\nDisallow: /private\n".into_response()
+                        }
+                    }
+                }),
+            )
+            .fallback(|| async { axum::response::Html("<p>y</p>") }),
+    )
+    .await;
+    let mut cfg = fetch_cfg();
+    cfg.retry_base_ms = 20;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let batch = [
+        seed(&format!("{polite}/a"), 0),
+        seed(&format!("{polite}/b"), 0),
+    ];
+    assert!(f.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
+    let times = times.lock().unwrap().clone();
+    assert_eq!(times.len(), 2);
+    assert!(
+        times[1].max(times[0]) - times[1].min(times[0]) >= Duration::from_millis(990),
+        "Crawl-delay: 1"
+    );
+    assert!(
+        page_of(&f.handle(&seed(&format!("{flaky}/ok"), 0)).await.unwrap())
+            .html
+            .contains('y')
+    );
+    assert_eq!(
+        robots_calls.load(Ordering::SeqCst),
+        2,
+        "asked again after the 503"
+    );
+    let err = f
+        .handle(&seed(&format!("{flaky}/private"), 0))
+        .await
+        .unwrap_err();
+    assert!(err.to_string().contains("disallowed"), "{err}");
+}
+
+/// Real encoded bytes in GB18030, Big5, EUC-KR and windows-1252, declared by
+/// header, by meta tag, or not at all, come out as the right text.
+#[tokio::test]
+async fn fetch_decodes_legacy_charsets() {
+    fn enc(label: &str, text: &str) -> Vec<u8> {
+        let e = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+        e.encode(text).0.into_owned()
+    }
+    let cases: Vec<(&str, &str, Vec<u8>, &str)> = vec![
+        ("/gb18030", "text/html; charset=gb18030", enc("gb18030", "<p>港口大桥维修后重新通车，耗资超过四千万元。</p>"), "港口大桥维修后重新通车"),
+        ("/big5", "text/html", [b"<meta charset=\"big5\">".to_vec(), enc("big5", "<p>港口大橋維修後重新通車。</p>")].concat(), "港口大橋維修後重新通車"),
+        ("/euckr", "text/html", enc("euc-kr", "<p>항구 다리가 여덟 달 만에 다시 개통되었습니다. 시장은 다리가 앞으로 오십 년 동안 안전하게 사용될 것이라고 말했습니다.</p>"), "항구 다리가"),
+        ("/cp1252", "text/html; charset=windows-1252", enc("windows-1252", "<p>Café “crème” – naïve</p>"), "Café “crème” – naïve"),
+    ];
+    let mut app = Router::new();
+    for (path, ct, body, _) in &cases {
+        let (ct, body) = (ct.to_string(), body.clone());
+        app = app.route(
+            path,
+            get(move || async move { ([(header::CONTENT_TYPE, ct)], body) }),
+        );
+    }
+    let base = serve(app).await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    for (path, _, _, want) in &cases {
+        let page = page_of(&f.handle(&seed(&format!("{base}{path}"), 0)).await.unwrap());
+        assert!(
+            page.html.contains(want),
+            "{path} ({}): {}",
+            page.charset,
+            page.html
+        );
+    }
+}
+
+/// A gzip bomb (a few KiB that inflate to 200 MiB) stops at the body cap.
+#[tokio::test]
+async fn fetch_stops_decompression_bombs_at_the_cap() {
+    use std::io::Write;
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+    let zeros = vec![b' '; 1 << 20];
+    gz.write_all(b"<html><body><p>").unwrap();
+    for _ in 0..200 {
+        gz.write_all(&zeros).unwrap();
+    }
+    let bomb = gz.finish().unwrap();
+    assert!(bomb.len() < 1 << 20);
+    let app = Router::new().fallback(move || {
+        let bomb = bomb.clone();
+        async move {
+            (
+                [
+                    (header::CONTENT_TYPE, "text/html"),
+                    (header::CONTENT_ENCODING, "gzip"),
+                ],
+                bomb,
+            )
+        }
+    });
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.max_body_bytes = 4 << 20;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let page = page_of(&f.handle(&seed(&format!("{base}/bomb"), 0)).await.unwrap());
+    assert_eq!(page.html.len(), 4 << 20);
+    assert!(page.headers.contains_key("x-gleaner-truncated"));
+}

@@ -335,28 +335,32 @@ impl Shared {
         robots_url.set_path("/robots.txt");
         robots_url.set_query(None);
         self.wait_turn(&host, self.base_delay()).await;
-        let robots = match self.send(&host, &robots_url).await {
-            Ok(resp) if resp.status().is_success() => {
-                let body = read_capped(resp, 512 * 1024)
-                    .await
-                    .map(|(b, _)| b)
-                    .unwrap_or_default();
-                Robots::parse(&String::from_utf8_lossy(&body))
+        // RFC 9309: 5xx or unreachable means "disallow everything for now";
+        // the host waits (backoff) and robots.txt is asked again, up to
+        // fetch.max_retries times, before its URLs fail.
+        let mut attempt = 0;
+        let robots = loop {
+            let failure = match self.send(&host, &robots_url).await {
+                Ok(resp) if resp.status().is_success() => {
+                    let body = read_capped(resp, 512 * 1024)
+                        .await
+                        .map(|(b, _)| b)
+                        .unwrap_or_default();
+                    break Robots::parse(&String::from_utf8_lossy(&body));
+                }
+                // RFC 9309: a 4xx means there are no rules.
+                Ok(resp) if resp.status().is_client_error() => break Robots::allow_all(),
+                Ok(resp) => format!("HTTP {}", resp.status().as_u16()),
+                Err(e) => error_chain(&e),
+            };
+            if attempt >= self.cfg.max_retries {
+                return Err(FetchError::RobotsUnavailable { host, why: failure });
             }
-            // RFC 9309: a 4xx means there are no rules.
-            Ok(resp) if resp.status().is_client_error() => Robots::allow_all(),
-            Ok(resp) => {
-                return Err(FetchError::RobotsUnavailable {
-                    host,
-                    why: format!("HTTP {}", resp.status().as_u16()),
-                })
-            }
-            Err(e) => {
-                return Err(FetchError::RobotsUnavailable {
-                    host,
-                    why: error_chain(&e),
-                })
-            }
+            let wait = self.backoff(attempt);
+            tracing::info!(host, attempt, why = %failure, wait_ms = wait.as_millis() as u64, "robots.txt unavailable; waiting");
+            attempt += 1;
+            tokio::time::sleep(wait).await;
+            self.wait_turn(&host, self.base_delay()).await;
         };
         let rules = robots.for_agent(&self.agent_token);
         if self.cfg.follow_sitemaps && !robots.sitemaps.is_empty() {
