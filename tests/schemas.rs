@@ -78,6 +78,8 @@ fn messages_carry_the_required_properties() {
                 recrawl: false,
                 every_secs: None,
                 adaptive: false,
+                allow: vec![],
+                deny: vec![],
             })
             .unwrap(),
         ),

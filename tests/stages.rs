@@ -30,6 +30,8 @@ fn seed(url: &str, depth: u32) -> Input {
         recrawl: false,
         every_secs: None,
         adaptive: false,
+        allow: vec![],
+        deny: vec![],
     };
     let o = Output::json(Topic::Seeds, "h", &s);
     Input {
@@ -168,6 +170,8 @@ async fn fetch_spaces_requests_to_a_host_and_skips_seen_urls() {
             scope: Scope::SameHost,
             seed_host: "127.0.0.1".into(),
             parent: format!("{base}/"),
+            allow: vec![],
+            deny: vec![],
         };
         Input {
             topic: Topic::Frontier,
@@ -613,6 +617,8 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
             scope: Scope::SameHost,
             seed_host: "127.0.0.1".into(),
             parent: String::new(),
+            allow: vec![],
+            deny: vec![],
         };
         Input {
             topic: Topic::Frontier,
@@ -676,6 +682,8 @@ async fn fetch_schedules_recrawls() {
         recrawl: false,
         every_secs: Some(1),
         adaptive: false,
+        allow: vec![],
+        deny: vec![],
     };
     let input = Input {
         topic: Topic::Seeds,
@@ -963,4 +971,56 @@ async fn fetch_stops_decompression_bombs_at_the_cap() {
     let page = page_of(&f.handle(&seed(&format!("{base}/bomb"), 0)).await.unwrap());
     assert_eq!(page.html.len(), 4 << 20);
     assert!(page.headers.contains_key("x-gleaner-truncated"));
+}
+
+/// A seed's allow and deny patterns bound the links it follows.
+#[tokio::test]
+async fn fetch_follows_allow_and_deny_patterns() {
+    let base = serve(Router::new().fallback(|| async {
+        axum::response::Html(
+            "<a href='/news/a'>a</a><a href='/news/old-1'>old</a><a href='/about'>about</a>",
+        )
+    }))
+    .await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let s = Seed {
+        url: format!("{base}/"),
+        depth: Some(1),
+        scope: None,
+        priority: None,
+        recrawl: false,
+        every_secs: None,
+        adaptive: false,
+        allow: vec![format!("{base}/news/")],
+        deny: vec!["*/news/old*".into()],
+    };
+    let input = Input {
+        topic: Topic::Seeds,
+        key: None,
+        payload: Some(Output::json(Topic::Seeds, "h", &s).payload),
+        origin: None,
+    };
+    let outs = f.handle(&input).await.unwrap();
+    let links: Vec<FrontierLink> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .collect();
+    assert_eq!(
+        links.iter().map(|l| l.url.clone()).collect::<Vec<_>>(),
+        vec![format!("{base}/news/a")]
+    );
+    assert_eq!(
+        links[0].deny,
+        vec!["*/news/old*".to_string()],
+        "patterns travel with the link"
+    );
+    assert!(gleaner_fetch::url_matches(
+        "https://x.test/a/*/b",
+        "https://x.test/a/1/2/b"
+    ));
+    assert!(!gleaner_fetch::url_matches(
+        "https://x.test/a/*/b",
+        "https://x.test/a/1/c"
+    ));
 }

@@ -34,15 +34,21 @@ struct Common {
     config: Option<PathBuf>,
 }
 
-/// Scheduled recrawls of seeds.
+/// What a seed carries besides its URL.
 #[derive(Args, Clone, Default)]
-struct Schedule {
+struct SeedOptions {
     /// Fetch the seeds again every SECS seconds (kept by the fetch service's --state).
     #[arg(long = "every", value_name = "SECS")]
     every_secs: Option<u64>,
     /// With --every: revisit sooner when new links appeared, later when none did.
     #[arg(long)]
     adaptive: bool,
+    /// Follow only links matching this URL pattern (`*` is a wildcard, else a prefix); repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    allow: Vec<String>,
+    /// Do not follow links matching this URL pattern; repeatable.
+    #[arg(long, value_name = "PATTERN")]
+    deny: Vec<String>,
 }
 
 #[derive(Args, Clone)]
@@ -74,6 +80,12 @@ enum Cmd {
         /// Least milliseconds between two requests to one host (default: fetch.per_host_delay_ms).
         #[arg(long, value_name = "MS")]
         delay: Option<u64>,
+        /// Follow only links matching this URL pattern (`*` is a wildcard, else a prefix); repeatable.
+        #[arg(long, value_name = "PATTERN")]
+        allow: Vec<String>,
+        /// Do not follow links matching this URL pattern; repeatable.
+        #[arg(long, value_name = "PATTERN")]
+        deny: Vec<String>,
         #[command(flatten)]
         common: Common,
     },
@@ -146,7 +158,7 @@ enum Cmd {
         #[arg(long)]
         recrawl: bool,
         #[command(flatten)]
-        schedule: Schedule,
+        schedule: SeedOptions,
         #[command(flatten)]
         kafka: Kafka,
         #[command(flatten)]
@@ -249,6 +261,8 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             allow_private,
             depth,
             delay,
+            allow,
+            deny,
             common,
         } => {
             // Dead letters are counted in the summary and kept in a file;
@@ -258,7 +272,20 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             if let Some(ms) = delay {
                 cfg.fetch.per_host_delay_ms = ms;
             }
-            run_embedded(&cfg, &seeds, data_dir(&cfg, data), allow_private, depth).await?;
+            let scope = SeedOptions {
+                allow,
+                deny,
+                ..SeedOptions::default()
+            };
+            run_embedded(
+                &cfg,
+                &seeds,
+                data_dir(&cfg, data),
+                allow_private,
+                depth,
+                &scope,
+            )
+            .await?;
         }
         Cmd::Fetch {
             allow_private,
@@ -474,7 +501,7 @@ fn seed_outputs(
     args: &[String],
     depth: Option<u32>,
     recrawl: bool,
-    schedule: &Schedule,
+    schedule: &SeedOptions,
 ) -> anyhow::Result<Vec<Output>> {
     let mut urls = Vec::new();
     for a in args {
@@ -508,6 +535,8 @@ fn seed_outputs(
                 recrawl,
                 every_secs: schedule.every_secs,
                 adaptive: schedule.adaptive,
+                allow: schedule.allow.clone(),
+                deny: schedule.deny.clone(),
             };
             Ok(Output::json(
                 Topic::Seeds,
@@ -524,9 +553,10 @@ async fn run_embedded(
     data: PathBuf,
     allow_private: bool,
     depth: Option<u32>,
+    scope: &SeedOptions,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
-    let seed_msgs = seed_outputs(seeds, depth, false, &Schedule::default())?;
+    let seed_msgs = seed_outputs(seeds, depth, false, scope)?;
     std::fs::create_dir_all(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
     let index_dir = data.join("index");

@@ -43,6 +43,13 @@ pub struct Seed {
     /// last time, later when it did not (for index pages).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub adaptive: bool,
+    /// Only links matching one of these URL patterns are followed (`*`
+    /// matches any run of characters; a pattern without `*` is a prefix).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    /// Links matching one of these URL patterns are not followed.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
 }
 
 /// `gleaner.frontier`: a link found on a fetched page.
@@ -58,6 +65,11 @@ pub struct FrontierLink {
     pub seed_host: String,
     /// The page the link was found on.
     pub parent: String,
+    /// URL patterns inherited from the seed (see `Seed::allow`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allow: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub deny: Vec<String>,
 }
 
 /// `gleaner.pages`: a fetched HTML page, decoded to UTF-8.

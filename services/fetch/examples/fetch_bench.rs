@@ -158,6 +158,8 @@ async fn main() -> anyhow::Result<()> {
                     recrawl: false,
                     every_secs: None,
                     adaptive: false,
+                    allow: vec![],
+                    deny: vec![],
                 };
                 p.publish(Output::json(Topic::Seeds, "h", &seed)).await;
             }

@@ -824,6 +824,8 @@ impl FetchStage {
                     max_depth: seed.depth.unwrap_or(cfg.default_depth),
                     scope: seed.scope.unwrap_or_default(),
                     url,
+                    allow: seed.allow,
+                    deny: seed.deny,
                 }
             }
             Topic::Frontier => {
@@ -838,6 +840,8 @@ impl FetchStage {
                     max_depth: link.max_depth,
                     scope: link.scope,
                     url,
+                    allow: link.allow,
+                    deny: link.deny,
                 }
             }
             other => anyhow::bail!("fetch does not read {}", other.short()),
@@ -886,6 +890,8 @@ impl FetchStage {
                 scope: job.scope,
                 seed_host: job.seed_host.clone(),
                 parent: job.url.to_string(),
+                allow: job.allow.clone(),
+                deny: job.deny.clone(),
             };
             Some(Output::json(Topic::Frontier, host_of(u.as_str()), &fl))
         };
@@ -907,6 +913,8 @@ struct Job {
     max_depth: u32,
     scope: Scope,
     seed_host: String,
+    allow: Vec<String>,
+    deny: Vec<String>,
 }
 
 fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError> {
@@ -929,6 +937,34 @@ fn in_scope(u: &Url, job: &Job) -> bool {
                 .is_some_and(|h| registered_domain(h) == registered_domain(&job.seed_host)),
             Scope::SeedOnly => false,
         }
+        && (job.allow.is_empty() || job.allow.iter().any(|p| url_matches(p, u.as_str())))
+        && !job.deny.iter().any(|p| url_matches(p, u.as_str()))
+}
+
+/// A URL pattern: `*` matches any run of characters; without `*` the
+/// pattern is a prefix.
+pub fn url_matches(pattern: &str, url: &str) -> bool {
+    if !pattern.contains('*') {
+        return url.starts_with(pattern);
+    }
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut pos = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            if !url.starts_with(part) {
+                return false;
+            }
+            pos = part.len();
+        } else if i == parts.len() - 1 {
+            return part.is_empty() || (url.len() >= pos + part.len() && url.ends_with(part));
+        } else {
+            match url[pos..].find(part) {
+                Some(at) => pos += at + part.len(),
+                None => return false,
+            }
+        }
+    }
+    true
 }
 
 /// The registered domain of a host, without a public-suffix list: the last

@@ -19,6 +19,10 @@ pub struct Entry {
     pub depth: Option<u32>,
     pub scope: Option<Scope>,
     pub next_due: u64,
+    #[serde(default)]
+    pub allow: Vec<String>,
+    #[serde(default)]
+    pub deny: Vec<String>,
 }
 
 #[derive(Default)]
@@ -74,6 +78,8 @@ impl Schedule {
                 depth: seed.depth,
                 scope: seed.scope,
                 next_due: now + every,
+                allow: seed.allow.clone(),
+                deny: seed.deny.clone(),
             },
         );
         self.save()
@@ -92,6 +98,8 @@ impl Schedule {
                 recrawl: true,
                 every_secs: None,
                 adaptive: false,
+                allow: e.allow.clone(),
+                deny: e.deny.clone(),
             });
         }
         if !out.is_empty() {
@@ -133,6 +141,8 @@ mod tests {
             recrawl: false,
             every_secs: Some(every),
             adaptive,
+            allow: vec![],
+            deny: vec![],
         }
     }
 
