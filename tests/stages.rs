@@ -170,6 +170,7 @@ async fn fetch_spaces_requests_to_a_host_and_skips_seen_urls() {
             scope: Scope::SameHost,
             seed_host: "127.0.0.1".into(),
             parent: format!("{base}/"),
+            priority: 0,
             allow: vec![],
             deny: vec![],
         };
@@ -617,6 +618,7 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
             scope: Scope::SameHost,
             seed_host: "127.0.0.1".into(),
             parent: String::new(),
+            priority: 0,
             allow: vec![],
             deny: vec![],
         };
@@ -1023,4 +1025,46 @@ async fn fetch_follows_allow_and_deny_patterns() {
         "https://x.test/a/*/b",
         "https://x.test/a/1/c"
     ));
+}
+
+/// Within a batch, a host's higher-priority URLs are fetched first.
+#[tokio::test]
+async fn fetch_takes_higher_priority_first() {
+    let order: Arc<Mutex<Vec<String>>> = Arc::default();
+    let o = order.clone();
+    let base = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(move |uri: axum::http::Uri| {
+                let o = o.clone();
+                async move {
+                    o.lock().unwrap().push(uri.path().to_string());
+                    axum::response::Html("<p>x</p>")
+                }
+            }),
+    )
+    .await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let with = |path: &str, priority: i32| {
+        let s = Seed {
+            url: format!("{base}{path}"),
+            depth: Some(0),
+            scope: None,
+            priority: Some(priority),
+            recrawl: false,
+            every_secs: None,
+            adaptive: false,
+            allow: vec![],
+            deny: vec![],
+        };
+        Input {
+            topic: Topic::Seeds,
+            key: None,
+            payload: Some(Output::json(Topic::Seeds, "h", &s).payload),
+            origin: None,
+        }
+    };
+    let batch = [with("/low", 0), with("/mid", 1), with("/high", 9)];
+    assert!(f.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
+    assert_eq!(*order.lock().unwrap(), vec!["/high", "/mid", "/low"]);
 }

@@ -19,6 +19,10 @@ pub enum Scope {
     SeedOnly,
 }
 
+fn is_zero(v: &i32) -> bool {
+    *v == 0
+}
+
 /// `gleaner.seeds`: a URL to crawl, written by users.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Seed {
@@ -65,6 +69,9 @@ pub struct FrontierLink {
     pub seed_host: String,
     /// The page the link was found on.
     pub parent: String,
+    /// Priority inherited from the seed: higher is fetched sooner.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub priority: i32,
     /// URL patterns inherited from the seed (see `Seed::allow`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub allow: Vec<String>,

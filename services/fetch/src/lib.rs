@@ -826,6 +826,7 @@ impl FetchStage {
                     url,
                     allow: seed.allow,
                     deny: seed.deny,
+                    priority: seed.priority.unwrap_or(0),
                 }
             }
             Topic::Frontier => {
@@ -842,6 +843,7 @@ impl FetchStage {
                     url,
                     allow: link.allow,
                     deny: link.deny,
+                    priority: link.priority,
                 }
             }
             other => anyhow::bail!("fetch does not read {}", other.short()),
@@ -890,6 +892,7 @@ impl FetchStage {
                 scope: job.scope,
                 seed_host: job.seed_host.clone(),
                 parent: job.url.to_string(),
+                priority: job.priority,
                 allow: job.allow.clone(),
                 deny: job.deny.clone(),
             };
@@ -915,6 +918,7 @@ struct Job {
     seed_host: String,
     allow: Vec<String>,
     deny: Vec<String>,
+    priority: i32,
 }
 
 fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError> {
@@ -1034,24 +1038,37 @@ impl Stage for FetchStage {
         // Interleave hosts (first URL of every host, then the second, ...)
         // so that URLs waiting on one host's politeness clock do not take
         // every concurrency slot while other hosts have work.
-        let mut rank: HashMap<String, usize> = HashMap::new();
-        let mut order: Vec<(usize, usize)> = targets
+        // Within a host, higher priority goes first.
+        let priority: Vec<i32> = planned
             .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let r = t.as_ref().map_or(0, |(u, _)| {
+            .map(|p| {
+                p.as_ref()
+                    .ok()
+                    .and_then(|j| j.as_ref())
+                    .map_or(0, |j| j.priority)
+            })
+            .collect();
+        let mut by_priority: Vec<usize> = (0..targets.len()).collect();
+        by_priority.sort_by_key(|&i| (std::cmp::Reverse(priority[i]), i));
+        let mut rank: HashMap<String, usize> = HashMap::new();
+        let mut order: Vec<(usize, std::cmp::Reverse<i32>, usize)> = by_priority
+            .into_iter()
+            .map(|i| {
+                let r = targets[i].as_ref().map_or(0, |(u, _)| {
                     let n = rank.entry(host_key(u)).or_insert(0);
                     *n += 1;
                     *n
                 });
-                (r, i)
+                (r, std::cmp::Reverse(priority[i]), i)
             })
             .collect();
         order.sort_unstable();
         let shared = self.shared.clone();
         let mut targets: Vec<Option<(Url, u32)>> = targets;
-        let jobs: Vec<(usize, Option<(Url, u32)>)> =
-            order.iter().map(|&(_, i)| (i, targets[i].take())).collect();
+        let jobs: Vec<(usize, Option<(Url, u32)>)> = order
+            .iter()
+            .map(|&(_, _, i)| (i, targets[i].take()))
+            .collect();
         let mut fetched: Vec<Option<Result<Fetched, FetchError>>> =
             (0..targets.len()).map(|_| None).collect();
         let done: Vec<(usize, Option<Result<Fetched, FetchError>>)> = futures::stream::iter(jobs)
