@@ -452,6 +452,7 @@ async fn fetch_metrics_are_served() {
         "{text}"
     );
     assert!(text.contains("gleaner_fetch_seen_urls"), "{text}");
+    assert!(text.contains("gleaner_fetch_host_queue{host="), "{text}");
 }
 
 /// One request at a time per host, while different hosts proceed together.
@@ -1067,4 +1068,73 @@ async fn fetch_takes_higher_priority_first() {
     let batch = [with("/low", 0), with("/mid", 1), with("/high", 9)];
     assert!(f.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
     assert_eq!(*order.lock().unwrap(), vec!["/high", "/mid", "/low"]);
+}
+
+/// robots.txt is cached per host until robots_cache_secs pass; a slow
+/// server hits the total timeout; five errors in a row pause the host.
+#[tokio::test]
+async fn fetch_robots_cache_expires_timeouts_and_error_pauses() {
+    let robots_hits = Arc::new(AtomicUsize::new(0));
+    let r = robots_hits.clone();
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            get(move || {
+                let r = r.clone();
+                async move {
+                    r.fetch_add(1, Ordering::SeqCst);
+                    ""
+                }
+            }),
+        )
+        .route(
+            "/slow",
+            get(|| async {
+                tokio::time::sleep(Duration::from_secs(5)).await;
+                axum::response::Html("late")
+            }),
+        )
+        .route(
+            "/broken",
+            get(|| async { (StatusCode::INTERNAL_SERVER_ERROR, "boom") }),
+        )
+        .fallback(|| async { axum::response::Html("<p>ok</p>") });
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.robots_cache_secs = 1;
+    cfg.total_timeout_ms = 300;
+    cfg.max_retries = 0;
+    cfg.error_pause_after = 3;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    f.handle(&seed(&format!("{base}/1"), 0)).await.unwrap();
+    f.handle(&seed(&format!("{base}/2"), 0)).await.unwrap();
+    assert_eq!(robots_hits.load(Ordering::SeqCst), 1, "cached");
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    f.handle(&seed(&format!("{base}/3"), 0)).await.unwrap();
+    assert_eq!(
+        robots_hits.load(Ordering::SeqCst),
+        2,
+        "asked again after the cache expired"
+    );
+    let t0 = Instant::now();
+    let err = f
+        .handle(&seed(&format!("{base}/slow"), 0))
+        .await
+        .unwrap_err();
+    assert!(
+        t0.elapsed() < Duration::from_secs(3) && format!("{err:#}").contains("timed out"),
+        "{err:#}"
+    );
+    for i in 0..2 {
+        let err = f
+            .handle(&seed(&format!("{base}/broken?{i}"), 0))
+            .await
+            .unwrap_err();
+        assert!(err.to_string().contains("HTTP 500"), "{err}");
+    }
+    let err = f.handle(&seed(&format!("{base}/4"), 0)).await.unwrap_err();
+    assert!(
+        err.to_string().contains("paused") && err.to_string().contains("errors in a row"),
+        "{err}"
+    );
 }

@@ -1063,6 +1063,10 @@ impl Stage for FetchStage {
             })
             .collect();
         order.sort_unstable();
+        // Per-host queue depth while the batch runs.
+        for (h, n) in &rank {
+            metrics::set("gleaner_fetch_host_queue", &[("host", h)], *n as f64);
+        }
         let shared = self.shared.clone();
         let mut targets: Vec<Option<(Url, u32)>> = targets;
         let jobs: Vec<(usize, Option<(Url, u32)>)> = order
@@ -1086,6 +1090,9 @@ impl Stage for FetchStage {
             .await;
         for (i, r) in done {
             fetched[i] = r;
+        }
+        for h in rank.keys() {
+            metrics::set("gleaner_fetch_host_queue", &[("host", h)], 0.0);
         }
         // Completed (fetched or failed for good): durable before the batch's
         // offsets can be committed.
