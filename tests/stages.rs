@@ -452,7 +452,6 @@ async fn fetch_metrics_are_served() {
         "{text}"
     );
     assert!(text.contains("gleaner_fetch_seen_urls"), "{text}");
-    assert!(text.contains("gleaner_fetch_host_queue{host="), "{text}");
 }
 
 /// One request at a time per host, while different hosts proceed together.

@@ -38,6 +38,12 @@ pub fn set(name: &str, labels: &[(&str, &str)], v: f64) {
     r.insert(key(name, labels), v);
 }
 
+/// Drops a series (per-host gauges must not pile up for every host seen).
+pub fn remove(name: &str, labels: &[(&str, &str)]) {
+    let mut r = registry().lock().unwrap_or_else(|p| p.into_inner());
+    r.remove(&key(name, labels));
+}
+
 /// The current value of a series (for tests and summaries).
 pub fn get(name: &str, labels: &[(&str, &str)]) -> f64 {
     let r = registry().lock().unwrap_or_else(|p| p.into_inner());

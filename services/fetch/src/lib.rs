@@ -1092,7 +1092,7 @@ impl Stage for FetchStage {
             fetched[i] = r;
         }
         for h in rank.keys() {
-            metrics::set("gleaner_fetch_host_queue", &[("host", h)], 0.0);
+            metrics::remove("gleaner_fetch_host_queue", &[("host", h)]);
         }
         // Completed (fetched or failed for good): durable before the batch's
         // offsets can be committed.
