@@ -214,9 +214,9 @@ impl State {
         self.markup_bytes = 0;
     }
 
-    fn push(&mut self, tag: &str, label: String) -> u64 {
+    fn push(&mut self, tag: String, id: Option<String>, class: Option<String>) -> u64 {
         self.serial += 1;
-        let dropped = is_dropped(tag);
+        let dropped = is_dropped(&tag);
         let link = tag == "a";
         self.dropped_depth += usize::from(dropped);
         self.noscript_depth += usize::from(tag == "noscript");
@@ -225,10 +225,10 @@ impl State {
         if !self.stack.is_empty() {
             self.path.push('/');
         }
-        self.path.push_str(&label);
+        push_label(&mut self.path, &tag, id.as_deref(), class.as_deref());
         self.stack.push(Open {
             serial: self.serial,
-            tag: tag.to_string(),
+            tag,
             path_len,
             dropped,
             link,
@@ -286,25 +286,21 @@ fn collapse(s: &str) -> String {
     out
 }
 
-/// An element's label in a tag path: `tag#id.class1.class2.class3`, with
+/// Appends an element's label in a tag path, `tag#id.class1.class2.class3`, with
 /// characters that would break the path (`/`, `#`, `.`) left out of names.
-fn label(tag: &str, id: Option<String>, class: Option<String>) -> String {
-    let clean = |s: &str| -> String {
-        s.chars()
-            .filter(|c| !matches!(c, '/' | '#' | '.'))
-            .take(40)
-            .collect()
+fn push_label(out: &mut String, tag: &str, id: Option<&str>, class: Option<&str>) {
+    let push_clean = |l: &mut String, s: &str| {
+        l.extend(s.chars().filter(|c| !matches!(c, '/' | '#' | '.')).take(40));
     };
-    let mut l = tag.to_string();
-    if let Some(id) = id.as_deref().and_then(|s| s.split_whitespace().next()) {
-        l.push('#');
-        l.push_str(&clean(id));
+    out.push_str(tag);
+    if let Some(id) = id.and_then(|s| s.split_whitespace().next()) {
+        out.push('#');
+        push_clean(out, id);
     }
-    for c in class.as_deref().unwrap_or("").split_whitespace().take(3) {
-        l.push('.');
-        l.push_str(&clean(c));
+    for c in class.unwrap_or("").split_whitespace().take(3) {
+        out.push('.');
+        push_clean(out, c);
     }
-    l
 }
 
 /// Errors that make a page unusable.
@@ -364,10 +360,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if tag == "a" && s.dropped_depth == 0 {
                     s.link_count += 1;
                 }
-                let serial = s.push(
-                    &tag,
-                    label(&tag, el.get_attribute("id"), el.get_attribute("class")),
-                );
+                let serial = s.push(tag, el.get_attribute("id"), el.get_attribute("class"));
                 drop(s);
                 let s_end = s_el.clone();
                 el.on_end_tag(Box::new(move |_end| {

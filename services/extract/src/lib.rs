@@ -92,8 +92,7 @@ pub(crate) struct Feat {
 }
 
 fn features(blocks: &[Block], title: &str) -> Vec<Feat> {
-    let title_words: std::collections::HashSet<String> =
-        gleaner_text::words(title).into_iter().collect();
+    let title_words: fx::FxSet<String> = gleaner_text::words(title).into_iter().collect();
     blocks
         .iter()
         .map(|b| {
@@ -406,7 +405,7 @@ pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteS
     }
     // A paragraph the page repeats (a teaser above the full text, a
     // responsive copy) is said once.
-    let mut said = std::collections::HashSet::new();
+    let mut said = fx::FxSet::default();
     chosen.retain(|&i| {
         let t = cleaned.blocks[i].text.as_str();
         t.len() < 40 || said.insert(t)
