@@ -381,27 +381,6 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     Ok(())
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn metric_follows_the_dataset_readme() {
-        assert_eq!(
-            tokens("Hello, World_2 ünïcode!"),
-            vec!["hello", "world_2", "ünïcode"]
-        );
-        let (p, r, f) = prf("a b c d", "a b x");
-        assert!((p - 0.5).abs() < 1e-9 && (r - 2.0 / 3.0).abs() < 1e-9);
-        assert!((f - 2.0 * 0.5 * (2.0 / 3.0) / (0.5 + 2.0 / 3.0)).abs() < 1e-9);
-        assert_eq!(prf("", ""), (1.0, 1.0, 1.0));
-        assert_eq!(prf("x", ""), (0.0, 0.0, 0.0));
-        assert_eq!(prf("", "x"), (0.0, 0.0, 0.0));
-        // Multisets: a repeated word counts as often as the reference has it.
-        assert_eq!(prf("a a a", "a").0, 1.0 / 3.0);
-    }
-}
-
 /// `gleaner eval DIR --bench`: pages/s of clean + extract and of a bare
 /// lol_html pass over the same pages in memory, on one thread, and their
 /// ratio. Each is timed over `rounds` passes, alternating, best round kept.
@@ -452,4 +431,25 @@ pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> 
     println!("{} (clean + extract): {full:.1} pages/s", which.name());
     println!("ratio {}/bare = {:.3}", which.name(), full / bare);
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn metric_follows_the_dataset_readme() {
+        assert_eq!(
+            tokens("Hello, World_2 ünïcode!"),
+            vec!["hello", "world_2", "ünïcode"]
+        );
+        let (p, r, f) = prf("a b c d", "a b x");
+        assert!((p - 0.5).abs() < 1e-9 && (r - 2.0 / 3.0).abs() < 1e-9);
+        assert!((f - 2.0 * 0.5 * (2.0 / 3.0) / (0.5 + 2.0 / 3.0)).abs() < 1e-9);
+        assert_eq!(prf("", ""), (1.0, 1.0, 1.0));
+        assert_eq!(prf("x", ""), (0.0, 0.0, 0.0));
+        assert_eq!(prf("", "x"), (0.0, 0.0, 0.0));
+        // Multisets: a repeated word counts as often as the reference has it.
+        assert_eq!(prf("a a a", "a").0, 1.0 / 3.0);
+    }
 }

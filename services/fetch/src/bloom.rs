@@ -71,24 +71,6 @@ impl Bloom {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn no_false_negatives_and_fp_rate_near_target() {
-        let mut b = Bloom::new(10_000, 0.01);
-        for i in 0..10_000 {
-            assert!(!b.insert(&format!("https://x.test/{i}")) || i > 0);
-        }
-        assert!((0..10_000).all(|i| b.contains(&format!("https://x.test/{i}"))));
-        let fp = (0..20_000)
-            .filter(|i| b.contains(&format!("https://y.test/{i}")))
-            .count();
-        assert!(fp < 20_000 * 3 / 100, "false positives {fp} of 20000");
-    }
-}
-
 impl Bloom {
     /// The filter as bytes: m, k, count, then the bit words, little-endian.
     pub fn to_bytes(&self) -> Vec<u8> {
@@ -123,5 +105,23 @@ impl Bloom {
             k: like.k,
             inserted,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_false_negatives_and_fp_rate_near_target() {
+        let mut b = Bloom::new(10_000, 0.01);
+        for i in 0..10_000 {
+            assert!(!b.insert(&format!("https://x.test/{i}")) || i > 0);
+        }
+        assert!((0..10_000).all(|i| b.contains(&format!("https://x.test/{i}"))));
+        let fp = (0..20_000)
+            .filter(|i| b.contains(&format!("https://y.test/{i}")))
+            .count();
+        assert!(fp < 20_000 * 3 / 100, "false positives {fp} of 20000");
     }
 }
