@@ -15,6 +15,7 @@ no site is both trained and scored on."""
 import argparse, json, os, subprocess, sys, tempfile
 import numpy as np
 from sklearn.model_selection import GroupKFold
+from sklearn.ensemble import HistGradientBoostingClassifier
 from sklearn.neural_network import MLPClassifier
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
@@ -43,7 +44,48 @@ def load(dump):
     return pages, domains, X, y, w
 
 
+MODEL = "mlp"
+
+
 def train(X, y, w, n, window_weight=0.3, threshold=0.5, seed=0):
+    if MODEL == "hgb":
+        return train_hgb(X, y, w, n, window_weight, threshold, seed)
+    return train_mlp(X, y, w, n, window_weight, threshold, seed)
+
+
+def train_hgb(X, y, w, n, window_weight, threshold, seed):
+    """Gradient-boosted trees; exported as arrays per tree (left/right child,
+    feature, threshold, leaf value), scored as baseline + sum of leaves."""
+    Xn = X[:, :n]
+    m = HistGradientBoostingClassifier(max_iter=150, learning_rate=0.1, max_leaf_nodes=15, random_state=seed)
+    m.fit(Xn, y, sample_weight=w * len(w) / w.sum())
+    trees = []
+    for (p,) in m._predictors:
+        nd = p.nodes
+        trees.append({
+            "feature": nd["feature_idx"].astype(int).tolist(),
+            "threshold": nd["num_threshold"].astype(float).tolist(),
+            "left": nd["left"].astype(int).tolist(),
+            "right": nd["right"].astype(int).tolist(),
+            "leaf": nd["is_leaf"].astype(bool).tolist(),
+            "value": nd["value"].astype(float).tolist(),
+        })
+    baseline = float(np.ravel(m._baseline_prediction)[0])
+    # The export must score as sklearn does.
+    sample = Xn[:: max(1, len(Xn) // 500)]
+    raw = np.full(len(sample), baseline)
+    for t in trees:
+        for k, x in enumerate(sample):
+            i = 0
+            while not t["leaf"][i]:
+                i = t["left"][i] if x[t["feature"][i]] <= t["threshold"][i] else t["right"][i]
+            raw[k] += t["value"][i]
+    assert np.allclose(1 / (1 + np.exp(-raw)), m.predict_proba(sample)[:, 1], atol=1e-6)
+    return {"features": n, "mean": [], "scale": [], "w2": [], "b2": baseline, "trees": trees,
+            "window_weight": window_weight, "threshold": threshold}
+
+
+def train_mlp(X, y, w, n, window_weight=0.3, threshold=0.5, seed=0):
     Xn = X[:, :n]
     mean = Xn.mean(axis=0); scale = Xn.std(axis=0); scale[scale == 0] = 1.0
     Z = (Xn - mean) / scale
@@ -73,7 +115,10 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("data"); ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--model", choices=["hgb", "mlp"], default="mlp")
     a = ap.parse_args()
+    global MODEL
+    MODEL = a.model
     dump = os.path.join(tempfile.mkdtemp(), "features.jsonl")
     subprocess.run([GLEANER, "eval", a.data, "--dump-features", dump], check=True, stdout=subprocess.DEVNULL)
     pages, domains, X, y, w = load(dump)

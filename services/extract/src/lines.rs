@@ -147,11 +147,41 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
     rows
 }
 
-/// A one-hidden-layer network (or, with no hidden layer, a logistic
-/// regression) over standardised features.
+/// One regression tree of a boosted ensemble, as parallel arrays: node i
+/// goes left when feature[i] <= threshold[i]; leaves hold values.
+#[derive(Debug, Deserialize)]
+pub struct RegressionTree {
+    feature: Vec<usize>,
+    threshold: Vec<f32>,
+    left: Vec<usize>,
+    right: Vec<usize>,
+    leaf: Vec<bool>,
+    value: Vec<f32>,
+}
+
+impl RegressionTree {
+    fn value(&self, row: &[f32]) -> f32 {
+        let mut i = 0;
+        // Bounded by the node count, so a malformed file cannot loop.
+        for _ in 0..self.leaf.len() {
+            if self.leaf.get(i).copied().unwrap_or(true) {
+                break;
+            }
+            let x = row.get(self.feature[i]).copied().unwrap_or(0.0);
+            i = if x <= self.threshold[i] { self.left[i] } else { self.right[i] };
+        }
+        self.value.get(i).copied().unwrap_or(0.0)
+    }
+}
+
+/// A block classifier: gradient-boosted trees (`trees`, scored from `b2`
+/// as the baseline), or a one-hidden-layer network over standardised
+/// features (or, with no hidden layer, a logistic regression).
 #[derive(Debug, Deserialize)]
 pub struct Model {
     pub features: usize,
+    #[serde(default)]
+    pub trees: Vec<RegressionTree>,
     pub mean: Vec<f32>,
     pub scale: Vec<f32>,
     /// hidden × features, empty for a logistic regression.
@@ -168,6 +198,10 @@ pub struct Model {
 
 impl Model {
     pub fn score(&self, row: &[f32]) -> f32 {
+        if !self.trees.is_empty() {
+            let z = self.b2 + self.trees.iter().map(|t| t.value(row)).sum::<f32>();
+            return 1.0 / (1.0 + (-z).exp());
+        }
         let x: Vec<f32> = (0..self.features)
             .map(|j| (row[j] - self.mean[j]) / self.scale[j])
             .collect();
@@ -220,4 +254,23 @@ pub fn auto_model() -> Option<&'static Model> {
     static M: OnceLock<Option<Model>> = OnceLock::new();
     M.get_or_init(|| load("auto", include_str!("../weights/auto.json")))
         .as_ref()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Model;
+
+    #[test]
+    fn boosted_trees_score_from_the_baseline() {
+        // One stump on feature 1: <= 0.5 -> -2, else +2; baseline 0.
+        let m: Model = serde_json::from_str(
+            r#"{"features":2,"mean":[],"scale":[],"w2":[],"b2":0.0,"window_weight":0.0,"threshold":0.5,
+                "trees":[{"feature":[1,0,0],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],
+                          "leaf":[false,true,true],"value":[0,-2,2]}]}"#,
+        )
+        .unwrap();
+        assert!(m.score(&[9.0, 0.2]) < 0.2);
+        assert!(m.score(&[9.0, 0.9]) > 0.8);
+        assert_eq!(m.choose(&[vec![0.0, 0.9], vec![0.0, 0.1]]), vec![0]);
+    }
 }
