@@ -1137,3 +1137,106 @@ async fn fetch_robots_cache_expires_timeouts_and_error_pauses() {
         "{err}"
     );
 }
+
+/// A robots.txt that redirects is followed to its rules.
+#[tokio::test]
+async fn fetch_follows_robots_redirects() {
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            get(|| async {
+                (
+                    StatusCode::MOVED_PERMANENTLY,
+                    [(header::LOCATION, "/real-robots.txt")],
+                )
+            }),
+        )
+        .route(
+            "/real-robots.txt",
+            get(|| async { "User-agent: *\nDisallow: /secret\n" }),
+        )
+        .fallback(|| async { axum::response::Html("<p>open</p>") });
+    let base = serve(app).await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    assert!(
+        page_of(&f.handle(&seed(&format!("{base}/open"), 0)).await.unwrap())
+            .html
+            .contains("open")
+    );
+    let err = f
+        .handle(&seed(&format!("{base}/secret"), 0))
+        .await
+        .unwrap_err();
+    assert!(
+        err.to_string().contains("disallowed by robots.txt"),
+        "{err}"
+    );
+}
+
+/// A minimal SOCKS5 server on loopback (no auth, CONNECT only).
+async fn socks5_proxy(count: Arc<AtomicUsize>) -> String {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move {
+        loop {
+            let (mut sock, _) = listener.accept().await.unwrap();
+            let count = count.clone();
+            tokio::spawn(async move {
+                let mut hello = [0u8; 2];
+                sock.read_exact(&mut hello).await.ok()?;
+                let mut methods = vec![0u8; hello[1] as usize];
+                sock.read_exact(&mut methods).await.ok()?;
+                sock.write_all(&[5, 0]).await.ok()?;
+                let mut req = [0u8; 4];
+                sock.read_exact(&mut req).await.ok()?;
+                let target = match req[3] {
+                    1 => {
+                        let mut ip = [0u8; 4];
+                        sock.read_exact(&mut ip).await.ok()?;
+                        std::net::Ipv4Addr::from(ip).to_string()
+                    }
+                    3 => {
+                        let mut len = [0u8; 1];
+                        sock.read_exact(&mut len).await.ok()?;
+                        let mut name = vec![0u8; len[0] as usize];
+                        sock.read_exact(&mut name).await.ok()?;
+                        String::from_utf8_lossy(&name).into_owned()
+                    }
+                    _ => return None,
+                };
+                let mut port = [0u8; 2];
+                sock.read_exact(&mut port).await.ok()?;
+                let mut upstream =
+                    tokio::net::TcpStream::connect((target.as_str(), u16::from_be_bytes(port)))
+                        .await
+                        .ok()?;
+                count.fetch_add(1, Ordering::SeqCst);
+                sock.write_all(&[5, 0, 0, 1, 0, 0, 0, 0, 0, 0]).await.ok()?;
+                tokio::io::copy_bidirectional(&mut sock, &mut upstream)
+                    .await
+                    .ok()?;
+                Some(())
+            });
+        }
+    });
+    format!("socks5://{addr}")
+}
+
+#[tokio::test]
+async fn fetch_goes_through_a_socks5_proxy() {
+    let tunnels = Arc::new(AtomicUsize::new(0));
+    let proxy = socks5_proxy(tunnels.clone()).await;
+    let base =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>through socks</p>") }))
+            .await;
+    let mut cfg = fetch_cfg();
+    cfg.proxies = vec![proxy];
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let page = page_of(&f.handle(&seed(&format!("{base}/s"), 0)).await.unwrap());
+    assert!(page.html.contains("through socks"));
+    assert!(
+        tunnels.load(Ordering::SeqCst) >= 1,
+        "the request went through the SOCKS5 proxy"
+    );
+}

@@ -168,7 +168,11 @@ impl RegressionTree {
                 break;
             }
             let x = row.get(self.feature[i]).copied().unwrap_or(0.0);
-            i = if x <= self.threshold[i] { self.left[i] } else { self.right[i] };
+            i = if x <= self.threshold[i] {
+                self.left[i]
+            } else {
+                self.right[i]
+            };
         }
         self.value.get(i).copied().unwrap_or(0.0)
     }
