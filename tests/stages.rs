@@ -173,6 +173,7 @@ async fn fetch_spaces_requests_to_a_host_and_skips_seen_urls() {
             priority: 0,
             allow: vec![],
             deny: vec![],
+            deferred: false,
         };
         Input {
             topic: Topic::Frontier,
@@ -621,6 +622,7 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
             priority: 0,
             allow: vec![],
             deny: vec![],
+            deferred: false,
         };
         Input {
             topic: Topic::Frontier,
@@ -878,6 +880,8 @@ async fn fetch_honours_crawl_delay_and_retries_robots_5xx() {
     .await;
     let mut cfg = fetch_cfg();
     cfg.retry_base_ms = 20;
+    // robots.txt, then two pages a second apart: no deferral in this test.
+    cfg.defer_after_ms = 0;
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
     let batch = [
         seed(&format!("{polite}/a"), 0),
@@ -1238,5 +1242,112 @@ async fn fetch_goes_through_a_socks5_proxy() {
     assert!(
         tunnels.load(Ordering::SeqCst) >= 1,
         "the request went through the SOCKS5 proxy"
+    );
+}
+
+/// URLs of a host that is busy past the batch deadline go back to the
+/// frontier (marked deferred) instead of holding up the batch; a deferred
+/// link is fetched when it comes back, despite the seen-set.
+#[tokio::test]
+async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
+    let slow = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(|| async {
+                tokio::time::sleep(Duration::from_millis(300)).await;
+                axum::response::Html("<p>slow</p>")
+            }),
+    )
+    .await;
+    let fast =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 700;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let mut batch: Vec<Input> = (0..8).map(|i| seed(&format!("{slow}/{i}"), 0)).collect();
+    batch.push(seed(&format!("{fast}/x"), 0));
+    let t0 = Instant::now();
+    let results = f.handle_batch(&batch).await;
+    let took = t0.elapsed();
+    assert!(
+        took < Duration::from_millis(1500),
+        "the batch waited {took:?}"
+    );
+    let pages = results
+        .iter()
+        .filter(|r| {
+            r.as_ref()
+                .is_ok_and(|o| o.iter().any(|o| o.topic == Topic::Pages))
+        })
+        .count();
+    let deferred: Vec<FrontierLink> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .flatten()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .collect();
+    assert!(
+        deferred.iter().all(|l| l.deferred) && deferred.len() >= 4,
+        "{deferred:?}"
+    );
+    assert_eq!(pages + deferred.len(), 9, "every URL is a page or deferred");
+    assert!(
+        results[8]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|o| o.topic == Topic::Pages),
+        "the fast host was fetched"
+    );
+    let back = Input {
+        topic: Topic::Frontier,
+        key: None,
+        payload: Some(Output::json(Topic::Frontier, "h", &deferred[0]).payload),
+        origin: None,
+    };
+    assert!(
+        f.handle(&back)
+            .await
+            .unwrap()
+            .iter()
+            .any(|o| o.topic == Topic::Pages),
+        "fetched when it came back"
+    );
+}
+
+/// A host whose Crawl-delay is longer than the deferral deadline still
+/// progresses: the first URL of each batch waits its turn.
+#[tokio::test]
+async fn fetch_never_defers_a_hosts_first_url() {
+    let base = serve(
+        Router::new()
+            .route(
+                "/robots.txt",
+                get(|| async { "User-agent: *\nCrawl-delay: 1\n" }),
+            )
+            .fallback(|| async { axum::response::Html("<p>p</p>") }),
+    )
+    .await;
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 200;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let batch = [seed(&format!("{base}/1"), 0), seed(&format!("{base}/2"), 0)];
+    let results = f.handle_batch(&batch).await;
+    assert!(
+        results[0]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|o| o.topic == Topic::Pages),
+        "the first URL waited for its turn"
+    );
+    assert!(
+        results[1]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .all(|o| o.topic == Topic::Frontier),
+        "the second was deferred"
     );
 }

@@ -68,6 +68,7 @@ pub struct Fetch {
     pub max_body_bytes: usize,
     pub per_host_delay_ms: u64,
     pub per_host_concurrency: usize,
+    pub defer_after_ms: u64,
     pub concurrency: usize,
     pub default_depth: u32,
     pub max_links_per_page: usize,

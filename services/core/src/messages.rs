@@ -77,6 +77,10 @@ pub struct FrontierLink {
     pub allow: Vec<String>,
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub deny: Vec<String>,
+    /// Put back by fetch because its host was busy past the batch's deadline
+    /// (not yet fetched, so the seen-set must let it in).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub deferred: bool,
 }
 
 /// `gleaner.pages`: a fetched HTML page, decoded to UTF-8.

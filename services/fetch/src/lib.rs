@@ -99,6 +99,8 @@ pub enum FetchError {
     },
     #[error("challenge page instead of content at {0}")]
     Challenge(String),
+    #[error("deferred: {0} would wait too long for its host in this batch")]
+    Deferred(String),
     #[error("HTTP {status} for {url}")]
     Status { status: u16, url: String },
     #[error("not HTML ({content_type}) at {url}")]
@@ -117,6 +119,7 @@ impl FetchError {
             FetchError::RobotsUnavailable { .. } => "robots_unavailable",
             FetchError::HostPaused { .. } => "host_paused",
             FetchError::Challenge(_) => "challenge",
+            FetchError::Deferred(_) => "deferred",
             FetchError::Status { status: 429, .. } => "http_429",
             FetchError::Status { status: 403, .. } => "http_403",
             FetchError::Status { status, .. } if *status >= 500 => "http_5xx",
@@ -213,6 +216,17 @@ impl Shared {
     /// concurrency; a small margin covers the scheduling jitter between our
     /// send and the server's receipt.
     async fn wait_turn(&self, host: &str, delay: Duration) {
+        self.wait_turn_until(host, delay, None).await;
+    }
+
+    /// [`Shared::wait_turn`], giving up (false) rather than waiting past
+    /// `deadline`.
+    async fn wait_turn_until(
+        &self,
+        host: &str,
+        delay: Duration,
+        deadline: Option<Instant>,
+    ) -> bool {
         let started = Instant::now();
         let delay = if delay.is_zero() {
             delay
@@ -232,6 +246,9 @@ impl Shared {
                     }
                 }
             };
+            if deadline.is_some_and(|d| wake > d) {
+                return false;
+            }
             tokio::time::sleep_until(wake.into()).await;
         }
         metrics::add(
@@ -239,6 +256,7 @@ impl Shared {
             &[],
             started.elapsed().as_secs_f64(),
         );
+        true
     }
 
     /// The route for a host: proxies are assigned per host (by hash) and
@@ -386,7 +404,12 @@ impl Shared {
     /// health: a run of errors or a high share of blocks pauses the host,
     /// for a time that doubles on each pause (up to fetch.max_pause_secs)
     /// and is forgiven after a quiet period.
-    async fn fetch(&self, url: &Url, depth: u32) -> Result<Fetched, FetchError> {
+    async fn fetch(
+        &self,
+        url: &Url,
+        depth: u32,
+        defer_at: Option<Instant>,
+    ) -> Result<Fetched, FetchError> {
         let host = host_key(url);
         {
             let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
@@ -401,7 +424,8 @@ impl Shared {
                 }
             }
         }
-        let result = match self.fetch_inner(url, depth).await {
+        let result = match self.fetch_inner(url, depth, defer_at).await {
+            Err(FetchError::Deferred(u)) => return Err(FetchError::Deferred(u)),
             Ok(f)
                 if f.page
                     .as_ref()
@@ -477,7 +501,12 @@ impl Shared {
         metrics::set("gleaner_fetch_paused_hosts", &[], paused as f64);
     }
 
-    async fn fetch_inner(&self, url: &Url, depth: u32) -> Result<Fetched, FetchError> {
+    async fn fetch_inner(
+        &self,
+        url: &Url,
+        depth: u32,
+        defer_at: Option<Instant>,
+    ) -> Result<Fetched, FetchError> {
         check_address(url, self.allow_private)?;
         let host = host_key(url);
         let mut delay = self.base_delay();
@@ -506,20 +535,29 @@ impl Shared {
                 })
                 .clone()
         };
-        let _permit = slot
-            .acquire_owned()
-            .await
-            .map_err(|e| FetchError::Request {
-                url: url.to_string(),
-                why: e.to_string(),
-            })?;
+        // A URL whose host is busy past the batch's deadline goes back to the
+        // frontier instead of holding the batch (and every other host) up.
+        let acquire = slot.acquire_owned();
+        let permit = match defer_at {
+            Some(d) => tokio::time::timeout_at(d.into(), acquire)
+                .await
+                .map_err(|_| FetchError::Deferred(url.to_string()))?,
+            None => acquire.await,
+        };
+        let _permit = permit.map_err(|e| FetchError::Request {
+            url: url.to_string(),
+            why: e.to_string(),
+        })?;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),
         };
         let mut attempt = 0;
         let resp = loop {
-            self.wait_turn(&host, delay).await;
+            let deadline = if attempt == 0 { defer_at } else { None };
+            if !self.wait_turn_until(&host, delay, deadline).await {
+                return Err(FetchError::Deferred(url.to_string()));
+            }
             let result = self.send(&host, url).await;
             let wait = match &result {
                 Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
@@ -832,7 +870,7 @@ impl FetchStage {
             Topic::Frontier => {
                 let link: FrontierLink = input.decode()?;
                 let url = parse_http(&link.url, &cfg.strip_params)?;
-                if self.seen.insert(url.as_str()) {
+                if self.seen.insert(url.as_str()) && !link.deferred {
                     return Ok(None);
                 }
                 Job {
@@ -895,6 +933,7 @@ impl FetchStage {
                 priority: job.priority,
                 allow: job.allow.clone(),
                 deny: job.deny.clone(),
+                deferred: false,
             };
             Some(Output::json(Topic::Frontier, host_of(u.as_str()), &fl))
         };
@@ -1067,20 +1106,27 @@ impl Stage for FetchStage {
         for (h, n) in &rank {
             metrics::set("gleaner_fetch_host_queue", &[("host", h)], *n as f64);
         }
+        let defer_at = match self.shared.cfg.defer_after_ms {
+            0 => None,
+            ms => Some(Instant::now() + Duration::from_millis(ms)),
+        };
         let shared = self.shared.clone();
         let mut targets: Vec<Option<(Url, u32)>> = targets;
-        let jobs: Vec<(usize, Option<(Url, u32)>)> = order
+        // The first URL of each host always waits its turn (so a host whose
+        // Crawl-delay exceeds the deadline still progresses); later ones
+        // may be deferred.
+        let jobs: Vec<(usize, Option<(Url, u32)>, Option<Instant>)> = order
             .iter()
-            .map(|&(_, _, i)| (i, targets[i].take()))
+            .map(|&(rank, _, i)| (i, targets[i].take(), if rank > 1 { defer_at } else { None }))
             .collect();
         let mut fetched: Vec<Option<Result<Fetched, FetchError>>> =
             (0..targets.len()).map(|_| None).collect();
         let done: Vec<(usize, Option<Result<Fetched, FetchError>>)> = futures::stream::iter(jobs)
-            .map(move |(i, t)| {
+            .map(move |(i, t, defer_at)| {
                 let shared = shared.clone();
                 async move {
                     match t {
-                        Some((url, depth)) => (i, Some(shared.fetch(&url, depth).await)),
+                        Some((url, depth)) => (i, Some(shared.fetch(&url, depth, defer_at).await)),
                         None => (i, None),
                     }
                 }
@@ -1099,7 +1145,9 @@ impl Stage for FetchStage {
         if let Some(store) = self.store.as_mut() {
             let done: Vec<String> = planned
                 .iter()
-                .filter_map(|p| p.as_ref().ok()?.as_ref().map(|j| j.url.to_string()))
+                .zip(&fetched)
+                .filter(|(_, f)| !matches!(f, Some(Err(FetchError::Deferred(_)))))
+                .filter_map(|(p, _)| p.as_ref().ok()?.as_ref().map(|j| j.url.to_string()))
                 .collect();
             if let Err(e) = store.record(&done, &self.seen) {
                 let msg = format!("recording fetch state failed: {e:#}");
@@ -1153,6 +1201,27 @@ impl Stage for FetchStage {
                         observed.push((job.url.to_string(), new_links));
                     }
                     Ok(outs)
+                }
+                (Ok(Some(job)), Some(Err(FetchError::Deferred(_)))) => {
+                    // Back to the frontier, marked so the seen-set lets it in.
+                    metrics::inc("gleaner_fetch_deferred_total", &[]);
+                    let link = FrontierLink {
+                        url: job.url.to_string(),
+                        depth: job.depth,
+                        max_depth: job.max_depth,
+                        scope: job.scope,
+                        seed_host: job.seed_host.clone(),
+                        parent: String::new(),
+                        priority: job.priority,
+                        allow: job.allow.clone(),
+                        deny: job.deny.clone(),
+                        deferred: true,
+                    };
+                    Ok(vec![Output::json(
+                        Topic::Frontier,
+                        host_of(job.url.as_str()),
+                        &link,
+                    )])
                 }
                 (Ok(Some(_)), Some(Err(e))) => {
                     metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
