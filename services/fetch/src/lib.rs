@@ -219,6 +219,16 @@ impl Shared {
         self.wait_turn_until(host, delay, None).await;
     }
 
+    /// Counts the host's delay from when its answer arrived, not only from
+    /// when the request left: the server saw the request somewhere in
+    /// between, so gaps measured at the server never come out shorter.
+    fn mark_answered(&self, host: &str) {
+        let mut hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        let h = hosts.entry(host.to_string()).or_default();
+        let now = Instant::now();
+        h.last_send = Some(h.last_send.map_or(now, |t| t.max(now)));
+    }
+
     /// [`Shared::wait_turn`], giving up (false) rather than waiting past
     /// `deadline`.
     async fn wait_turn_until(
@@ -358,7 +368,9 @@ impl Shared {
         // fetch.max_retries times, before its URLs fail.
         let mut attempt = 0;
         let robots = loop {
-            let failure = match self.send(&host, &robots_url).await {
+            let sent = self.send(&host, &robots_url).await;
+            self.mark_answered(&host);
+            let failure = match sent {
                 Ok(resp) if resp.status().is_success() => {
                     let body = read_capped(resp, 512 * 1024)
                         .await
@@ -559,6 +571,7 @@ impl Shared {
                 return Err(FetchError::Deferred(url.to_string()));
             }
             let result = self.send(&host, url).await;
+            self.mark_answered(&host);
             let wait = match &result {
                 Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
                     match retry_after(r.headers()) {
