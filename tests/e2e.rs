@@ -829,3 +829,117 @@ async fn kafka_dedup_window_survives_restart() {
     );
     assert_eq!(count("unique"), 1);
 }
+
+/// Site rules on the compacted rules topic apply after a restart of the
+/// extract service, although its consumer group had already read them.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_site_rules_survive_restart() {
+    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "CI runs this against a broker: use scripts/test.sh"
+        );
+        eprintln!("SKIPPED kafka_site_rules_survive_restart: GLEANER_TEST_BROKERS is not set");
+        return;
+    };
+    use gleaner_core::messages::{Block, Cleaned, PageMeta, SiteRules};
+    use gleaner_core::stage::Output;
+    use gleaner_core::Topic;
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = format!("rules{}", unique());
+    let cfg_path = test_config(tmp.path(), Some(&prefix));
+    let cfg = gleaner_core::Config::load(Some(&cfg_path)).unwrap();
+    gleaner_core::kafka::create_topics(&cfg, &brokers)
+        .await
+        .unwrap();
+    let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
+    let rules = SiteRules {
+        host: "rules.test".into(),
+        exclude_text: vec!["SPONSORED".into()],
+        ..SiteRules::default()
+    };
+    gleaner_core::kafka::produce_all(
+        &producer,
+        &cfg,
+        &[Output::json(Topic::Rules, "rules.test", &rules)],
+    )
+    .await
+    .unwrap();
+    let stop = |mut child: std::process::Child| {
+        Command::new("kill")
+            .args(["-TERM", &child.id().to_string()])
+            .status()
+            .unwrap();
+        assert!(child.wait().unwrap().success());
+    };
+    // A first extract reads the rules through its consumer group and stops.
+    let first = gleaner(&["extract"], &cfg_path, &brokers)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_secs(6)).await;
+    stop(first);
+    // The restarted one must still know them.
+    let second = gleaner(&["extract"], &cfg_path, &brokers)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let para = "The harbour bridge reopened to traffic on Monday after eight months of repairs that cost the city more \
+                than forty million dollars, and commuters were glad.";
+    let block = |text: &str, path: &str| Block {
+        text: text.into(),
+        path: path.into(),
+        tag: "p".into(),
+        text_len: text.chars().count() as u32,
+        ..Block::default()
+    };
+    let page = Cleaned {
+        id: "r1".into(),
+        url: "http://rules.test/story".into(),
+        final_url: "http://rules.test/story".into(),
+        fetched_at: String::new(),
+        title: "Bridge".into(),
+        meta: PageMeta::default(),
+        blocks: vec![
+            block(para, "html/body/article/p"),
+            block("SPONSORED: buy a boat from our partners today, with free delivery to the harbour.", "html/body/article/p"),
+            block(
+                "Engineers replaced the corroded suspension cables and resurfaced the deck, and the mayor said the \
+                 work would keep the bridge safe for another fifty years.",
+                "html/body/article/p",
+            ),
+        ],
+    };
+    gleaner_core::kafka::produce_all(
+        &producer,
+        &cfg,
+        &[Output::json(Topic::Cleaned, "rules.test", &page)],
+    )
+    .await
+    .unwrap();
+    let deadline = Instant::now() + Duration::from_secs(60);
+    let article: Article = loop {
+        let (b, t) = (brokers.clone(), format!("{prefix}.articles"));
+        let got = tokio::task::spawn_blocking(move || read_topic(&b, &t))
+            .await
+            .unwrap();
+        if let Some(p) = got.first() {
+            break serde_json::from_slice(p).unwrap();
+        }
+        assert!(Instant::now() < deadline, "no article");
+        tokio::time::sleep(Duration::from_millis(300)).await;
+    };
+    stop(second);
+    assert!(
+        article.text.contains("harbour bridge reopened"),
+        "{}",
+        article.text
+    );
+    assert!(
+        !article.text.contains("SPONSORED"),
+        "the rule was forgotten: {}",
+        article.text
+    );
+}

@@ -321,6 +321,37 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             if inputs.is_empty() {
                 init_logs("info");
                 let stage = gleaner_extract::ExtractStage::new(which, cfg.extract.min_text_chars);
+                // The rules topic is a compacted table: read it whole on every
+                // start (the consumer group only brings changes after that).
+                let (b, topic) = (brokers(&cfg, &kafka), cfg.topics.rules.clone());
+                let records = tokio::task::spawn_blocking(move || {
+                    gleaner_core::kafka::read_records(&b, &topic, i64::MAX)
+                })
+                .await??;
+                let n = records.len();
+                for (key, value) in records {
+                    let rules = match value
+                        .as_deref()
+                        .map(serde_json::from_slice::<gleaner_core::messages::SiteRules>)
+                    {
+                        None => None,
+                        Some(Ok(r)) => Some(r),
+                        Some(Err(e)) => {
+                            tracing::warn!(?key, error = %e, "malformed site rules skipped");
+                            continue;
+                        }
+                    };
+                    let host = rules
+                        .as_ref()
+                        .map(|r| r.host.clone())
+                        .filter(|h| !h.is_empty())
+                        .or(key)
+                        .unwrap_or_default();
+                    if !host.is_empty() {
+                        stage.set_rules(&host, rules);
+                    }
+                }
+                tracing::info!(records = n, "site rules loaded from {}", cfg.topics.rules);
                 service(Box::new(stage), &cfg, &kafka).await?;
             } else {
                 init_logs("warn");

@@ -230,6 +230,18 @@ fn to_input<M: Message>(cfg: &Config, m: &M) -> Input {
 /// The last `per_partition` records of every partition of `topic`, oldest
 /// first within a partition (for rebuilding state from a stage's own output).
 pub fn read_tail(brokers: &str, topic: &str, per_partition: i64) -> anyhow::Result<Vec<Vec<u8>>> {
+    Ok(read_records(brokers, topic, per_partition)?
+        .into_iter()
+        .filter_map(|(_, v)| v)
+        .collect())
+}
+
+/// Keys and values (`None` for a tombstone) of the last `per_partition`
+/// records of every partition, oldest first within a partition.
+pub type Record = (Option<String>, Option<Vec<u8>>);
+
+/// See [`Record`]; `i64::MAX` reads whole partitions.
+pub fn read_records(brokers: &str, topic: &str, per_partition: i64) -> anyhow::Result<Vec<Record>> {
     use rdkafka::consumer::BaseConsumer;
     use rdkafka::{Offset, TopicPartitionList};
     let c: BaseConsumer = ClientConfig::new()
@@ -266,7 +278,10 @@ pub fn read_tail(brokers: &str, topic: &str, per_partition: i64) -> anyhow::Resu
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while done.len() < want && std::time::Instant::now() < deadline {
         match c.poll(Duration::from_millis(500)) {
-            Some(Ok(m)) => out.push(m.payload().unwrap_or_default().to_vec()),
+            Some(Ok(m)) => out.push((
+                m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+                m.payload().map(<[u8]>::to_vec),
+            )),
             Some(Err(KafkaError::PartitionEOF(p))) => {
                 done.insert(p);
             }
