@@ -328,6 +328,22 @@ fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
     out
 }
 
+/// The broker scripts/test.sh started, or `None` (with a note) outside it;
+/// under CI a missing broker is a failure, not a skip.
+fn test_brokers(test: &str) -> Option<String> {
+    match std::env::var("GLEANER_TEST_BROKERS") {
+        Ok(b) => Some(b),
+        Err(_) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI runs {test} against a broker: use scripts/test.sh"
+            );
+            eprintln!("SKIPPED {test}: GLEANER_TEST_BROKERS is not set (scripts/test.sh sets it)");
+            None
+        }
+    }
+}
+
 fn unique() -> String {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -346,12 +362,7 @@ fn gleaner(args: &[&str], cfg: &Path, brokers: &str) -> Command {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_services_end_to_end() {
-    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs this against a broker: use scripts/test.sh"
-        );
-        eprintln!("SKIPPED kafka_services_end_to_end: GLEANER_TEST_BROKERS is not set (scripts/test.sh sets it)");
+    let Some(brokers) = test_brokers("kafka_services_end_to_end") else {
         return;
     };
     let (base, log) = start_site().await;
@@ -527,12 +538,7 @@ async fn kafka_services_end_to_end() {
 /// HTML must fit in that limit.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_largest_records_round_trip() {
-    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs this against a broker: use scripts/test.sh"
-        );
-        eprintln!("SKIPPED kafka_largest_records_round_trip: GLEANER_TEST_BROKERS is not set");
+    let Some(brokers) = test_brokers("kafka_largest_records_round_trip") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -597,12 +603,7 @@ async fn kafka_largest_records_round_trip() {
 /// batch in flight at the kill can be fetched twice (no completed URL is).
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_fetch_survives_kill_9() {
-    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs this against a broker: use scripts/test.sh"
-        );
-        eprintln!("SKIPPED kafka_fetch_survives_kill_9: GLEANER_TEST_BROKERS is not set");
+    let Some(brokers) = test_brokers("kafka_fetch_survives_kill_9") else {
         return;
     };
     const PAGES: usize = 40;
@@ -732,12 +733,7 @@ async fn kafka_fetch_survives_kill_9() {
 /// restart, so a repost of an article seen before the restart is caught.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_dedup_window_survives_restart() {
-    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs this against a broker: use scripts/test.sh"
-        );
-        eprintln!("SKIPPED kafka_dedup_window_survives_restart: GLEANER_TEST_BROKERS is not set");
+    let Some(brokers) = test_brokers("kafka_dedup_window_survives_restart") else {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
@@ -834,12 +830,7 @@ async fn kafka_dedup_window_survives_restart() {
 /// extract service, although its consumer group had already read them.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_site_rules_survive_restart() {
-    let Ok(brokers) = std::env::var("GLEANER_TEST_BROKERS") else {
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "CI runs this against a broker: use scripts/test.sh"
-        );
-        eprintln!("SKIPPED kafka_site_rules_survive_restart: GLEANER_TEST_BROKERS is not set");
+    let Some(brokers) = test_brokers("kafka_site_rules_survive_restart") else {
         return;
     };
     use gleaner_core::messages::{Block, Cleaned, PageMeta, SiteRules};

@@ -42,6 +42,28 @@ fn seed(url: &str, depth: u32) -> Input {
     }
 }
 
+/// A frontier link on 127.0.0.1 with depth limit 1, as fetch would emit it.
+fn frontier_link(url: &str, depth: u32) -> Input {
+    let l = FrontierLink {
+        url: url.into(),
+        depth,
+        max_depth: 1,
+        scope: Scope::SameHost,
+        seed_host: "127.0.0.1".into(),
+        parent: String::new(),
+        priority: 0,
+        allow: vec![],
+        deny: vec![],
+        deferred: false,
+    };
+    Input {
+        topic: Topic::Frontier,
+        key: None,
+        payload: Some(Output::json(Topic::Frontier, "h", &l).payload),
+        origin: None,
+    }
+}
+
 fn fetch_cfg() -> gleaner_core::config::Fetch {
     let mut c = Config::default_config().fetch;
     c.per_host_delay_ms = 0;
@@ -162,26 +184,7 @@ async fn fetch_spaces_requests_to_a_host_and_skips_seen_urls() {
     let mut cfg = fetch_cfg();
     cfg.per_host_delay_ms = 150;
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
-    let link = |p: &str| {
-        let l = FrontierLink {
-            url: format!("{base}{p}"),
-            depth: 1,
-            max_depth: 1,
-            scope: Scope::SameHost,
-            seed_host: "127.0.0.1".into(),
-            parent: format!("{base}/"),
-            priority: 0,
-            allow: vec![],
-            deny: vec![],
-            deferred: false,
-        };
-        Input {
-            topic: Topic::Frontier,
-            key: None,
-            payload: Some(Output::json(Topic::Frontier, "h", &l).payload),
-            origin: None,
-        }
-    };
+    let link = |p: &str| frontier_link(&format!("{base}{p}"), 1);
     let batch = [
         seed(&format!("{base}/"), 1),
         link("/a"),
@@ -611,26 +614,7 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
         frontier(&outs),
         vec![(format!("{base}/sitemap_index.xml"), 0)]
     );
-    let follow = |url: &str, depth: u32| {
-        let l = FrontierLink {
-            url: url.into(),
-            depth,
-            max_depth: 1,
-            scope: Scope::SameHost,
-            seed_host: "127.0.0.1".into(),
-            parent: String::new(),
-            priority: 0,
-            allow: vec![],
-            deny: vec![],
-            deferred: false,
-        };
-        Input {
-            topic: Topic::Frontier,
-            key: None,
-            payload: Some(Output::json(Topic::Frontier, "h", &l).payload),
-            origin: None,
-        }
-    };
+    let follow = |url: &str, depth: u32| frontier_link(url, depth);
     let outs = f
         .handle(&follow(&format!("{base}/sitemap_index.xml"), 0))
         .await
