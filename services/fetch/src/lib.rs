@@ -997,30 +997,15 @@ fn in_scope(u: &Url, job: &Job) -> bool {
         && !job.deny.iter().any(|p| url_matches(p, u.as_str()))
 }
 
-/// A URL pattern: `*` matches any run of characters; without `*` the
-/// pattern is a prefix.
+/// A URL pattern: `*` matches any run of characters and the pattern must
+/// then match the whole URL; without `*` the pattern is a prefix. Same
+/// matcher as robots.txt rules (a `*` pattern is one anchored with `$`).
 pub fn url_matches(pattern: &str, url: &str) -> bool {
-    if !pattern.contains('*') {
-        return url.starts_with(pattern);
+    if pattern.contains('*') {
+        robots::matches(&format!("{pattern}$"), url)
+    } else {
+        url.starts_with(pattern)
     }
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut pos = 0;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            if !url.starts_with(part) {
-                return false;
-            }
-            pos = part.len();
-        } else if i == parts.len() - 1 {
-            return part.is_empty() || (url.len() >= pos + part.len() && url.ends_with(part));
-        } else {
-            match url[pos..].find(part) {
-                Some(at) => pos += at + part.len(),
-                None => return false,
-            }
-        }
-    }
-    true
 }
 
 /// The registered domain of a host, without a public-suffix list: the last

@@ -35,7 +35,7 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
                         return Ok(());
                     }
                     let href = el.get_attribute("href").unwrap_or_default();
-                    let href = gleaner_html_unescape(href.trim());
+                    let href = gleaner_clean::decode_entities(href.trim());
                     if let Ok(mut u) = b2.borrow().join(&href) {
                         if matches!(u.scheme(), "http" | "https") {
                             u.set_fragment(None);
@@ -64,11 +64,6 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
     }
     let out = std::mem::take(&mut found.borrow_mut().0);
     out
-}
-
-/// Attribute values arrive raw; `&amp;` in query strings is the common case.
-fn gleaner_html_unescape(s: &str) -> String {
-    s.replace("&amp;", "&")
 }
 
 #[cfg(test)]

@@ -141,7 +141,7 @@ impl AgentRules {
 }
 
 /// Matches a robots pattern (`*` any run, `$` end) against a path prefix.
-fn matches(pattern: &str, path: &str) -> bool {
+pub(crate) fn matches(pattern: &str, path: &str) -> bool {
     let (pattern, anchored) = match pattern.strip_suffix('$') {
         Some(p) => (p, true),
         None => (pattern, false),
