@@ -286,6 +286,54 @@ async fn embedded_run_end_to_end() {
     check(&base, &log, &cfg, &data, &outcome);
 }
 
+/// `gleaner run --every SECS` keeps running and fetches its seeds again on
+/// schedule until it is interrupted, then ends cleanly with its summary.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_run_recrawls_on_schedule_until_interrupted() {
+    let (base, log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let child = Command::new(GLEANER)
+        .args(["run", "--allow-private", "--depth", "0", "--every", "1", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .args(["--seeds", &format!("{base}{}", ARTICLES[0].0)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    tokio::time::sleep(Duration::from_millis(3600)).await;
+    let fetched = log
+        .lock()
+        .unwrap()
+        .iter()
+        .filter(|p| *p == ARTICLES[0].0)
+        .count();
+    assert!(fetched >= 3, "the seed was fetched {fetched} times in 3.6 s");
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    assert!(summary["produced"]["pages"].as_u64().unwrap() >= 3, "{summary}");
+    // Every fetch is extracted again (the site's template learned from the
+    // stream does not swallow a page seen before) and updates one document.
+    assert!(summary["produced"]["articles"].as_u64().unwrap() >= 3, "{summary}");
+    assert_eq!(summary["produced"]["dead-letter"].as_u64(), Some(0), "{summary}");
+    assert_eq!(summary["index_docs"].as_u64(), Some(1), "{summary}");
+}
+
 /// Every record on a topic, read from the beginning of each partition.
 fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
     use rdkafka::consumer::{BaseConsumer, Consumer};

@@ -1275,7 +1275,11 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
         deferred.iter().all(|l| l.deferred) && deferred.len() >= 4,
         "{deferred:?}"
     );
-    assert_eq!(pages + deferred.len(), 9, "every URL is a page or deferred");
+    assert_eq!(
+        pages + deferred.len() + f.held(),
+        9,
+        "every URL is a page, deferred, or still running in the background"
+    );
     assert!(
         results[8]
             .as_ref()
@@ -1290,6 +1294,12 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
         payload: Some(Output::json(Topic::Frontier, "h", &deferred[0]).payload),
         origin: None,
     };
+    // The host may still be busy with a request in the background.
+    let end = Instant::now() + Duration::from_secs(3);
+    while f.held() > 0 && Instant::now() < end {
+        f.tick().await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     assert!(
         f.handle(&back)
             .await
@@ -1301,7 +1311,8 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
 }
 
 /// A host whose Crawl-delay is longer than the deferral deadline still
-/// progresses: the first URL of each batch waits its turn.
+/// progresses: the first URL of each batch waits its turn (in the
+/// background once the batch's deadline passes).
 #[tokio::test]
 async fn fetch_never_defers_a_hosts_first_url() {
     let base = serve(
@@ -1319,14 +1330,6 @@ async fn fetch_never_defers_a_hosts_first_url() {
     let batch = [seed(&format!("{base}/1"), 0), seed(&format!("{base}/2"), 0)];
     let results = f.handle_batch(&batch).await;
     assert!(
-        results[0]
-            .as_ref()
-            .unwrap()
-            .iter()
-            .any(|o| o.topic == Topic::Pages),
-        "the first URL waited for its turn"
-    );
-    assert!(
         results[1]
             .as_ref()
             .unwrap()
@@ -1334,4 +1337,163 @@ async fn fetch_never_defers_a_hosts_first_url() {
             .all(|o| o.topic == Topic::Frontier),
         "the second was deferred"
     );
+    let outs = match results[0].as_ref().unwrap() {
+        outs if outs.is_empty() => {
+            assert_eq!(f.held(), 1, "the first URL waits its turn in the background");
+            tick_until(&mut f, 3, |o| o.iter().any(|o| o.topic == Topic::Pages)).await
+        }
+        outs => outs.clone(),
+    };
+    assert!(page_of(&outs).html.contains('p'), "the first URL was fetched");
+}
+
+/// Outputs of ticks until `until` holds for them or `secs` pass.
+async fn tick_until(
+    f: &mut gleaner_fetch::FetchStage,
+    secs: u64,
+    until: impl Fn(&[Output]) -> bool,
+) -> Vec<Output> {
+    let end = Instant::now() + Duration::from_secs(secs);
+    let mut outs = Vec::new();
+    while Instant::now() < end {
+        outs.extend(f.tick().await);
+        if until(&outs) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    outs
+}
+
+/// A server that takes seconds to answer holds up neither its batch nor the
+/// next: its request finishes in the background and its page comes out of a
+/// tick; its host's next URL waits in the stage meanwhile (not fetched side
+/// by side, not lost) and returns to the frontier once the host is free.
+/// With a state directory, URLs still parked when the process dies come back
+/// after a restart.
+#[tokio::test]
+async fn fetch_finishes_a_stalled_request_in_the_background() {
+    let stalled = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(|| async {
+                tokio::time::sleep(Duration::from_millis(2500)).await;
+                axum::response::Html("<p>late but here</p>")
+            }),
+    )
+    .await;
+    let fast =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
+    let state = tempfile::tempdir().unwrap();
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 300;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .with_state(state.path())
+        .unwrap();
+    let t0 = Instant::now();
+    let first = f
+        .handle_batch(&[seed(&format!("{stalled}/a"), 0), seed(&format!("{fast}/1"), 0)])
+        .await;
+    assert!(t0.elapsed() < Duration::from_millis(1000), "batch took {:?}", t0.elapsed());
+    assert!(first[0].as_ref().unwrap().is_empty(), "stalled URL is parked");
+    page_of(first[1].as_ref().unwrap());
+    assert_eq!(f.held(), 1);
+    let t1 = Instant::now();
+    let second = f
+        .handle_batch(&[seed(&format!("{stalled}/b"), 0), seed(&format!("{fast}/2"), 0)])
+        .await;
+    assert!(t1.elapsed() < Duration::from_millis(500), "the next batch is not held up");
+    assert!(second[0].as_ref().unwrap().is_empty(), "busy host: waits in the stage");
+    page_of(second[1].as_ref().unwrap());
+    assert_eq!(f.held(), 2);
+    // A crash now (no close): both URLs are in the state directory. (A
+    // copy of it, so the stage that goes on keeps its own.)
+    let crashed = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(state.path()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), crashed.path().join(e.file_name())).unwrap();
+    }
+    let mut restarted = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .with_state(crashed.path())
+        .unwrap();
+    assert_eq!(restarted.held(), 2, "parked URLs survive the crash");
+    let back: Vec<FrontierLink> = restarted
+        .tick()
+        .await
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .collect();
+    let mut urls: Vec<&str> = back.iter().map(|l| l.url.as_str()).collect();
+    urls.sort();
+    assert_eq!(urls, [format!("{stalled}/a"), format!("{stalled}/b")]);
+    assert!(back.iter().all(|l| l.deferred));
+    drop(restarted);
+    // The original stage: the late page comes out of a tick, then /b goes
+    // back to the frontier.
+    let outs = tick_until(&mut f, 6, |o| o.iter().any(|o| o.topic == Topic::Frontier)).await;
+    assert!(page_of(&outs).html.contains("late but here"));
+    assert!(t0.elapsed() >= Duration::from_millis(2500));
+    let link: FrontierLink = serde_json::from_slice(
+        &outs.iter().find(|o| o.topic == Topic::Frontier).unwrap().payload,
+    )
+    .unwrap();
+    assert_eq!(link.url, format!("{stalled}/b"));
+    assert!(link.deferred);
+    assert_eq!(f.held(), 0);
+    // Released once produced (the next tick): a restart finds nothing parked.
+    assert!(f.tick().await.is_empty());
+    drop(f);
+    let again = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .with_state(state.path())
+        .unwrap();
+    assert_eq!(again.held(), 0);
+}
+
+/// In a service, URLs of a host paused for blocking us wait for the pause
+/// to end instead of going to the dead-letter topic.
+#[tokio::test]
+async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
+    let blocking = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let b = blocking.clone();
+    let site = serve(Router::new().fallback(move || {
+        let b = b.clone();
+        async move {
+            if b.load(Ordering::SeqCst) {
+                (StatusCode::FORBIDDEN, "forbidden").into_response()
+            } else {
+                axum::response::Html("<p>welcome back</p>").into_response()
+            }
+        }
+    }))
+    .await;
+    let mut cfg = fetch_cfg();
+    cfg.block_window = 2;
+    cfg.block_ratio = 0.5;
+    cfg.pause_secs = 1;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .wait_for_paused_hosts(true);
+    for i in 0..2 {
+        assert!(f.handle(&seed(&format!("{site}/{i}"), 0)).await.is_err());
+    }
+    let held = f.handle(&seed(&format!("{site}/later"), 0)).await.unwrap();
+    assert!(held.is_empty(), "paused: parked, not a dead letter");
+    assert_eq!(f.held(), 1);
+    assert!(f.tick().await.is_empty(), "still paused");
+    blocking.store(false, Ordering::SeqCst);
+    let outs = tick_until(&mut f, 4, |o| !o.is_empty()).await;
+    let link: FrontierLink = serde_json::from_slice(&outs[0].payload).unwrap();
+    assert_eq!(link.url, format!("{site}/later"));
+    assert!(link.deferred);
+    let back = Input {
+        topic: Topic::Frontier,
+        key: None,
+        payload: Some(outs[0].payload.clone()),
+        origin: None,
+    };
+    assert!(page_of(&f.handle(&back).await.unwrap()).html.contains("welcome back"));
 }

@@ -37,7 +37,7 @@ struct Common {
 /// What a seed carries besides its URL.
 #[derive(Args, Clone, Default)]
 struct SeedOptions {
-    /// Fetch the seeds again every SECS seconds (kept by the fetch service's --state).
+    /// Fetch the seeds again every SECS seconds (the fetch service keeps the schedule in --state; `gleaner run` keeps running).
     #[arg(long = "every", value_name = "SECS")]
     every_secs: Option<u64>,
     /// With --every: revisit sooner when new links appeared, later when none did.
@@ -80,12 +80,12 @@ enum Cmd {
         /// Least milliseconds between two requests to one host (default: fetch.per_host_delay_ms).
         #[arg(long, value_name = "MS")]
         delay: Option<u64>,
-        /// Follow only links matching this URL pattern (`*` is a wildcard, else a prefix); repeatable.
-        #[arg(long, value_name = "PATTERN")]
-        allow: Vec<String>,
-        /// Do not follow links matching this URL pattern; repeatable.
-        #[arg(long, value_name = "PATTERN")]
-        deny: Vec<String>,
+        /// Keep running when idle (scheduled recrawls, hosts paused for
+        /// blocking us are waited out) until Ctrl-C; implied by --every.
+        #[arg(long)]
+        follow: bool,
+        #[command(flatten)]
+        schedule: SeedOptions,
         #[command(flatten)]
         common: Common,
     },
@@ -261,8 +261,8 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             allow_private,
             depth,
             delay,
-            allow,
-            deny,
+            follow,
+            schedule,
             common,
         } => {
             // Dead letters are counted in the summary and kept in a file;
@@ -272,18 +272,15 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             if let Some(ms) = delay {
                 cfg.fetch.per_host_delay_ms = ms;
             }
-            let scope = SeedOptions {
-                allow,
-                deny,
-                ..SeedOptions::default()
-            };
+            let follow = follow || schedule.every_secs.is_some();
             run_embedded(
                 &cfg,
                 &seeds,
                 data_dir(&cfg, data),
                 allow_private,
                 depth,
-                &scope,
+                &schedule,
+                follow,
             )
             .await?;
         }
@@ -295,7 +292,8 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
         } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
-            let mut stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?;
+            let mut stage =
+                gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?.wait_for_paused_hosts(true);
             if let Some(dir) = state {
                 stage = stage.with_state(&dir)?;
             }
@@ -585,6 +583,7 @@ async fn run_embedded(
     allow_private: bool,
     depth: Option<u32>,
     scope: &SeedOptions,
+    follow: bool,
 ) -> anyhow::Result<()> {
     let started = Instant::now();
     let seed_msgs = seed_outputs(seeds, depth, false, scope)?;
@@ -592,7 +591,10 @@ async fn run_embedded(
         .with_context(|| format!("creating data directory {}", data.display()))?;
     let index_dir = data.join("index");
     let stages: Vec<Box<dyn Stage>> = vec![
-        Box::new(gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?),
+        Box::new(
+            gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?
+                .wait_for_paused_hosts(follow),
+        ),
         Box::new(gleaner_clean::CleanStage),
         Box::new(gleaner_extract::ExtractStage::new(
             cfg.extract.extractor.parse()?,
@@ -625,7 +627,7 @@ async fn run_embedded(
     let mut last_line = String::new();
     loop {
         tokio::select! {
-            _ = pipeline.wait_idle() => break,
+            _ = pipeline.wait_idle(), if !follow => break,
             _ = stop.wait_for(|s| *s) => { eprintln!("\ninterrupted: finishing in-flight work"); break }
             _ = tick.tick() => {
                 let c = pipeline.counts();

@@ -143,7 +143,7 @@ pub async fn run_stage(
     tracing::info!(stage = name, group, ?topics, "stage started on Kafka");
 
     let mut handled_total: u64 = 0;
-    let mut tick = tokio::time::interval(Duration::from_secs(1));
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         let first = tokio::select! {

@@ -87,6 +87,19 @@ impl Bus {
         }
     }
 
+    /// Moves a stage's held count from `was` to `now` in the in-flight count.
+    fn hold(&self, was: i64, now: usize) -> i64 {
+        let now = now as i64;
+        match now - was {
+            d if d > 0 => {
+                self.in_flight.fetch_add(d, Ordering::SeqCst);
+            }
+            d if d < 0 => self.done(-d),
+            _ => {}
+        }
+        now
+    }
+
     fn counts(&self) -> Counts {
         self.produced
             .iter()
@@ -213,6 +226,9 @@ impl MemoryPipeline {
     }
 }
 
+/// How often stages' [`Stage::tick`] runs in-process.
+const TICK: std::time::Duration = std::time::Duration::from_millis(200);
+
 async fn run_stage(
     mut stage: Box<dyn Stage>,
     mut rx: Rx,
@@ -221,10 +237,22 @@ async fn run_stage(
     batch_max: usize,
 ) -> anyhow::Result<()> {
     let name = stage.name();
+    let mut tick = tokio::time::interval(TICK);
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    // What the stage holds counts as in flight, so the run waits for it.
+    let mut held = 0i64;
     loop {
         let first = tokio::select! {
             m = rx.recv() => m,
-            _ = stop.wait_for(|s| *s) => None,
+            // The guard wait_for returns must not live across the tick's await.
+            () = async { let _ = stop.wait_for(|s| *s).await; } => None,
+            _ = tick.tick() => {
+                for out in stage.tick().await {
+                    bus.publish(out).await;
+                }
+                held = bus.hold(held, stage.held());
+                continue;
+            }
         };
         let Some(first) = first else { break };
         let mut batch = vec![first];
@@ -241,6 +269,7 @@ async fn run_stage(
                 bus.publish(out).await;
             }
         }
+        held = bus.hold(held, stage.held());
         bus.done(batch.len() as i64);
     }
     stage.close().await
@@ -336,5 +365,54 @@ mod tests {
                 && dead.contains("zero is not allowed")
                 && dead.contains("malformed message")
         );
+    }
+
+    /// Answers nothing in handle: holds each input and answers it in a
+    /// later tick, as fetch does with requests that outlive their batch.
+    struct Later(Vec<u64>);
+
+    #[async_trait]
+    impl Stage for Later {
+        fn name(&self) -> &'static str {
+            "later"
+        }
+        fn inputs(&self) -> Vec<Topic> {
+            vec![Topic::Seeds]
+        }
+        fn outputs(&self) -> Vec<Topic> {
+            vec![Topic::Pages]
+        }
+        async fn handle(&mut self, input: &Input) -> Handled {
+            self.0.push(input.decode()?);
+            Ok(vec![])
+        }
+        async fn tick(&mut self) -> Vec<Output> {
+            self.0
+                .drain(..)
+                .map(|n| Output::json(Topic::Pages, "k", &n))
+                .collect()
+        }
+        fn held(&self) -> usize {
+            self.0.len()
+        }
+    }
+
+    #[tokio::test]
+    async fn a_run_waits_for_what_a_stage_holds() {
+        let opts = MemoryOptions {
+            channel_capacity: 2,
+            batch_max: 4,
+            max_record_bytes: 1000,
+            sink_dir: None,
+            sink_topics: vec![],
+        };
+        let p = MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts)
+            .unwrap();
+        for n in 0..5u64 {
+            p.publish(Output::json(Topic::Seeds, "k", &n)).await;
+        }
+        p.wait_idle().await;
+        let c = p.shutdown().await.unwrap();
+        assert_eq!(c[&Topic::Pages], 5, "idle only once the held inputs were answered");
     }
 }

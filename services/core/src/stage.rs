@@ -106,10 +106,17 @@ pub trait Stage: Send + 'static {
     }
 
     /// Work that comes due with time rather than with input (scheduled
-    /// recrawls). The Kafka runner calls it about once a second and produces
-    /// what it returns; the outputs must be safe to produce twice.
+    /// recrawls, fetches that finished in the background). Both runners call
+    /// it a few times a second and produce what it returns before the next
+    /// call; the outputs must be safe to produce twice.
     async fn tick(&mut self) -> Vec<Output> {
         Vec::new()
+    }
+
+    /// Inputs taken in but not answered yet (work the stage finishes in
+    /// later ticks). The in-process run is not over while any are held.
+    fn held(&self) -> usize {
+        0
     }
 
     /// Called when the runner stops: make state durable.

@@ -394,7 +394,7 @@ pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteS
     let host = gleaner_core::util::host_of(&cleaned.url);
     let (template, rules) = match site {
         Some(st) => (
-            st.templates.observe(&host, &cleaned.blocks),
+            st.templates.observe(&host, &cleaned.url, &cleaned.blocks),
             st.rules.get(&host).cloned(),
         ),
         None => (Vec::new(), None),

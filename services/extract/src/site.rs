@@ -18,6 +18,9 @@ const MAX_HOSTS: usize = 10_000;
 struct SiteTemplate {
     pages: u32,
     seen: crate::fx::FxMap<u64, u32>,
+    /// Pages learned from, by URL hash: a page fetched again (a recrawl)
+    /// is not learned twice, or it would become its own template.
+    learned: crate::fx::FxMap<u64, ()>,
 }
 
 /// Per-host templates, learned as pages stream by.
@@ -33,9 +36,9 @@ fn key(b: &Block) -> u64 {
 }
 
 impl Templates {
-    /// Which blocks of this page are template, judged on the pages seen
-    /// before it; then learns from this page.
-    pub fn observe(&mut self, host: &str, blocks: &[Block]) -> Vec<bool> {
+    /// Which blocks of this page are template, judged on the other pages
+    /// seen before it; then learns from this page, once per URL.
+    pub fn observe(&mut self, host: &str, url: &str, blocks: &[Block]) -> Vec<bool> {
         if !self.hosts.contains_key(host) {
             if self.order.len() >= MAX_HOSTS {
                 if let Some(old) = self.order.pop_front() {
@@ -46,10 +49,20 @@ impl Templates {
         }
         let site = self.hosts.entry(host.to_string()).or_default();
         let keys: Vec<u64> = blocks.iter().map(key).collect();
+        let again = site.learned.contains_key(&fnv1a64(url.as_bytes()));
+        // A page seen before counts once towards its own blocks.
+        let need = MIN_PAGES + u32::from(again);
         let template = keys
             .iter()
-            .map(|k| site.seen.get(k).is_some_and(|&n| n >= MIN_PAGES))
+            .map(|k| site.seen.get(k).is_some_and(|&n| n >= need))
             .collect();
+        if again {
+            return template;
+        }
+        if site.learned.len() >= MAX_KEYS_PER_HOST {
+            site.learned.clear();
+        }
+        site.learned.insert(fnv1a64(url.as_bytes()), ());
         if site.seen.len() > MAX_KEYS_PER_HOST {
             // Keep what is clearly template, forget the one-offs.
             site.seen.retain(|_, n| *n >= MIN_PAGES);
@@ -167,14 +180,19 @@ mod tests {
                 block("html/body/p", body),
             ]
         };
-        assert_eq!(t.observe("x.test", &page("one")), vec![false, false]);
-        assert_eq!(t.observe("x.test", &page("two")), vec![false, false]);
-        assert_eq!(t.observe("x.test", &page("three")), vec![true, false]);
+        assert_eq!(t.observe("x.test", "/1", &page("one")), vec![false, false]);
+        assert_eq!(t.observe("x.test", "/2", &page("two")), vec![false, false]);
+        assert_eq!(t.observe("x.test", "/3", &page("three")), vec![true, false]);
         assert_eq!(
-            t.observe("y.test", &page("four")),
+            t.observe("y.test", "/4", &page("four")),
             vec![false, false],
             "per host"
         );
+        // Fetched again and again, a page does not become its own template.
+        for _ in 0..3 {
+            assert_eq!(t.observe("x.test", "/3", &page("three")), vec![true, false]);
+        }
+        assert_eq!(t.pages("x.test"), 3);
     }
 
     #[test]

@@ -10,6 +10,7 @@ pub mod bloom;
 mod feeds;
 mod links;
 pub mod robots;
+mod parked;
 mod schedule;
 mod state;
 
@@ -187,6 +188,8 @@ struct Shared {
     robots_sitemaps: Mutex<HashMap<String, Vec<String>>>,
     // At most fetch.per_host_concurrency requests in flight per host.
     host_slots: Mutex<HashMap<String, Arc<tokio::sync::Semaphore>>>,
+    // At most fetch.concurrency requests in flight, batches and background together.
+    slots: Arc<tokio::sync::Semaphore>,
 }
 
 /// A way out: direct, or through one proxy, which is benched for a while
@@ -333,6 +336,15 @@ impl Shared {
             .unwrap_or(0);
         let jitter = (gleaner_core::util::fnv1a64(&nanos.to_le_bytes()) % 1000) as f64 / 1000.0;
         Duration::from_millis((base as f64 * (0.5 + jitter)) as u64)
+    }
+
+    /// Whether the host is paused now.
+    fn paused(&self, host: &str) -> bool {
+        let hosts = self.hosts.lock().unwrap_or_else(|p| p.into_inner());
+        hosts
+            .get(host)
+            .and_then(|h| h.paused_until)
+            .is_some_and(|u| u > Instant::now())
     }
 
     fn base_delay(&self) -> Duration {
@@ -694,6 +706,10 @@ fn host_key(url: &Url) -> String {
     }
 }
 
+fn host_key_of(url: &str) -> String {
+    Url::parse(url).map(|u| host_key(&u)).unwrap_or_default()
+}
+
 fn error_chain(e: &dyn std::error::Error) -> String {
     let mut s = e.to_string();
     let mut src = e.source();
@@ -782,6 +798,25 @@ pub struct FetchStage {
     seen: Bloom,
     store: Option<state::SeenStore>,
     schedule: schedule::Schedule,
+    /// URLs taken off the topics but not finished (see parked.rs).
+    parked: parked::Parked,
+    /// Fetches in flight: those of the batch being handled, and those that
+    /// outlived their batch's deadline and finish in the background.
+    running: tokio::task::JoinSet<Result<Fetched, FetchError>>,
+    /// Task id -> (batch number, index in the batch, URL); batch 0 is the
+    /// background.
+    running_ids: HashMap<tokio::task::Id, (u64, usize, String)>,
+    /// Hosts with a request in the background, and how many.
+    busy_hosts: HashMap<String, usize>,
+    /// Background fetches that ended, for the next tick.
+    finished: Vec<(String, Result<Fetched, FetchError>)>,
+    /// Parked URLs waiting for their host (busy in the background, paused).
+    waiting: std::collections::HashSet<String>,
+    /// Parked URLs whose outputs the last tick returned: released at the
+    /// next tick or on close, when the runner has produced them.
+    emitted: Vec<String>,
+    batch_no: u64,
+    wait_for_paused_hosts: bool,
 }
 
 impl FetchStage {
@@ -841,10 +876,20 @@ impl FetchStage {
                 robots_locks: Mutex::new(HashMap::new()),
                 host_slots: Mutex::new(HashMap::new()),
                 robots_sitemaps: Mutex::new(HashMap::new()),
+                slots: Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1))),
             }),
             seen,
             store: None,
             schedule: schedule::Schedule::default(),
+            parked: parked::Parked::default(),
+            running: tokio::task::JoinSet::new(),
+            running_ids: HashMap::new(),
+            busy_hosts: HashMap::new(),
+            finished: Vec::new(),
+            waiting: std::collections::HashSet::new(),
+            emitted: Vec::new(),
+            batch_no: 0,
+            wait_for_paused_hosts: false,
         })
     }
 
@@ -853,7 +898,21 @@ impl FetchStage {
     pub fn with_state(mut self, dir: &std::path::Path) -> anyhow::Result<Self> {
         self.store = Some(state::SeenStore::open(dir, &mut self.seen)?);
         self.schedule = schedule::Schedule::open(dir.join("schedule.json"))?;
+        self.parked = parked::Parked::open(dir)?;
+        // URLs a crash left parked go back to the frontier on the first tick.
+        self.waiting = self.parked.all().into_iter().map(|l| l.url).collect();
+        if !self.waiting.is_empty() {
+            tracing::info!(urls = self.waiting.len(), "parked URLs from the last run go back to the frontier");
+        }
         Ok(self)
+    }
+
+    /// URLs of a paused host wait in the stage (and in the state directory)
+    /// until the pause ends, instead of going to the dead-letter topic. For
+    /// long-running services; a one-shot run would wait out every pause.
+    pub fn wait_for_paused_hosts(mut self, yes: bool) -> Self {
+        self.wait_for_paused_hosts = yes;
+        self
     }
 
     /// Turns an input into a fetch job, or `None` when there is nothing to
@@ -886,16 +945,7 @@ impl FetchStage {
                 if self.seen.insert(url.as_str()) && !link.deferred {
                     return Ok(None);
                 }
-                Job {
-                    seed_host: link.seed_host,
-                    depth: link.depth,
-                    max_depth: link.max_depth,
-                    scope: link.scope,
-                    url,
-                    allow: link.allow,
-                    deny: link.deny,
-                    priority: link.priority,
-                }
+                Job::from_link(link, url)
             }
             other => anyhow::bail!("fetch does not read {}", other.short()),
         };
@@ -973,6 +1023,38 @@ struct Job {
     priority: i32,
 }
 
+impl Job {
+    fn from_link(link: FrontierLink, url: Url) -> Self {
+        Job {
+            seed_host: link.seed_host,
+            depth: link.depth,
+            max_depth: link.max_depth,
+            scope: link.scope,
+            url,
+            allow: link.allow,
+            deny: link.deny,
+            priority: link.priority,
+        }
+    }
+
+    /// The job as a frontier link marked deferred, which the seen-set lets
+    /// in again.
+    fn to_link(&self) -> FrontierLink {
+        FrontierLink {
+            url: self.url.to_string(),
+            depth: self.depth,
+            max_depth: self.max_depth,
+            scope: self.scope,
+            seed_host: self.seed_host.clone(),
+            parent: String::new(),
+            priority: self.priority,
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            deferred: true,
+        }
+    }
+}
+
 fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError> {
     let u = normalise_url_stripping(raw, strip)
         .map_err(|e| FetchError::BadUrl(format!("{raw}: {e}")))?;
@@ -1044,6 +1126,10 @@ impl Stage for FetchStage {
     }
 
     async fn close(&mut self) -> anyhow::Result<()> {
+        // The runner produced the last tick's outputs before closing; fetches
+        // still running are dropped and stay parked for the next start.
+        let emitted = std::mem::take(&mut self.emitted);
+        self.parked.release(&emitted)?;
         if let Some(store) = self.store.as_mut() {
             store.snapshot(&self.seen)?;
         }
@@ -1108,53 +1194,331 @@ impl Stage for FetchStage {
             0 => None,
             ms => Some(Instant::now() + Duration::from_millis(ms)),
         };
-        let shared = self.shared.clone();
+        self.batch_no += 1;
+        let batch_no = self.batch_no;
         let mut targets: Vec<Option<(Url, u32)>> = targets;
+        let mut fetched: Vec<Option<Result<Fetched, FetchError>>> =
+            (0..targets.len()).map(|_| None).collect();
+        // Inputs that wait in the stage: their host is busy in the
+        // background (a stalled request) or paused.
+        let mut park: Vec<usize> = Vec::new();
         // The first URL of each host always waits its turn (so a host whose
         // Crawl-delay exceeds the deadline still progresses); later ones
         // may be deferred.
-        let jobs: Vec<(usize, Option<(Url, u32)>, Option<Instant>)> = order
-            .iter()
-            .map(|&(rank, _, i)| (i, targets[i].take(), if rank > 1 { defer_at } else { None }))
-            .collect();
-        let mut fetched: Vec<Option<Result<Fetched, FetchError>>> =
-            (0..targets.len()).map(|_| None).collect();
-        let done: Vec<(usize, Option<Result<Fetched, FetchError>>)> = futures::stream::iter(jobs)
-            .map(move |(i, t, defer_at)| {
-                let shared = shared.clone();
-                async move {
-                    match t {
-                        Some((url, depth)) => (i, Some(shared.fetch(&url, depth, defer_at).await)),
-                        None => (i, None),
+        let mut queue: std::collections::VecDeque<(usize, Url, u32, Option<Instant>)> =
+            std::collections::VecDeque::new();
+        for &(rank, _, i) in &order {
+            let Some((url, depth)) = targets[i].take() else {
+                continue;
+            };
+            let host = host_key(&url);
+            if self.busy_hosts.contains_key(&host)
+                || (self.wait_for_paused_hosts && self.shared.paused(&host))
+            {
+                park.push(i);
+            } else {
+                queue.push_back((i, url, depth, if rank > 1 { defer_at } else { None }));
+            }
+        }
+        // Start fetches in order as concurrency slots free up, until all are
+        // done or the deadline passes: then the ones still running finish in
+        // the background and the ones not started wait in the stage, so a
+        // stalled server holds up neither this batch nor the next.
+        let deadline = async {
+            match defer_at {
+                Some(d) => tokio::time::sleep_until((d + Duration::from_millis(50)).into()).await,
+                None => std::future::pending().await,
+            }
+        };
+        tokio::pin!(deadline);
+        let mut in_batch = 0usize;
+        loop {
+            if queue.is_empty() && in_batch == 0 {
+                break;
+            }
+            tokio::select! {
+                biased;
+                Some(r) = self.running.join_next_with_id(), if !self.running.is_empty() => {
+                    if let Some((i, res)) = self.task_ended(r, batch_no) {
+                        fetched[i] = Some(res);
+                        in_batch -= 1;
                     }
                 }
-            })
-            .buffer_unordered(self.shared.cfg.concurrency.max(1))
-            .collect()
-            .await;
-        for (i, r) in done {
-            fetched[i] = r;
+                permit = self.shared.slots.clone().acquire_owned(), if !queue.is_empty() => {
+                    let Some((i, url, depth, d)) = queue.pop_front() else { continue };
+                    let shared = self.shared.clone();
+                    let key = url.to_string();
+                    let handle = self.running.spawn(async move {
+                        let _permit = permit;
+                        shared.fetch(&url, depth, d).await
+                    });
+                    self.running_ids.insert(handle.id(), (batch_no, i, key));
+                    in_batch += 1;
+                }
+                _ = &mut deadline => break,
+            }
+        }
+        for (i, ..) in queue {
+            park.push(i);
+        }
+        let mut background: Vec<usize> = Vec::new();
+        for (b, i, url) in self.running_ids.values_mut() {
+            if *b == batch_no {
+                *b = 0;
+                background.push(*i);
+                *self.busy_hosts.entry(host_key_of(url)).or_default() += 1;
+            }
         }
         for h in rank.keys() {
             metrics::remove("gleaner_fetch_host_queue", &[("host", h)]);
         }
-        // Completed (fetched or failed for good): durable before the batch's
-        // offsets can be committed.
-        if let Some(store) = self.store.as_mut() {
-            let done: Vec<String> = planned
-                .iter()
-                .zip(&fetched)
-                .filter(|(_, f)| !matches!(f, Some(Err(FetchError::Deferred(_)))))
-                .filter_map(|(p, _)| p.as_ref().ok()?.as_ref().map(|j| j.url.to_string()))
-                .collect();
-            if let Err(e) = store.record(&done, &self.seen) {
-                let msg = format!("recording fetch state failed: {e:#}");
-                return inputs
-                    .iter()
-                    .map(|_| Err(anyhow::anyhow!(msg.clone())))
-                    .collect();
+        // A paused host's URLs wait for the pause to end (in services).
+        if self.wait_for_paused_hosts {
+            for (i, f) in fetched.iter_mut().enumerate() {
+                if matches!(f, Some(Err(FetchError::HostPaused { .. }))) {
+                    *f = None;
+                    park.push(i);
+                }
             }
         }
+        let job_of = |i: usize| planned[i].as_ref().ok().and_then(|j| j.as_ref());
+        let to_park: Vec<FrontierLink> = park
+            .iter()
+            .chain(&background)
+            .filter_map(|&i| job_of(i).map(Job::to_link))
+            .collect();
+        // Completed (fetched or failed for good) and parked URLs: durable
+        // before the batch's offsets can be committed.
+        let done: Vec<String> = (0..fetched.len())
+            .filter(|&i| {
+                fetched[i].is_some() && !matches!(fetched[i], Some(Err(FetchError::Deferred(_))))
+            })
+            .filter_map(|i| job_of(i).map(|j| j.url.to_string()))
+            .collect();
+        let durable = self
+            .store
+            .as_mut()
+            .map_or(Ok(()), |store| store.record(&done, &self.seen))
+            .and_then(|()| self.parked.park(to_park.clone()));
+        if let Err(e) = durable {
+            let msg = format!("recording fetch state failed: {e:#}");
+            return inputs
+                .iter()
+                .map(|_| Err(anyhow::anyhow!(msg.clone())))
+                .collect();
+        }
+        for l in to_park {
+            if !self
+                .running_ids
+                .values()
+                .any(|(b, _, u)| *b == 0 && *u == l.url)
+            {
+                self.waiting.insert(l.url);
+            }
+        }
+        if !park.is_empty() || !background.is_empty() {
+            metrics::add("gleaner_fetch_parked_total", &[], (park.len() + background.len()) as f64);
+        }
+        self.report_gauges();
+        let mut observed: Vec<(String, usize)> = Vec::new();
+        let results: Vec<Handled> = planned
+            .into_iter()
+            .zip(fetched)
+            .map(|(plan, f)| match (plan, f) {
+                (Err(e), _) => Err(e),
+                (Ok(None), _) => Ok(vec![]),
+                (Ok(Some(job)), Some(Ok(fetched))) => Ok(self.completed(&job, fetched, &mut observed)),
+                (Ok(Some(job)), Some(Err(FetchError::Deferred(_)))) => {
+                    // Back to the frontier, marked so the seen-set lets it in.
+                    metrics::inc("gleaner_fetch_deferred_total", &[]);
+                    Ok(vec![Output::json(
+                        Topic::Frontier,
+                        host_of(job.url.as_str()),
+                        &job.to_link(),
+                    )])
+                }
+                (Ok(Some(_)), Some(Err(e))) => {
+                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
+                    Err(e.into())
+                }
+                // Parked: answered by a later tick.
+                (Ok(Some(_)), None) => Ok(vec![]),
+            })
+            .collect();
+        self.observe(observed);
+        results
+    }
+
+    /// Background fetches that ended, parked URLs whose host is free again,
+    /// and scheduled recrawls that are due (as seeds with recrawl set).
+    async fn tick(&mut self) -> Vec<Output> {
+        let mut outs = Vec::new();
+        // The runner has produced what the last tick returned.
+        let emitted = std::mem::take(&mut self.emitted);
+        if let Err(e) = self.parked.release(&emitted) {
+            tracing::warn!(error = %e, "releasing parked URLs failed");
+        }
+        while let Some(r) = self.running.try_join_next_with_id() {
+            self.task_ended(r, 0);
+        }
+        let mut done = Vec::new();
+        let mut observed = Vec::new();
+        for (url, result) in std::mem::take(&mut self.finished) {
+            let Some(link) = self.parked.get(&url).cloned() else {
+                continue;
+            };
+            let Ok(parsed) = Url::parse(&url) else {
+                continue;
+            };
+            let job = Job::from_link(link.clone(), parsed);
+            match result {
+                Ok(fetched) => outs.extend(self.completed(&job, fetched, &mut observed)),
+                Err(FetchError::Deferred(_)) => {
+                    self.waiting.insert(url);
+                    continue;
+                }
+                Err(FetchError::HostPaused { .. }) if self.wait_for_paused_hosts => {
+                    self.waiting.insert(url);
+                    continue;
+                }
+                Err(e) => {
+                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
+                    let input = Input {
+                        topic: Topic::Frontier,
+                        key: Some(host_of(&url)),
+                        payload: serde_json::to_vec(&link).ok(),
+                        origin: None,
+                    };
+                    outs.push(Output::dead_letter(
+                        self.name(),
+                        &input.dead_letter(self.name(), &e.to_string()),
+                    ));
+                }
+            }
+            done.push(url.clone());
+            self.emitted.push(url);
+        }
+        if let Some(store) = self.store.as_mut() {
+            if let Err(e) = store.record(&done, &self.seen) {
+                // The URLs stay parked: fetched again after a restart.
+                tracing::warn!(error = %e, "recording fetch state failed");
+            }
+        }
+        self.observe(observed);
+        // Parked URLs whose host is neither busy nor paused go back to the
+        // frontier.
+        let free: Vec<String> = self
+            .waiting
+            .iter()
+            .filter(|u| {
+                let host = host_key_of(u);
+                !self.busy_hosts.contains_key(&host) && !self.shared.paused(&host)
+            })
+            .cloned()
+            .collect();
+        for url in free {
+            self.waiting.remove(&url);
+            if let Some(link) = self.parked.get(&url) {
+                outs.push(Output::json(Topic::Frontier, host_of(&url), link));
+                self.emitted.push(url);
+            }
+        }
+        self.report_gauges();
+        metrics::set(
+            "gleaner_fetch_scheduled_urls",
+            &[],
+            self.schedule.len() as f64,
+        );
+        match self.schedule.due(gleaner_core::util::unix_now()) {
+            Ok(seeds) => outs.extend(
+                seeds
+                    .iter()
+                    .map(|s| Output::json(Topic::Seeds, host_of(&s.url), s)),
+            ),
+            Err(e) => tracing::warn!(error = %e, "reading the recrawl schedule failed"),
+        }
+        outs
+    }
+
+    fn held(&self) -> usize {
+        self.running_ids.len() + self.finished.len() + self.waiting.len()
+    }
+}
+
+impl FetchStage {
+    /// Books a fetch task that ended; returns its batch index when it
+    /// belongs to batch `batch_no` (0: none), else keeps it for the tick.
+    fn task_ended(
+        &mut self,
+        r: Result<(tokio::task::Id, Result<Fetched, FetchError>), tokio::task::JoinError>,
+        batch_no: u64,
+    ) -> Option<(usize, Result<Fetched, FetchError>)> {
+        let (id, result) = match r {
+            Ok((id, result)) => (id, result),
+            Err(e) => (
+                e.id(),
+                Err(FetchError::Request {
+                    url: String::new(),
+                    why: format!("fetch task failed: {e}"),
+                }),
+            ),
+        };
+        let (b, i, url) = self.running_ids.remove(&id)?;
+        if b != 0 && b == batch_no {
+            return Some((i, result));
+        }
+        let host = host_key_of(&url);
+        if let Some(n) = self.busy_hosts.get_mut(&host) {
+            *n -= 1;
+            if *n == 0 {
+                self.busy_hosts.remove(&host);
+            }
+        }
+        self.finished.push((url, result));
+        None
+    }
+
+    /// The outputs of a fetch that succeeded, counted in the metrics; notes
+    /// scheduled URLs' new links for adaptive revisits.
+    fn completed(
+        &self,
+        job: &Job,
+        fetched: Fetched,
+        observed: &mut Vec<(String, usize)>,
+    ) -> Vec<Output> {
+        metrics::inc(
+            "gleaner_fetch_pages_total",
+            &[(
+                "status",
+                &fetched
+                    .page
+                    .as_ref()
+                    .map_or("feed".to_string(), |p| p.status.to_string()),
+            )],
+        );
+        metrics::add(
+            "gleaner_fetch_bytes_total",
+            &[],
+            fetched.page.as_ref().map_or(0, |p| p.html.len()) as f64,
+        );
+        let outs = self.outputs(job, fetched);
+        if self.schedule.get(job.url.as_str()).is_some() {
+            let new_links = outs.iter().filter(|o| o.topic == Topic::Frontier).count();
+            observed.push((job.url.to_string(), new_links));
+        }
+        outs
+    }
+
+    fn observe(&mut self, observed: Vec<(String, usize)>) {
+        let now = gleaner_core::util::unix_now();
+        for (url, new_links) in observed {
+            if let Err(e) = self.schedule.observe(&url, new_links, now) {
+                tracing::warn!(error = %e, "saving the recrawl schedule failed");
+            }
+        }
+    }
+
+    fn report_gauges(&self) {
         metrics::set("gleaner_fetch_seen_urls", &[], self.seen.len() as f64);
         metrics::set(
             "gleaner_fetch_seen_capacity",
@@ -1170,90 +1534,8 @@ impl Stage for FetchStage {
                 .unwrap_or_else(|p| p.into_inner())
                 .len() as f64,
         );
-        let mut observed: Vec<(String, usize)> = Vec::new();
-        let results: Vec<Handled> = planned
-            .into_iter()
-            .zip(fetched)
-            .map(|(plan, f)| match (plan, f) {
-                (Err(e), _) => Err(e),
-                (Ok(None), _) => Ok(vec![]),
-                (Ok(Some(job)), Some(Ok(fetched))) => {
-                    metrics::inc(
-                        "gleaner_fetch_pages_total",
-                        &[(
-                            "status",
-                            &fetched
-                                .page
-                                .as_ref()
-                                .map_or("feed".to_string(), |p| p.status.to_string()),
-                        )],
-                    );
-                    metrics::add(
-                        "gleaner_fetch_bytes_total",
-                        &[],
-                        fetched.page.as_ref().map_or(0, |p| p.html.len()) as f64,
-                    );
-                    let outs = self.outputs(&job, fetched);
-                    if self.schedule.get(job.url.as_str()).is_some() {
-                        let new_links = outs.iter().filter(|o| o.topic == Topic::Frontier).count();
-                        observed.push((job.url.to_string(), new_links));
-                    }
-                    Ok(outs)
-                }
-                (Ok(Some(job)), Some(Err(FetchError::Deferred(_)))) => {
-                    // Back to the frontier, marked so the seen-set lets it in.
-                    metrics::inc("gleaner_fetch_deferred_total", &[]);
-                    let link = FrontierLink {
-                        url: job.url.to_string(),
-                        depth: job.depth,
-                        max_depth: job.max_depth,
-                        scope: job.scope,
-                        seed_host: job.seed_host.clone(),
-                        parent: String::new(),
-                        priority: job.priority,
-                        allow: job.allow.clone(),
-                        deny: job.deny.clone(),
-                        deferred: true,
-                    };
-                    Ok(vec![Output::json(
-                        Topic::Frontier,
-                        host_of(job.url.as_str()),
-                        &link,
-                    )])
-                }
-                (Ok(Some(_)), Some(Err(e))) => {
-                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
-                    Err(e.into())
-                }
-                (Ok(Some(_)), None) => Ok(vec![]),
-            })
-            .collect();
-        let now = gleaner_core::util::unix_now();
-        for (url, new_links) in observed {
-            if let Err(e) = self.schedule.observe(&url, new_links, now) {
-                tracing::warn!(error = %e, "saving the recrawl schedule failed");
-            }
-        }
-        results
-    }
-
-    /// Scheduled recrawls that are due, as seeds (recrawl set).
-    async fn tick(&mut self) -> Vec<Output> {
-        metrics::set(
-            "gleaner_fetch_scheduled_urls",
-            &[],
-            self.schedule.len() as f64,
-        );
-        match self.schedule.due(gleaner_core::util::unix_now()) {
-            Ok(seeds) => seeds
-                .iter()
-                .map(|s| Output::json(Topic::Seeds, host_of(&s.url), s))
-                .collect(),
-            Err(e) => {
-                tracing::warn!(error = %e, "reading the recrawl schedule failed");
-                Vec::new()
-            }
-        }
+        metrics::set("gleaner_fetch_background", &[], self.running_ids.len() as f64);
+        metrics::set("gleaner_fetch_parked_urls", &[], self.parked.len() as f64);
     }
 }
 
