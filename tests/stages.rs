@@ -1497,3 +1497,37 @@ async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
     };
     assert!(page_of(&f.handle(&back).await.unwrap()).html.contains("welcome back"));
 }
+
+/// A fetch service that stops while a request hangs hands the URL (and its
+/// host's waiting URLs) back to the frontier rather than lose them, even
+/// without a state directory: their inputs' offsets are already committed.
+#[tokio::test]
+async fn fetch_hands_back_what_it_holds_when_stopping() {
+    let hung = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(|| async {
+                tokio::time::sleep(Duration::from_secs(60)).await;
+                axum::response::Html("<p>never</p>")
+            }),
+    )
+    .await;
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 200;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    f.handle_batch(&[seed(&format!("{hung}/a"), 0)]).await;
+    f.handle_batch(&[seed(&format!("{hung}/b"), 0)]).await;
+    assert_eq!(f.held(), 2);
+    let t0 = Instant::now();
+    let outs = f.drain().await;
+    assert!(t0.elapsed() < Duration::from_secs(7), "drain took {:?}", t0.elapsed());
+    let mut urls: Vec<String> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice::<FrontierLink>(&o.payload).unwrap().url)
+        .collect();
+    urls.sort();
+    assert_eq!(urls, [format!("{hung}/a"), format!("{hung}/b")]);
+    assert_eq!(f.held(), 0);
+    f.close().await.unwrap();
+}

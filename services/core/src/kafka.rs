@@ -203,8 +203,15 @@ pub async fn run_stage(
     tracing::info!(
         stage = name,
         handled = handled_total,
-        "stopping: closing stage, flushing, committing"
+        "stopping: draining and closing stage, flushing, committing"
     );
+    let last = stage.drain().await;
+    let mut attempt = 0u32;
+    while let Err(e) = produce_all(&producer, cfg, &last).await {
+        attempt += 1;
+        tracing::error!(stage = name, error = %e, attempt, "producing the stage's last outputs failed, retrying");
+        tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
+    }
     stage.close().await?;
     producer.flush(Timeout::After(Duration::from_secs(30)))?;
     match consumer.commit_consumer_state(CommitMode::Sync) {

@@ -113,6 +113,13 @@ pub trait Stage: Send + 'static {
         Vec::new()
     }
 
+    /// Called by the Kafka runner when it stops, before [`Stage::close`]:
+    /// answers for what the stage holds, finished or handed back (for
+    /// example to the frontier), since the inputs' offsets are committed.
+    async fn drain(&mut self) -> Vec<Output> {
+        self.tick().await
+    }
+
     /// Inputs taken in but not answered yet (work the stage finishes in
     /// later ticks). The in-process run is not over while any are held.
     fn held(&self) -> usize {

@@ -1443,6 +1443,36 @@ impl Stage for FetchStage {
     fn held(&self) -> usize {
         self.running_ids.len() + self.finished.len() + self.waiting.len()
     }
+
+    /// On stopping: requests in flight get a few seconds to finish; what is
+    /// still held then goes back to the frontier, so nothing is lost even
+    /// without a state directory.
+    async fn drain(&mut self) -> Vec<Output> {
+        let end = Instant::now() + Duration::from_millis(self.shared.cfg.total_timeout_ms.min(5000));
+        while !self.running.is_empty() {
+            match tokio::time::timeout_at(end.into(), self.running.join_next_with_id()).await {
+                Ok(Some(r)) => {
+                    self.task_ended(r, 0);
+                }
+                _ => break,
+            }
+        }
+        let mut outs = self.tick().await;
+        self.running.abort_all();
+        let rest: Vec<String> = self
+            .running_ids
+            .drain()
+            .map(|(_, (_, _, url))| url)
+            .chain(self.waiting.drain())
+            .collect();
+        for url in rest {
+            if let Some(link) = self.parked.get(&url) {
+                outs.push(Output::json(Topic::Frontier, host_of(&url), link));
+                self.emitted.push(url);
+            }
+        }
+        outs
+    }
 }
 
 impl FetchStage {
