@@ -388,6 +388,7 @@ pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> 
     let samples = load(dir)?;
     anyhow::ensure!(!samples.is_empty(), "no pages in {}", dir.display());
     let (mut best_bare, mut best_full, mut best_clean) = (f64::MAX, f64::MAX, f64::MAX);
+    let mut best_floor = f64::MAX;
     let mut sink = 0usize;
     for _ in 0..rounds.max(1) {
         let t = Instant::now();
@@ -395,6 +396,11 @@ pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> 
             sink += gleaner_clean::bare_text(&s.html).len();
         }
         best_bare = best_bare.min(t.elapsed().as_secs_f64());
+        let t = Instant::now();
+        for s in &samples {
+            sink += gleaner_clean::structural_floor(&s.html);
+        }
+        best_floor = best_floor.min(t.elapsed().as_secs_f64());
         let t = Instant::now();
         for s in &samples {
             sink += gleaner_clean::clean_html(&s.html)
@@ -427,6 +433,10 @@ pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> 
         rounds.max(1)
     );
     println!("bare lol_html pass: {bare:.1} pages/s");
+    println!(
+        "lol_html with a no-op handler on every element and end tag (the floor of a structural pass): {:.1} pages/s",
+        n / best_floor
+    );
     println!("clean alone: {:.1} pages/s", n / best_clean);
     println!("{} (clean + extract): {full:.1} pages/s", which.name());
     println!("ratio {}/bare = {:.3}", which.name(), full / bare);

@@ -53,13 +53,21 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
     let lw: Vec<f64> = f.iter().map(|x| ln1(x.words)).collect();
     // Repeated structure: list items, forum posts and product tiles share
     // a tag path.
-    let mut same_path: std::collections::HashMap<&str, (f64, f64)> =
-        std::collections::HashMap::new();
-    for (b, x) in blocks.iter().zip(f) {
-        let e = same_path.entry(b.path.as_str()).or_default();
-        e.0 += 1.0;
-        e.1 += x.words;
-    }
+    let mut group_of: crate::fx::FxMap<&str, usize> = crate::fx::FxMap::default();
+    let mut groups: Vec<(f64, f64)> = Vec::new();
+    let group: Vec<usize> = blocks
+        .iter()
+        .zip(f)
+        .map(|(b, x)| {
+            let g = *group_of.entry(b.path.as_str()).or_insert_with(|| {
+                groups.push((0.0, 0.0));
+                groups.len() - 1
+            });
+            groups[g].0 += 1.0;
+            groups[g].1 += x.words;
+            g
+        })
+        .collect();
     let window = |v: &dyn Fn(usize) -> f64, i: usize| {
         let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
         (a..b).map(v).sum::<f64>() / (b - a) as f64
@@ -89,10 +97,10 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
             window(&|j| f[j].link_density, i),
             if i > 0 { lw[i - 1] } else { 0.0 },
             if i + 1 < n { lw[i + 1] } else { 0.0 },
-            s.tree.chain[i].len() as f64 / 30.0,
+            s.tree.chain(i).len() as f64 / 30.0,
         ];
         debug_assert_eq!(r.len(), N_LINE);
-        let chain = &s.tree.chain[i];
+        let chain = s.tree.chain(i);
         let marks = s.tree.marks_of(i);
         let inside = |r: &Option<Range<usize>>| r.as_ref().is_some_and(|r| r.contains(&i));
         let in_container = s.container.is_some_and(|c| chain.contains(&c));
@@ -128,8 +136,8 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
             region_words / page_words,
             distance.min(50.0) / 50.0,
             container_words / page_words,
-            ln1(same_path[b.path.as_str()].0),
-            same_path[b.path.as_str()].1 / page_words,
+            ln1(groups[group[i]].0),
+            groups[group[i]].1 / page_words,
             chain
                 .len()
                 .checked_sub(3)

@@ -3,7 +3,6 @@
 //! reason about containers (the element that holds the article) rather than
 //! only about runs of blocks.
 
-use crate::fx::FxMap;
 use crate::Feat;
 use gleaner_core::messages::Block;
 
@@ -19,8 +18,10 @@ pub struct Node {
 
 pub struct Tree {
     pub nodes: Vec<Node>,
-    /// For each block, its elements from the root down.
-    pub chain: Vec<Vec<usize>>,
+    /// Every block's elements from the root down, one after another
+    /// (see [`Tree::chain`]).
+    chain_nodes: Vec<usize>,
+    chain_ends: Vec<usize>,
     /// For each element, what it or any of its ancestors is marked as.
     marks: Vec<Marks>,
 }
@@ -77,82 +78,102 @@ const CONTENT_NAMES: &[&str] = &[
     "content", "article", "main", "post", "entry", "story", "text", "body", "blog",
 ];
 
-pub fn is_chrome(label: &str) -> bool {
+/// Whether a path label is chrome (by tag, or by id/class names) and
+/// whether its id or classes name content (`article-body`, `post`, `main`),
+/// from one lowercased copy.
+fn classify(label: &str) -> (bool, bool) {
     let tag = label.split(['#', '.']).next().unwrap_or("");
-    if matches!(tag, "nav" | "aside" | "footer") {
-        return true;
+    let chrome_tag = matches!(tag, "nav" | "aside" | "footer");
+    let rest = &label[tag.len()..];
+    if rest.is_empty() {
+        return (chrome_tag, false);
     }
-    let names = label[tag.len()..].to_ascii_lowercase();
-    if names.is_empty() {
-        return false;
-    }
-    CHROME_NAMES.iter().any(|n| names.contains(n))
-        && !CONTENT_NAMES.iter().any(|n| names.contains(n))
-}
-
-/// Whether an id or class names content (`article-body`, `post`, `main`).
-pub fn has_content_name(label: &str) -> bool {
-    let tag = label.split(['#', '.']).next().unwrap_or("");
-    let names = label[tag.len()..].to_ascii_lowercase();
-    !names.is_empty() && CONTENT_NAMES.iter().any(|n| names.contains(n))
+    let names = rest.to_ascii_lowercase();
+    let content = CONTENT_NAMES.iter().any(|n| names.contains(n));
+    let chrome = chrome_tag || (!content && CHROME_NAMES.iter().any(|n| names.contains(n)));
+    (chrome, content)
 }
 
 pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
     let mut nodes: Vec<Node> = Vec::new();
     let mut marks: Vec<Marks> = Vec::new();
-    let mut by_id: FxMap<u64, usize> = FxMap::default();
-    let mut chain = Vec::with_capacity(blocks.len());
+    let mut chain_nodes: Vec<usize> = Vec::with_capacity(blocks.len() * 16);
+    let mut chain_ends = Vec::with_capacity(blocks.len());
+    let mut prefix_ids = Vec::new();
+    // The previous block's ancestor ids: an element spans consecutive
+    // blocks, so the ids a block shares with the previous one (a prefix) are
+    // the same elements, and any other id is an element not seen before.
+    let mut last_ids: Vec<u32> = Vec::new();
     for (bi, b) in blocks.iter().enumerate() {
-        let labels: Vec<&str> = b.path.split('/').collect();
+        let depth = b.path.split('/').count();
         // Blocks from older messages have no ids: a path prefix stands in.
-        let ids: Vec<u64> = if b.ancestors.len() == labels.len() {
-            b.ancestors.iter().map(|&a| u64::from(a)).collect()
+        let ids: &[u32] = if b.ancestors.len() == depth {
+            &b.ancestors
         } else {
-            (0..labels.len())
-                .map(|i| gleaner_core::util::fnv1a64(labels[..=i].join("/").as_bytes()))
-                .collect()
+            prefix_ids.clear();
+            let mut end = 0;
+            for label in b.path.split('/') {
+                end += label.len();
+                let id = gleaner_core::util::fnv1a64(b.path[..end].as_bytes());
+                prefix_ids.push(id as u32 ^ (id >> 32) as u32);
+                end += 1;
+            }
+            &prefix_ids
         };
-        let mut c = Vec::with_capacity(ids.len());
-        let mut above = Marks::default();
-        for (id, label) in ids.iter().zip(&labels) {
-            let idx = *by_id.entry(*id).or_insert_with(|| {
-                let tag = label.split(['#', '.']).next().unwrap_or("");
-                marks.push(Marks {
-                    chrome: above.chrome || is_chrome(label),
-                    content_named: above.content_named || has_content_name(label),
-                    article: above.article || matches!(tag, "article" | "main"),
-                    layout: above.layout || matches!(tag, "nav" | "header" | "footer" | "aside"),
-                    chrome_tag: above.chrome_tag || matches!(tag, "nav" | "footer" | "aside"),
-                });
-                nodes.push(Node {
-                    first: bi,
-                    last: bi,
-                    words: 0.0,
-                    prose: 0.0,
-                    chrome: is_chrome(label),
-                });
-                nodes.len() - 1
+        let shared = ids.iter().zip(&last_ids).take_while(|(a, b)| a == b).count();
+        let prev_start = chain_ends.last().map_or(0, |&e| e - last_ids.len());
+        let start = chain_nodes.len();
+        chain_nodes.extend_from_within(prev_start..prev_start + shared);
+        let mut above = chain_nodes.last().filter(|_| shared > 0).map_or(Marks::default(), |&n| marks[n]);
+        for label in b.path.split('/').skip(shared) {
+            let tag = label.split(['#', '.']).next().unwrap_or("");
+            let (chrome, content_named) = classify(label);
+            above = Marks {
+                chrome: above.chrome || chrome,
+                content_named: above.content_named || content_named,
+                article: above.article || matches!(tag, "article" | "main"),
+                layout: above.layout || matches!(tag, "nav" | "header" | "footer" | "aside"),
+                chrome_tag: above.chrome_tag || matches!(tag, "nav" | "footer" | "aside"),
+            };
+            marks.push(above);
+            nodes.push(Node {
+                first: bi,
+                last: bi,
+                words: 0.0,
+                prose: 0.0,
+                chrome,
             });
+            chain_nodes.push(nodes.len() - 1);
+        }
+        let (words, prose) = (feats[bi].words, feats[bi].words * (1.0 - feats[bi].link_density));
+        for &idx in &chain_nodes[start..] {
             let n = &mut nodes[idx];
             n.last = bi;
-            n.words += feats[bi].words;
-            n.prose += feats[bi].words * (1.0 - feats[bi].link_density);
-            above = marks[idx];
-            c.push(idx);
+            n.words += words;
+            n.prose += prose;
         }
-        chain.push(c);
+        chain_ends.push(chain_nodes.len());
+        last_ids.clear();
+        last_ids.extend_from_slice(ids);
     }
     Tree {
         nodes,
-        chain,
+        chain_nodes,
+        chain_ends,
         marks,
     }
 }
 
 impl Tree {
+    /// A block's elements from the root down.
+    pub fn chain(&self, block: usize) -> &[usize] {
+        let start = block.checked_sub(1).map_or(0, |p| self.chain_ends[p]);
+        &self.chain_nodes[start..self.chain_ends[block]]
+    }
+
     /// The marks of a block's innermost element (which include its ancestors').
     pub fn marks_of(&self, block: usize) -> Marks {
-        self.chain[block]
+        self.chain(block)
             .last()
             .map(|&n| self.marks[n])
             .unwrap_or_default()
@@ -160,7 +181,10 @@ impl Tree {
 
     /// The deepest element holding every block of `first..=last`.
     pub fn common_ancestor(&self, first: usize, last: usize) -> Option<usize> {
-        let (a, b) = (self.chain.get(first)?, self.chain.get(last)?);
+        if first.max(last) >= self.chain_ends.len() {
+            return None;
+        }
+        let (a, b) = (self.chain(first), self.chain(last));
         a.iter()
             .zip(b)
             .take_while(|(x, y)| x == y)
@@ -171,7 +195,7 @@ impl Tree {
     /// Whether a block sits in chrome below `container` (chrome above the
     /// container does not count: the container was chosen for its text).
     pub fn in_chrome_below(&self, block: usize, container: usize) -> bool {
-        let c = &self.chain[block];
+        let c = self.chain(block);
         match c.iter().position(|&n| n == container) {
             Some(pos) => c[pos + 1..].iter().any(|&n| self.nodes[n].chrome),
             None => true,
@@ -181,7 +205,11 @@ impl Tree {
 
 #[cfg(test)]
 mod tests {
-    use super::is_chrome;
+    use super::classify;
+
+    fn is_chrome(label: &str) -> bool {
+        classify(label).0
+    }
 
     #[test]
     fn chrome_labels() {

@@ -50,28 +50,52 @@ pub fn words(text: &str) -> Vec<String> {
 /// Calls `f` with each lowercased word token (as [`words`] would return),
 /// reusing one buffer instead of allocating a string per word.
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    // A word that is already lowercase ASCII (most are) is passed as a slice
+    // of `text`; others are lowercased into `cur`.
     let mut cur = String::new();
     let mut one = [0u8; 4];
-    for c in text.chars() {
-        if is_cjk(c) {
-            if !cur.is_empty() {
-                f(&cur);
+    let mut start: Option<usize> = None;
+    let mut simple = true;
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        let (c, len) = if b < 0x80 {
+            (b as char, 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            (c, c.len_utf8())
+        };
+        if is_word_char(c) && !is_cjk(c) {
+            if start.is_none() {
+                start = Some(i);
+                simple = true;
                 cur.clear();
             }
-            f(c.encode_utf8(&mut one));
-        } else if is_word_char(c) {
-            if c.is_ascii() {
-                cur.push(c.to_ascii_lowercase());
-            } else {
-                cur.extend(c.to_lowercase());
+            let plain = b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_';
+            if simple && !plain {
+                simple = false;
+                cur.push_str(&text[start.unwrap_or(i)..i]);
             }
-        } else if !cur.is_empty() {
-            f(&cur);
-            cur.clear();
+            if !simple {
+                if c.is_ascii() {
+                    cur.push(c.to_ascii_lowercase());
+                } else {
+                    cur.extend(c.to_lowercase());
+                }
+            }
+        } else {
+            if let Some(s) = start.take() {
+                f(if simple { &text[s..i] } else { &cur });
+            }
+            if is_cjk(c) {
+                f(c.encode_utf8(&mut one));
+            }
         }
+        i += len;
     }
-    if !cur.is_empty() {
-        f(&cur);
+    if let Some(s) = start {
+        f(if simple { &text[s..] } else { &cur });
     }
 }
 
@@ -303,10 +327,18 @@ mod tests {
 
     #[test]
     fn for_each_word_matches_words() {
-        let text = "Hello, 世界 wide_web ÉCOLE";
-        let mut seen = Vec::new();
-        for_each_word(text, |w| seen.push(w.to_string()));
-        assert_eq!(seen, words(text));
+        for text in [
+            "Hello, 世界 wide_web ÉCOLE",
+            "naïve Straße, x1_y abcDEF über-ALLES end",
+            "tail",
+            "",
+            "日本語テキストmixed英語",
+            "ÀB café9 İstanbul",
+        ] {
+            let mut seen = Vec::new();
+            for_each_word(text, |w| seen.push(w.to_string()));
+            assert_eq!(seen, words(text), "{text}");
+        }
     }
 
     #[test]
