@@ -10,6 +10,7 @@ use gleaner_extract::Extractor;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
+use std::io::Write as _;
 use std::time::Instant;
 
 #[derive(Deserialize)]
@@ -214,6 +215,8 @@ pub struct Options {
     pub ids: Option<PathBuf>,
     /// Writes every block's features and label (JSON lines) for training.
     pub dump_features: Option<PathBuf>,
+    /// Writes every page's scores and extracted text (JSON lines).
+    pub per_page: Option<PathBuf>,
 }
 
 /// One JSON line per block: features, whether most of its tokens are in the
@@ -271,6 +274,10 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     // The pages are a stream, as in the pipeline: templates are learned
     // per host as they go.
     let mut site = gleaner_extract::SiteState::default();
+    let mut per_page = match &opts.per_page {
+        Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p)?)),
+        None => None,
+    };
     for s in &samples {
         let mut t0 = Instant::now();
         let article = match gleaner_clean::clean_html(&s.html) {
@@ -300,6 +307,11 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         busy += t0.elapsed();
         let text = article.as_ref().map(|a| a.text.as_str()).unwrap_or("");
         let score = prf(text, &s.truth.main_content);
+        if let Some(w) = per_page.as_mut() {
+            let row = serde_json::json!({"id": s.id, "type": s.page_type, "url": s.url,
+                "f1": score.2, "precision": score.0, "recall": score.1, "text": text});
+            writeln!(w, "{row}")?;
+        }
         overall.add(score);
         by_type.entry(s.page_type.clone()).or_default().add(score);
         let text_norm = norm(text);

@@ -209,6 +209,9 @@ enum Cmd {
         /// Write each block's features and label as JSON lines (for scripts/train-extract.py).
         #[arg(long, value_name = "FILE")]
         dump_features: Option<PathBuf>,
+        /// Write every page's scores and extracted text as JSON lines (for error analysis).
+        #[arg(long, value_name = "FILE")]
+        per_page: Option<PathBuf>,
         #[command(flatten)]
         common: Common,
     },
@@ -451,6 +454,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             ids,
             bench,
             dump_features,
+            per_page,
             common,
         } => {
             init_logs("error");
@@ -470,6 +474,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
                         json,
                         ids,
                         dump_features,
+                        per_page,
                     },
                 )?;
             }
