@@ -264,8 +264,8 @@ fn signals<'a>(
 
 /// Feature rows of every block of a page, for training the models.
 pub fn feature_rows(cleaned: &Cleaned) -> Vec<Vec<f32>> {
-    let f = features(&cleaned.blocks, &page_title(cleaned));
-    let title = page_title(cleaned);
+    let title = meta::feature_title(cleaned);
+    let f = features(&cleaned.blocks, &title);
     let tree = tree::build(&cleaned.blocks, &f);
     let s = signals(&cleaned.blocks, &f, &title, &tree);
     lines::features(&cleaned.blocks, &f, &s)
@@ -305,7 +305,7 @@ fn heuristic(blocks: &[Block], f: &[Feat], s: &lines::Signals) -> Vec<usize> {
 /// blocks the site's template holds (all false when none is learned yet).
 pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usize> {
     let blocks = &cleaned.blocks;
-    let title = page_title(cleaned);
+    let title = meta::feature_title(cleaned);
     let mut f = features(blocks, &title);
     let is_template = |i: usize| template.get(i).copied().unwrap_or(false);
     match which {
