@@ -217,13 +217,15 @@ pub struct Options {
     pub dump_features: Option<PathBuf>,
     /// Writes every page's scores and extracted text (JSON lines).
     pub per_page: Option<PathBuf>,
+    /// Scores the training labels instead of the extractor: the blocks
+    /// labelled content, joined (the best a block classifier can do).
+    pub oracle: bool,
 }
 
 /// One JSON line per block: features, whether most of its tokens are in the
 /// reference, its token count, and the page's id, domain and type.
 fn dump_rows(w: &mut impl std::io::Write, s: &Sample, cleaned: &Cleaned) -> anyhow::Result<()> {
-    let reference: std::collections::HashSet<String> =
-        tokens(&s.truth.main_content).into_iter().collect();
+    let reference = Reference::new(&s.truth.main_content);
     let host = gleaner_core::util::host_of(&s.url);
     let labels: Vec<&str> = host.rsplit('.').take(2).collect();
     let domain = labels.into_iter().rev().collect::<Vec<_>>().join(".");
@@ -232,13 +234,48 @@ fn dump_rows(w: &mut impl std::io::Write, s: &Sample, cleaned: &Cleaned) -> anyh
         .iter()
         .zip(gleaner_extract::feature_rows(cleaned))
     {
-        let t = tokens(&b.text);
-        let hit = t.iter().filter(|x| reference.contains(*x)).count();
-        let y = !t.is_empty() && hit * 2 >= t.len();
-        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": t.len(), "y": y, "x": x});
+        let y = reference.contains_block(&b.text);
+        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": tokens(&b.text).len(), "y": y, "x": x});
         writeln!(w, "{row}")?;
     }
     Ok(())
+}
+
+/// The reference text as labels see it: its words and its word pairs.
+struct Reference {
+    words: std::collections::HashSet<String>,
+    pairs: std::collections::HashSet<(String, String)>,
+}
+
+impl Reference {
+    fn new(text: &str) -> Self {
+        let r = tokens(text);
+        Reference {
+            pairs: r.windows(2).map(|w| (w[0].clone(), w[1].clone())).collect(),
+            words: r.into_iter().collect(),
+        }
+    }
+
+    /// Whether a block is content: at least half of its word pairs (its
+    /// word, for a one-word block) occur in the reference. Pairs, not single
+    /// words: nearly every block shares words like "the" with the
+    /// reference, and labels from single words (half of the block's words in
+    /// the reference) select blocks scoring only F1 0.836 on wcxb-dev,
+    /// against 0.940 with pairs.
+    fn contains_block(&self, text: &str) -> bool {
+        let t = tokens(text);
+        match t.len() {
+            0 => false,
+            1 => self.words.contains(&t[0]),
+            n => {
+                let hit = t
+                    .windows(2)
+                    .filter(|w| self.pairs.contains(&(w[0].clone(), w[1].clone())))
+                    .count();
+                hit * 2 >= n - 1
+            }
+        }
+    }
 }
 
 fn date_matches(pred: Option<&str>, truth: &str) -> bool {
@@ -291,7 +328,14 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
                     meta,
                     blocks,
                 };
-                let article = gleaner_extract::extract_with(&cleaned, which, Some(&mut site));
+                let mut article = gleaner_extract::extract_with(&cleaned, which, Some(&mut site));
+                if opts.oracle {
+                    let reference = Reference::new(&s.truth.main_content);
+                    let chosen: Vec<usize> = (0..cleaned.blocks.len())
+                        .filter(|&i| reference.contains_block(&cleaned.blocks[i].text))
+                        .collect();
+                    article.text = gleaner_extract::join_blocks(&cleaned.blocks, &chosen);
+                }
                 if let Some(w) = dump.as_mut() {
                     busy += t0.elapsed();
                     dump_rows(w, s, &cleaned)?;

@@ -212,6 +212,9 @@ enum Cmd {
         /// Write every page's scores and extracted text as JSON lines (for error analysis).
         #[arg(long, value_name = "FILE")]
         per_page: Option<PathBuf>,
+        /// Score the blocks the training labels call content instead (the ceiling of a block classifier).
+        #[arg(long)]
+        oracle: bool,
         #[command(flatten)]
         common: Common,
     },
@@ -455,6 +458,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             bench,
             dump_features,
             per_page,
+            oracle,
             common,
         } => {
             init_logs("error");
@@ -475,6 +479,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
                         ids,
                         dump_features,
                         per_page,
+                        oracle,
                     },
                 )?;
             }
