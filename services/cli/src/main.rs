@@ -324,7 +324,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
                 .parse()?;
             if inputs.is_empty() {
                 init_logs("info");
-                let stage = gleaner_extract::ExtractStage::new(which, cfg.extract.min_text_chars);
+                let stage = gleaner_extract::ExtractStage::new(which, &cfg.extract);
                 // The rules topic is a compacted table: read it whole on every
                 // start (the consumer group only brings changes after that).
                 let (b, topic) = (brokers(&cfg, &kafka), cfg.topics.rules.clone());
@@ -608,7 +608,7 @@ async fn run_embedded(
         Box::new(gleaner_clean::CleanStage),
         Box::new(gleaner_extract::ExtractStage::new(
             cfg.extract.extractor.parse()?,
-            cfg.extract.min_text_chars,
+            &cfg.extract,
         )),
         Box::new(dedup_stage(cfg)),
         Box::new(summarize_stage(cfg)?),

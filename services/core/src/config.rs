@@ -97,6 +97,7 @@ pub struct Fetch {
 pub struct Extract {
     pub extractor: String,
     pub min_text_chars: usize,
+    pub max_link_share: f64,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

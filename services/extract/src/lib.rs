@@ -391,6 +391,15 @@ pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
 /// template is learned from it (and removed from `auto` and `template`), and
 /// the site's rules, if any, win over the generic methods (`auto`, `rules`).
 pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteState>) -> Article {
+    extract_chosen(cleaned, which, site).0
+}
+
+/// [`extract_with`], and the blocks that make up the text.
+fn extract_chosen(
+    cleaned: &Cleaned,
+    which: Extractor,
+    site: Option<&mut SiteState>,
+) -> (Article, Vec<usize>) {
     let host = gleaner_core::util::host_of(&cleaned.url);
     let (template, rules) = match site {
         Some(st) => (
@@ -412,7 +421,7 @@ pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteS
     });
     let text = join_blocks(&cleaned.blocks, &chosen);
     let meta = &cleaned.meta;
-    Article {
+    let article = Article {
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
         title: page_title(cleaned),
@@ -430,23 +439,27 @@ pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteS
         text,
         extractor: which.name().to_string(),
         fetched_at: cleaned.fetched_at.clone(),
-    }
+    };
+    (article, chosen)
 }
 
 /// The extract stage: `cleaned` in, `articles` out. Pages whose main text is
-/// shorter than the configured minimum (home pages, link lists, errors) go to
-/// the dead-letter topic with that reason rather than into `articles`.
+/// shorter than the configured minimum (errors, stubs) or mostly link text
+/// (home pages, link lists) go to the dead-letter topic with that reason
+/// rather than into `articles`.
 pub struct ExtractStage {
     extractor: Extractor,
     min_text_chars: usize,
+    max_link_share: f64,
     site: std::sync::Arc<std::sync::Mutex<SiteState>>,
 }
 
 impl ExtractStage {
-    pub fn new(extractor: Extractor, min_text_chars: usize) -> Self {
+    pub fn new(extractor: Extractor, cfg: &gleaner_core::config::Extract) -> Self {
         ExtractStage {
             extractor,
-            min_text_chars,
+            min_text_chars: cfg.min_text_chars,
+            max_link_share: cfg.max_link_share,
             site: Default::default(),
         }
     }
@@ -497,9 +510,14 @@ impl Stage for ExtractStage {
             .unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
         let which = self.extractor;
         let site = self.site.clone();
-        let article = tokio::task::spawn_blocking(move || {
+        let (article, link_share) = tokio::task::spawn_blocking(move || {
             let mut site = site.lock().unwrap_or_else(|p| p.into_inner());
-            extract_with(&cleaned, which, Some(&mut site))
+            let (article, chosen) = extract_chosen(&cleaned, which, Some(&mut site));
+            let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
+                let b = &cleaned.blocks[i];
+                (t + u64::from(b.text_len), l + u64::from(b.link_text_len))
+            });
+            (article, links as f64 / text.max(1) as f64)
         })
         .await?;
         let chars = article.text.chars().count();
@@ -507,6 +525,12 @@ impl Stage for ExtractStage {
             chars >= self.min_text_chars,
             "not an article: main text has {chars} characters, fewer than extract.min_text_chars = {}",
             self.min_text_chars
+        );
+        anyhow::ensure!(
+            link_share <= self.max_link_share,
+            "not an article: {:.0}% of its main text is link text (a list of links), more than extract.max_link_share = {}",
+            link_share * 100.0,
+            self.max_link_share
         );
         Ok(vec![Output::json(Topic::Articles, key, &article)])
     }
