@@ -167,23 +167,50 @@ pub struct RegressionTree {
     value: Vec<f32>,
 }
 
-impl RegressionTree {
-    fn value(&self, row: &[f32]) -> f32 {
-        let mut i = 0;
-        // Bounded by the node count, so a malformed file cannot loop.
-        for _ in 0..self.leaf.len() {
-            if self.leaf.get(i).copied().unwrap_or(true) {
-                break;
-            }
-            let x = row.get(self.feature[i]).copied().unwrap_or(0.0);
-            i = if x <= self.threshold[i] {
-                self.left[i]
-            } else {
-                self.right[i]
-            };
+/// One node of the trees laid out flat, children as absolute indexes.
+#[derive(Debug, Clone, Copy)]
+struct FlatNode {
+    feature: u32,
+    threshold: f32,
+    left: u32,
+    right: u32,
+    value: f32,
+    leaf: bool,
+}
+
+/// Every tree's nodes in one array (and each tree's root), checked once
+/// at load so that scoring needs no bounds checks per step; `None` when a
+/// tree is malformed (an index out of range, or a cycle).
+fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, Vec<u32>)> {
+    let mut nodes = Vec::new();
+    let mut roots = Vec::with_capacity(trees.len());
+    for t in trees {
+        let n = t.leaf.len();
+        let ok = [t.feature.len(), t.threshold.len(), t.left.len(), t.right.len(), t.value.len()]
+            .iter()
+            .all(|&l| l == n);
+        if !ok || n == 0 {
+            return None;
         }
-        self.value.get(i).copied().unwrap_or(0.0)
+        let base = nodes.len();
+        for i in 0..n {
+            let leaf = t.leaf[i];
+            // Children come after their parent, so walks always end.
+            if !leaf && (t.feature[i] >= features || t.left[i] <= i || t.right[i] <= i || t.left[i] >= n || t.right[i] >= n) {
+                return None;
+            }
+            nodes.push(FlatNode {
+                feature: if leaf { 0 } else { t.feature[i] as u32 },
+                threshold: t.threshold[i],
+                left: (base + if leaf { 0 } else { t.left[i] }) as u32,
+                right: (base + if leaf { 0 } else { t.right[i] }) as u32,
+                value: t.value[i],
+                leaf,
+            });
+        }
+        roots.push(base as u32);
     }
+    Some((nodes, roots))
 }
 
 /// A block classifier: gradient-boosted trees (`trees`, scored from `b2`
@@ -206,12 +233,33 @@ pub struct Model {
     /// Weight of the window mean in the smoothed score.
     pub window_weight: f32,
     pub threshold: f32,
+    #[serde(skip)]
+    flat: Vec<FlatNode>,
+    #[serde(skip)]
+    roots: Vec<u32>,
 }
 
 impl Model {
+    /// A model from its JSON file; `None` for `null` or a malformed file.
+    pub fn parse(text: &str) -> Option<Model> {
+        let mut m = serde_json::from_str::<Option<Model>>(text).ok().flatten()?;
+        if !m.trees.is_empty() {
+            (m.flat, m.roots) = flatten(&m.trees, m.features)?;
+        }
+        Some(m)
+    }
+
     pub fn score(&self, row: &[f32]) -> f32 {
-        if !self.trees.is_empty() {
-            let z = self.b2 + self.trees.iter().map(|t| t.value(row)).sum::<f32>();
+        if !self.roots.is_empty() {
+            let mut z = self.b2;
+            for &root in &self.roots {
+                let mut n = self.flat[root as usize];
+                while !n.leaf {
+                    let x = row.get(n.feature as usize).copied().unwrap_or(0.0);
+                    n = self.flat[if x <= n.threshold { n.left } else { n.right } as usize];
+                }
+                z += n.value;
+            }
             return 1.0 / (1.0 + (-z).exp());
         }
         let x: Vec<f32> = (0..self.features)
@@ -253,7 +301,7 @@ fn load(name: &str, bundled: &str) -> Option<Model> {
         }
         None => bundled.to_string(),
     };
-    serde_json::from_str::<Option<Model>>(&text).ok().flatten()
+    Model::parse(&text)
 }
 
 pub fn lines_model() -> Option<&'static Model> {
@@ -275,14 +323,20 @@ mod tests {
     #[test]
     fn boosted_trees_score_from_the_baseline() {
         // One stump on feature 1: <= 0.5 -> -2, else +2; baseline 0.
-        let m: Model = serde_json::from_str(
-            r#"{"features":2,"mean":[],"scale":[],"w2":[],"b2":0.0,"window_weight":0.0,"threshold":0.5,
+        let stump = r#"{"features":2,"mean":[],"scale":[],"w2":[],"b2":0.0,"window_weight":0.0,"threshold":0.5,
                 "trees":[{"feature":[1,0,0],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],
-                          "leaf":[false,true,true],"value":[0,-2,2]}]}"#,
-        )
-        .unwrap();
+                          "leaf":[false,true,true],"value":[0,-2,2]}]}"#;
+        let m = Model::parse(stump).unwrap();
         assert!(m.score(&[9.0, 0.2]) < 0.2);
         assert!(m.score(&[9.0, 0.9]) > 0.8);
         assert_eq!(m.choose(&[vec![0.0, 0.9], vec![0.0, 0.1]]), vec![0]);
+        // A child pointing back at its parent (a loop) or past the tree, or
+        // a feature the rows do not have: not loaded.
+        assert!(Model::parse(&stump.replace(r#""left":[1,0,0]"#, r#""left":[0,0,0]"#)).is_none());
+        assert!(Model::parse(&stump.replace(r#""right":[2,0,0]"#, r#""right":[7,0,0]"#)).is_none());
+        assert!(Model::parse(&stump.replace(r#""feature":[1,0,0]"#, r#""feature":[5,0,0]"#)).is_none());
+        // The shipped weights load.
+        assert!(Model::parse(include_str!("../weights/auto.json")).is_some());
+        assert!(Model::parse(include_str!("../weights/lines.json")).is_some());
     }
 }
