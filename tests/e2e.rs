@@ -295,7 +295,15 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
     let child = Command::new(GLEANER)
-        .args(["run", "--allow-private", "--depth", "0", "--every", "1", "--config"])
+        .args([
+            "run",
+            "--allow-private",
+            "--depth",
+            "0",
+            "--every",
+            "1",
+            "--config",
+        ])
         .arg(&cfg)
         .arg("--data")
         .arg(&data)
@@ -311,7 +319,10 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
         .iter()
         .filter(|p| *p == ARTICLES[0].0)
         .count();
-    assert!(fetched >= 3, "the seed was fetched {fetched} times in 3.6 s");
+    assert!(
+        fetched >= 3,
+        "the seed was fetched {fetched} times in 3.6 s"
+    );
     Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -326,11 +337,21 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
     );
     let summary: serde_json::Value =
         serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
-    assert!(summary["produced"]["pages"].as_u64().unwrap() >= 3, "{summary}");
+    assert!(
+        summary["produced"]["pages"].as_u64().unwrap() >= 3,
+        "{summary}"
+    );
     // Every fetch is extracted again (the site's template learned from the
     // stream does not swallow a page seen before) and updates one document.
-    assert!(summary["produced"]["articles"].as_u64().unwrap() >= 3, "{summary}");
-    assert_eq!(summary["produced"]["dead-letter"].as_u64(), Some(0), "{summary}");
+    assert!(
+        summary["produced"]["articles"].as_u64().unwrap() >= 3,
+        "{summary}"
+    );
+    assert_eq!(
+        summary["produced"]["dead-letter"].as_u64(),
+        Some(0),
+        "{summary}"
+    );
     assert_eq!(summary["index_docs"].as_u64(), Some(1), "{summary}");
 }
 

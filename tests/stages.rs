@@ -1339,12 +1339,19 @@ async fn fetch_never_defers_a_hosts_first_url() {
     );
     let outs = match results[0].as_ref().unwrap() {
         outs if outs.is_empty() => {
-            assert_eq!(f.held(), 1, "the first URL waits its turn in the background");
+            assert_eq!(
+                f.held(),
+                1,
+                "the first URL waits its turn in the background"
+            );
             tick_until(&mut f, 3, |o| o.iter().any(|o| o.topic == Topic::Pages)).await
         }
         outs => outs.clone(),
     };
-    assert!(page_of(&outs).html.contains('p'), "the first URL was fetched");
+    assert!(
+        page_of(&outs).html.contains('p'),
+        "the first URL was fetched"
+    );
 }
 
 /// Outputs of ticks until `until` holds for them or `secs` pass.
@@ -1393,18 +1400,37 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
         .unwrap();
     let t0 = Instant::now();
     let first = f
-        .handle_batch(&[seed(&format!("{stalled}/a"), 0), seed(&format!("{fast}/1"), 0)])
+        .handle_batch(&[
+            seed(&format!("{stalled}/a"), 0),
+            seed(&format!("{fast}/1"), 0),
+        ])
         .await;
-    assert!(t0.elapsed() < Duration::from_millis(1000), "batch took {:?}", t0.elapsed());
-    assert!(first[0].as_ref().unwrap().is_empty(), "stalled URL is parked");
+    assert!(
+        t0.elapsed() < Duration::from_millis(1000),
+        "batch took {:?}",
+        t0.elapsed()
+    );
+    assert!(
+        first[0].as_ref().unwrap().is_empty(),
+        "stalled URL is parked"
+    );
     page_of(first[1].as_ref().unwrap());
     assert_eq!(f.held(), 1);
     let t1 = Instant::now();
     let second = f
-        .handle_batch(&[seed(&format!("{stalled}/b"), 0), seed(&format!("{fast}/2"), 0)])
+        .handle_batch(&[
+            seed(&format!("{stalled}/b"), 0),
+            seed(&format!("{fast}/2"), 0),
+        ])
         .await;
-    assert!(t1.elapsed() < Duration::from_millis(500), "the next batch is not held up");
-    assert!(second[0].as_ref().unwrap().is_empty(), "busy host: waits in the stage");
+    assert!(
+        t1.elapsed() < Duration::from_millis(500),
+        "the next batch is not held up"
+    );
+    assert!(
+        second[0].as_ref().unwrap().is_empty(),
+        "busy host: waits in the stage"
+    );
     page_of(second[1].as_ref().unwrap());
     assert_eq!(f.held(), 2);
     // A crash now (no close): both URLs are in the state directory. (A
@@ -1437,7 +1463,11 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
     assert!(page_of(&outs).html.contains("late but here"));
     assert!(t0.elapsed() >= Duration::from_millis(2500));
     let link: FrontierLink = serde_json::from_slice(
-        &outs.iter().find(|o| o.topic == Topic::Frontier).unwrap().payload,
+        &outs
+            .iter()
+            .find(|o| o.topic == Topic::Frontier)
+            .unwrap()
+            .payload,
     )
     .unwrap();
     assert_eq!(link.url, format!("{stalled}/b"));
@@ -1495,7 +1525,9 @@ async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
         payload: Some(outs[0].payload.clone()),
         origin: None,
     };
-    assert!(page_of(&f.handle(&back).await.unwrap()).html.contains("welcome back"));
+    assert!(page_of(&f.handle(&back).await.unwrap())
+        .html
+        .contains("welcome back"));
 }
 
 /// A fetch service that stops while a request hangs hands the URL (and its
@@ -1520,11 +1552,19 @@ async fn fetch_hands_back_what_it_holds_when_stopping() {
     assert_eq!(f.held(), 2);
     let t0 = Instant::now();
     let outs = f.drain().await;
-    assert!(t0.elapsed() < Duration::from_secs(7), "drain took {:?}", t0.elapsed());
+    assert!(
+        t0.elapsed() < Duration::from_secs(7),
+        "drain took {:?}",
+        t0.elapsed()
+    );
     let mut urls: Vec<String> = outs
         .iter()
         .filter(|o| o.topic == Topic::Frontier)
-        .map(|o| serde_json::from_slice::<FrontierLink>(&o.payload).unwrap().url)
+        .map(|o| {
+            serde_json::from_slice::<FrontierLink>(&o.payload)
+                .unwrap()
+                .url
+        })
         .collect();
     urls.sort();
     assert_eq!(urls, [format!("{hung}/a"), format!("{hung}/b")]);
@@ -1560,6 +1600,9 @@ async fn extract_sends_link_lists_to_the_dead_letter_topic() {
     let mut stage = gleaner_extract::ExtractStage::new(cfg.extractor.parse().unwrap(), &cfg);
     let err = stage.handle(&cleaned("index.html")).await.unwrap_err();
     assert!(err.to_string().contains("link text"), "{err}");
-    let outs = stage.handle(&cleaned("news/bridge-reopens.html")).await.unwrap();
+    let outs = stage
+        .handle(&cleaned("news/bridge-reopens.html"))
+        .await
+        .unwrap();
     assert_eq!(outs[0].topic, Topic::Articles);
 }

@@ -9,8 +9,8 @@ use gleaner_core::messages::Cleaned;
 use gleaner_extract::Extractor;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
 use std::io::Write as _;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Deserialize)]

@@ -298,8 +298,8 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
         } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
-            let mut stage =
-                gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?.wait_for_paused_hosts(true);
+            let mut stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?
+                .wait_for_paused_hosts(true);
             if let Some(dir) = state {
                 stage = stage.with_state(&dir)?;
             }

@@ -151,12 +151,7 @@ pub async fn run_stage(
             _ = stop.wait_for(|s| *s) => None,
             _ = tick.tick() => {
                 let due = stage.tick().await;
-                let mut attempt = 0u32;
-                while let Err(e) = produce_all(&producer, cfg, &due).await {
-                    attempt += 1;
-                    tracing::error!(stage = name, error = %e, attempt, "producing scheduled work failed, retrying");
-                    tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
-                }
+                produce_until_acked(&producer, cfg, name, &due, "scheduled work").await;
                 continue;
             }
         };
@@ -182,14 +177,9 @@ pub async fn run_stage(
         for (input, handled) in batch.iter().zip(results) {
             outs.extend(settle(name, input, handled, cfg.kafka.max_record_bytes));
         }
-        // Retry until acknowledged: storing the offsets before that would
-        // lose the outputs on a crash.
-        let mut attempt = 0u32;
-        while let Err(e) = produce_all(&producer, cfg, &outs).await {
-            attempt += 1;
-            tracing::error!(stage = name, error = %e, attempt, "producing outputs failed, retrying");
-            tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
-        }
+        // Storing the offsets before the outputs are acknowledged would lose
+        // them on a crash.
+        produce_until_acked(&producer, cfg, name, &outs, "outputs").await;
         for input in &batch {
             if let Some(o) = &input.origin {
                 // rd_kafka_offset_store keeps offset + 1: the next one to read.
@@ -206,12 +196,7 @@ pub async fn run_stage(
         "stopping: draining and closing stage, flushing, committing"
     );
     let last = stage.drain().await;
-    let mut attempt = 0u32;
-    while let Err(e) = produce_all(&producer, cfg, &last).await {
-        attempt += 1;
-        tracing::error!(stage = name, error = %e, attempt, "producing the stage's last outputs failed, retrying");
-        tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
-    }
+    produce_until_acked(&producer, cfg, name, &last, "the stage's last outputs").await;
     stage.close().await?;
     producer.flush(Timeout::After(Duration::from_secs(30)))?;
     match consumer.commit_consumer_state(CommitMode::Sync) {
@@ -219,6 +204,23 @@ pub async fn run_stage(
         Err(e) => tracing::warn!(stage = name, error = %e, "final commit failed"),
     }
     Ok(())
+}
+
+/// Produces `outs`, retrying (with a growing pause) until the broker
+/// acknowledges every one.
+async fn produce_until_acked(
+    producer: &FutureProducer,
+    cfg: &Config,
+    stage: &str,
+    outs: &[Output],
+    what: &str,
+) {
+    let mut attempt = 0u32;
+    while let Err(e) = produce_all(producer, cfg, outs).await {
+        attempt += 1;
+        tracing::error!(stage, error = %e, attempt, "producing {what} failed, retrying");
+        tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
+    }
 }
 
 fn to_input<M: Message>(cfg: &Config, m: &M) -> Input {

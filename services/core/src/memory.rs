@@ -413,6 +413,10 @@ mod tests {
         }
         p.wait_idle().await;
         let c = p.shutdown().await.unwrap();
-        assert_eq!(c[&Topic::Pages], 5, "idle only once the held inputs were answered");
+        assert_eq!(
+            c[&Topic::Pages],
+            5,
+            "idle only once the held inputs were answered"
+        );
     }
 }

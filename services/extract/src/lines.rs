@@ -186,9 +186,15 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
     let mut roots = Vec::with_capacity(trees.len());
     for t in trees {
         let n = t.leaf.len();
-        let ok = [t.feature.len(), t.threshold.len(), t.left.len(), t.right.len(), t.value.len()]
-            .iter()
-            .all(|&l| l == n);
+        let ok = [
+            t.feature.len(),
+            t.threshold.len(),
+            t.left.len(),
+            t.right.len(),
+            t.value.len(),
+        ]
+        .iter()
+        .all(|&l| l == n);
         if !ok || n == 0 {
             return None;
         }
@@ -196,7 +202,13 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
         for i in 0..n {
             let leaf = t.leaf[i];
             // Children come after their parent, so walks always end.
-            if !leaf && (t.feature[i] >= features || t.left[i] <= i || t.right[i] <= i || t.left[i] >= n || t.right[i] >= n) {
+            if !leaf
+                && (t.feature[i] >= features
+                    || t.left[i] <= i
+                    || t.right[i] <= i
+                    || t.left[i] >= n
+                    || t.right[i] >= n)
+            {
                 return None;
             }
             nodes.push(FlatNode {
@@ -334,7 +346,9 @@ mod tests {
         // a feature the rows do not have: not loaded.
         assert!(Model::parse(&stump.replace(r#""left":[1,0,0]"#, r#""left":[0,0,0]"#)).is_none());
         assert!(Model::parse(&stump.replace(r#""right":[2,0,0]"#, r#""right":[7,0,0]"#)).is_none());
-        assert!(Model::parse(&stump.replace(r#""feature":[1,0,0]"#, r#""feature":[5,0,0]"#)).is_none());
+        assert!(
+            Model::parse(&stump.replace(r#""feature":[1,0,0]"#, r#""feature":[5,0,0]"#)).is_none()
+        );
         // The shipped weights load.
         assert!(Model::parse(include_str!("../weights/auto.json")).is_some());
         assert!(Model::parse(include_str!("../weights/lines.json")).is_some());

@@ -306,11 +306,17 @@ mod tests {
     fn the_headline_is_the_title_when_it_shares_most_words_with_it() {
         // Reworded in <title>: still the headline (the features' title,
         // which wants it verbatim, falls back to <title>).
-        let c = cleaned("Bridge reopens after repairs | Harbour Times", "Harbour bridge reopens after long repairs");
+        let c = cleaned(
+            "Bridge reopens after repairs | Harbour Times",
+            "Harbour bridge reopens after long repairs",
+        );
         assert_eq!(page_title(&c), "Harbour bridge reopens after long repairs");
         assert_eq!(feature_title(&c), "Bridge reopens after repairs");
         // A heading that is not the headline.
-        let c = cleaned("Bridge reopens after repairs | Harbour Times", "Latest news");
+        let c = cleaned(
+            "Bridge reopens after repairs | Harbour Times",
+            "Latest news",
+        );
         assert_eq!(page_title(&c), "Bridge reopens after repairs");
     }
 

@@ -120,11 +120,18 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
             }
             &prefix_ids
         };
-        let shared = ids.iter().zip(&last_ids).take_while(|(a, b)| a == b).count();
+        let shared = ids
+            .iter()
+            .zip(&last_ids)
+            .take_while(|(a, b)| a == b)
+            .count();
         let prev_start = chain_ends.last().map_or(0, |&e| e - last_ids.len());
         let start = chain_nodes.len();
         chain_nodes.extend_from_within(prev_start..prev_start + shared);
-        let mut above = chain_nodes.last().filter(|_| shared > 0).map_or(Marks::default(), |&n| marks[n]);
+        let mut above = chain_nodes
+            .last()
+            .filter(|_| shared > 0)
+            .map_or(Marks::default(), |&n| marks[n]);
         for label in b.path.split('/').skip(shared) {
             let tag = label.split(['#', '.']).next().unwrap_or("");
             let (chrome, content_named) = classify(label);
@@ -145,7 +152,10 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
             });
             chain_nodes.push(nodes.len() - 1);
         }
-        let (words, prose) = (feats[bi].words, feats[bi].words * (1.0 - feats[bi].link_density));
+        let (words, prose) = (
+            feats[bi].words,
+            feats[bi].words * (1.0 - feats[bi].link_density),
+        );
         for &idx in &chain_nodes[start..] {
             let n = &mut nodes[idx];
             n.last = bi;

@@ -9,8 +9,8 @@
 pub mod bloom;
 mod feeds;
 mod links;
-pub mod robots;
 mod parked;
+pub mod robots;
 mod schedule;
 mod state;
 
@@ -902,7 +902,10 @@ impl FetchStage {
         // URLs a crash left parked go back to the frontier on the first tick.
         self.waiting = self.parked.all().into_iter().map(|l| l.url).collect();
         if !self.waiting.is_empty() {
-            tracing::info!(urls = self.waiting.len(), "parked URLs from the last run go back to the frontier");
+            tracing::info!(
+                urls = self.waiting.len(),
+                "parked URLs from the last run go back to the frontier"
+            );
         }
         Ok(self)
     }
@@ -1317,7 +1320,11 @@ impl Stage for FetchStage {
             }
         }
         if !park.is_empty() || !background.is_empty() {
-            metrics::add("gleaner_fetch_parked_total", &[], (park.len() + background.len()) as f64);
+            metrics::add(
+                "gleaner_fetch_parked_total",
+                &[],
+                (park.len() + background.len()) as f64,
+            );
         }
         self.report_gauges();
         let mut observed: Vec<(String, usize)> = Vec::new();
@@ -1327,7 +1334,9 @@ impl Stage for FetchStage {
             .map(|(plan, f)| match (plan, f) {
                 (Err(e), _) => Err(e),
                 (Ok(None), _) => Ok(vec![]),
-                (Ok(Some(job)), Some(Ok(fetched))) => Ok(self.completed(&job, fetched, &mut observed)),
+                (Ok(Some(job)), Some(Ok(fetched))) => {
+                    Ok(self.completed(&job, fetched, &mut observed))
+                }
                 (Ok(Some(job)), Some(Err(FetchError::Deferred(_)))) => {
                     // Back to the frontier, marked so the seen-set lets it in.
                     metrics::inc("gleaner_fetch_deferred_total", &[]);
@@ -1448,7 +1457,8 @@ impl Stage for FetchStage {
     /// still held then goes back to the frontier, so nothing is lost even
     /// without a state directory.
     async fn drain(&mut self) -> Vec<Output> {
-        let end = Instant::now() + Duration::from_millis(self.shared.cfg.total_timeout_ms.min(5000));
+        let end =
+            Instant::now() + Duration::from_millis(self.shared.cfg.total_timeout_ms.min(5000));
         while !self.running.is_empty() {
             match tokio::time::timeout_at(end.into(), self.running.join_next_with_id()).await {
                 Ok(Some(r)) => {
@@ -1564,7 +1574,11 @@ impl FetchStage {
                 .unwrap_or_else(|p| p.into_inner())
                 .len() as f64,
         );
-        metrics::set("gleaner_fetch_background", &[], self.running_ids.len() as f64);
+        metrics::set(
+            "gleaner_fetch_background",
+            &[],
+            self.running_ids.len() as f64,
+        );
         metrics::set("gleaner_fetch_parked_urls", &[], self.parked.len() as f64);
     }
 }
