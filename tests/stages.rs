@@ -21,6 +21,19 @@ async fn serve(app: Router) -> String {
     format!("http://{addr}")
 }
 
+/// A site with an empty robots.txt whose pages take `ms` to answer `body`.
+async fn slow_site(ms: u64, body: &'static str) -> String {
+    serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(move || async move {
+                tokio::time::sleep(Duration::from_millis(ms)).await;
+                axum::response::Html(body)
+            }),
+    )
+    .await
+}
+
 fn seed(url: &str, depth: u32) -> Input {
     let s = Seed {
         url: url.into(),
@@ -1234,15 +1247,7 @@ async fn fetch_goes_through_a_socks5_proxy() {
 /// link is fetched when it comes back, despite the seen-set.
 #[tokio::test]
 async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
-    let slow = serve(
-        Router::new()
-            .route("/robots.txt", get(|| async { "" }))
-            .fallback(|| async {
-                tokio::time::sleep(Duration::from_millis(300)).await;
-                axum::response::Html("<p>slow</p>")
-            }),
-    )
-    .await;
+    let slow = slow_site(300, "<p>slow</p>").await;
     let fast =
         serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
     let mut cfg = fetch_cfg();
@@ -1380,15 +1385,7 @@ async fn tick_until(
 /// after a restart.
 #[tokio::test]
 async fn fetch_finishes_a_stalled_request_in_the_background() {
-    let stalled = serve(
-        Router::new()
-            .route("/robots.txt", get(|| async { "" }))
-            .fallback(|| async {
-                tokio::time::sleep(Duration::from_millis(2500)).await;
-                axum::response::Html("<p>late but here</p>")
-            }),
-    )
-    .await;
+    let stalled = slow_site(2500, "<p>late but here</p>").await;
     let fast =
         serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
     let state = tempfile::tempdir().unwrap();
@@ -1535,15 +1532,7 @@ async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
 /// without a state directory: their inputs' offsets are already committed.
 #[tokio::test]
 async fn fetch_hands_back_what_it_holds_when_stopping() {
-    let hung = serve(
-        Router::new()
-            .route("/robots.txt", get(|| async { "" }))
-            .fallback(|| async {
-                tokio::time::sleep(Duration::from_secs(60)).await;
-                axum::response::Html("<p>never</p>")
-            }),
-    )
-    .await;
+    let hung = slow_site(60000, "<p>never</p>").await;
     let mut cfg = fetch_cfg();
     cfg.defer_after_ms = 200;
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
