@@ -63,7 +63,7 @@ struct Kafka {
 
 #[derive(Subcommand)]
 enum Cmd {
-    /// Run every stage in one process, no broker; exits when nothing is left to do.
+    /// Run every stage in one process, no broker; exits when nothing is left to do (unless --follow or --every).
     Run {
         /// Seed URLs, or files with one URL per line.
         #[arg(long, required = true, num_args = 1.., value_name = "URL_OR_FILE")]
