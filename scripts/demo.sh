@@ -2,11 +2,13 @@
 # The main job on the embedded default, offline: serves the example news
 # site (examples/site) on loopback, crawls it with `gleaner run` (every stage
 # in one process, no broker), then searches the index it built.
-# Usage: scripts/demo.sh [DATA_DIR]   (default: gleaner-data)
+# Usage: scripts/demo.sh [DATA_DIR]   (default: target/demo-data, emptied
+# first, so every demo starts from nothing; a DATA_DIR given is kept as is)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-data="${1:-gleaner-data}"
+data="${1:-target/demo-data}"
+if [ $# -eq 0 ]; then rm -rf "$data"; fi
 cargo build --release -p gleaner
 bin=target/release/gleaner
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
