@@ -58,7 +58,7 @@ def train_hgb(X, y, w, n, window_weight, threshold, seed):
     """Gradient-boosted trees; exported as arrays per tree (left/right child,
     feature, threshold, leaf value), scored as baseline + sum of leaves."""
     Xn = X[:, :n]
-    m = HistGradientBoostingClassifier(max_iter=150, learning_rate=0.1, max_leaf_nodes=15, random_state=seed)
+    m = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.15, max_leaf_nodes=15, random_state=seed)
     m.fit(Xn, y, sample_weight=w * len(w) / w.sum())
     trees = []
     for (p,) in m._predictors:
