@@ -81,6 +81,9 @@ fn fetch_cfg() -> gleaner_core::config::Fetch {
     let mut c = Config::default_config().fetch;
     c.per_host_delay_ms = 0;
     c.bloom_capacity = 1000;
+    // No batch deadline unless a test is about it: a slow retry on a loaded
+    // machine would otherwise finish in the background, after handle().
+    c.defer_after_ms = 0;
     c
 }
 
@@ -877,8 +880,6 @@ async fn fetch_honours_crawl_delay_and_retries_robots_5xx() {
     .await;
     let mut cfg = fetch_cfg();
     cfg.retry_base_ms = 20;
-    // robots.txt, then two pages a second apart: no deferral in this test.
-    cfg.defer_after_ms = 0;
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
     let batch = [
         seed(&format!("{polite}/a"), 0),
