@@ -7,7 +7,7 @@
 //! more, synchronously, on shutdown.
 
 use crate::config::{Config, Topic};
-use crate::stage::{settle, Input, Origin, Output, Stage};
+use crate::stage::{limit_unsourced, settle, Input, Origin, Output, Stage};
 use anyhow::Context;
 use futures::future::join_all;
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
@@ -150,7 +150,7 @@ pub async fn run_stage(
             m = consumer.recv() => Some(m),
             _ = stop.wait_for(|s| *s) => None,
             _ = tick.tick() => {
-                let due = stage.tick().await;
+                let due = limit_unsourced(name, stage.tick().await, cfg.kafka.max_record_bytes);
                 produce_until_acked(&producer, cfg, name, &due, "scheduled work").await;
                 continue;
             }
@@ -195,7 +195,7 @@ pub async fn run_stage(
         handled = handled_total,
         "stopping: draining and closing stage, flushing, committing"
     );
-    let last = stage.drain().await;
+    let last = limit_unsourced(name, stage.drain().await, cfg.kafka.max_record_bytes);
     produce_until_acked(&producer, cfg, name, &last, "the stage's last outputs").await;
     stage.close().await?;
     producer.flush(Timeout::After(Duration::from_secs(30)))?;

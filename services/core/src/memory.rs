@@ -3,7 +3,7 @@
 //! by itself once every stage is idle and nothing is queued.
 
 use crate::config::Topic;
-use crate::stage::{settle, Input, Output, Stage};
+use crate::stage::{limit_unsourced, settle, Input, Output, Stage};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
@@ -247,7 +247,7 @@ async fn run_stage(
             // The guard wait_for returns must not live across the tick's await.
             () = async { let _ = stop.wait_for(|s| *s).await; } => None,
             _ = tick.tick() => {
-                for out in stage.tick().await {
+                for out in limit_unsourced(name, stage.tick().await, bus.max_record_bytes) {
                     bus.publish(out).await;
                 }
                 held = bus.hold(held, stage.held());
@@ -387,9 +387,10 @@ mod tests {
             Ok(vec![])
         }
         async fn tick(&mut self) -> Vec<Output> {
+            // 4 is answered with a record over the limit.
             self.0
                 .drain(..)
-                .map(|n| Output::json(Topic::Pages, "k", &n))
+                .map(|n| Output::json(Topic::Pages, "k", &"x".repeat(n as usize * 300)))
                 .collect()
         }
         fn held(&self) -> usize {
@@ -398,7 +399,7 @@ mod tests {
     }
 
     #[tokio::test]
-    async fn a_run_waits_for_what_a_stage_holds() {
+    async fn a_run_waits_for_what_a_stage_holds_and_limits_its_records() {
         let opts = MemoryOptions {
             channel_capacity: 2,
             batch_max: 4,
@@ -415,8 +416,9 @@ mod tests {
         let c = p.shutdown().await.unwrap();
         assert_eq!(
             c[&Topic::Pages],
-            5,
+            4,
             "idle only once the held inputs were answered"
         );
+        assert_eq!(c[&Topic::DeadLetter], 1, "the oversized answer of a tick");
     }
 }

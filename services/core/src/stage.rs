@@ -165,6 +165,19 @@ pub fn enforce_record_limit(
         .collect()
 }
 
+/// [`enforce_record_limit`] for outputs that answer no single input
+/// ([`Stage::tick`], [`Stage::drain`]): a background page too large for the
+/// broker must become a dead letter too, not a produce that never succeeds.
+pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: usize) -> Vec<Output> {
+    let none = Input {
+        topic: Topic::DeadLetter,
+        key: None,
+        payload: None,
+        origin: None,
+    };
+    enforce_record_limit(stage, &none, outs, max_bytes)
+}
+
 /// Turns a batch result into the outputs to produce: errors become
 /// dead-letter records, oversized outputs too.
 pub fn settle(stage: &str, input: &Input, handled: Handled, max_bytes: usize) -> Vec<Output> {
