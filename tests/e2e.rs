@@ -413,6 +413,22 @@ fn test_brokers(test: &str) -> Option<String> {
     }
 }
 
+/// A test config with topics of its own (prefix `name` + a unique
+/// suffix), created on the broker: the prefix, the file and the config.
+async fn kafka_test_config(
+    dir: &Path,
+    name: &str,
+    brokers: &str,
+) -> (String, PathBuf, gleaner_core::Config) {
+    let prefix = format!("{name}{}", unique());
+    let path = test_config(dir, Some(&prefix));
+    let cfg = gleaner_core::Config::load(Some(&path)).unwrap();
+    gleaner_core::kafka::create_topics(&cfg, brokers)
+        .await
+        .unwrap();
+    (prefix, path, cfg)
+}
+
 fn unique() -> String {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
@@ -611,12 +627,7 @@ async fn kafka_largest_records_round_trip() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let prefix = format!("big{}", unique());
-    let cfg_path = test_config(tmp.path(), Some(&prefix));
-    let cfg = gleaner_core::Config::load(Some(&cfg_path)).unwrap();
-    gleaner_core::kafka::create_topics(&cfg, &brokers)
-        .await
-        .unwrap();
+    let (prefix, _, cfg) = kafka_test_config(tmp.path(), "big", &brokers).await;
     // Worst case: base64-like noise that lz4 cannot shrink.
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -806,12 +817,7 @@ async fn kafka_dedup_window_survives_restart() {
         return;
     };
     let tmp = tempfile::tempdir().unwrap();
-    let prefix = format!("dedup{}", unique());
-    let cfg_path = test_config(tmp.path(), Some(&prefix));
-    let cfg = gleaner_core::Config::load(Some(&cfg_path)).unwrap();
-    gleaner_core::kafka::create_topics(&cfg, &brokers)
-        .await
-        .unwrap();
+    let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "dedup", &brokers).await;
     let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
     let article = |id: &str| {
         Article {
@@ -906,12 +912,7 @@ async fn kafka_site_rules_survive_restart() {
     use gleaner_core::stage::Output;
     use gleaner_core::Topic;
     let tmp = tempfile::tempdir().unwrap();
-    let prefix = format!("rules{}", unique());
-    let cfg_path = test_config(tmp.path(), Some(&prefix));
-    let cfg = gleaner_core::Config::load(Some(&cfg_path)).unwrap();
-    gleaner_core::kafka::create_topics(&cfg, &brokers)
-        .await
-        .unwrap();
+    let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "rules", &brokers).await;
     let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
     let rules = SiteRules {
         host: "rules.test".into(),

@@ -72,14 +72,7 @@ fn messages_carry_the_required_properties() {
             "seeds",
             serde_json::to_value(Seed {
                 url: "http://x.test/".into(),
-                depth: None,
-                scope: None,
-                priority: None,
-                recrawl: false,
-                every_secs: None,
-                adaptive: false,
-                allow: vec![],
-                deny: vec![],
+                ..Seed::default()
             })
             .unwrap(),
         ),

@@ -35,22 +35,23 @@ async fn slow_site(ms: u64, body: &'static str) -> String {
 }
 
 fn seed(url: &str, depth: u32) -> Input {
-    let s = Seed {
+    seed_input(&Seed {
         url: url.into(),
         depth: Some(depth),
-        scope: None,
-        priority: None,
-        recrawl: false,
-        every_secs: None,
-        adaptive: false,
-        allow: vec![],
-        deny: vec![],
-    };
-    let o = Output::json(Topic::Seeds, "h", &s);
+        ..Seed::default()
+    })
+}
+
+/// The error (with its causes) of fetching a URL that must fail.
+async fn fetch_error(f: &mut gleaner_fetch::FetchStage, url: &str) -> String {
+    format!("{:#}", f.handle(&seed(url, 0)).await.unwrap_err())
+}
+
+fn seed_input(s: &Seed) -> Input {
     Input {
         topic: Topic::Seeds,
         key: Some("h".into()),
-        payload: Some(o.payload),
+        payload: Some(Output::json(Topic::Seeds, "h", s).payload),
         origin: None,
     }
 }
@@ -101,17 +102,11 @@ async fn fetch_refuses_loopback_unless_allowed() {
         serve(Router::new().route("/", get(|| async { axum::response::Html("<p>hello</p>") })))
             .await;
     let mut strict = gleaner_fetch::FetchStage::new(&fetch_cfg(), false).unwrap();
-    let err = strict
-        .handle(&seed(&format!("{base}/"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut strict, &format!("{base}/")).await;
     assert!(err.to_string().contains("private or reserved"), "{err}");
     // A name that resolves to loopback is refused after resolution.
     let port = base.rsplit(':').next().unwrap();
-    let err = strict
-        .handle(&seed(&format!("http://localhost:{port}/"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut strict, &format!("http://localhost:{port}/")).await;
     assert!(format!("{err:#}").contains("private"), "{err:#}");
     let mut open = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
     let outs = open.handle(&seed(&format!("{base}/"), 0)).await.unwrap();
@@ -165,15 +160,9 @@ async fn fetch_caps_bodies_decodes_charsets_and_follows_redirects() {
     assert!(moved.html.contains("café crème"), "{}", moved.html);
     assert!(moved.final_url.ends_with("/latin1"));
     assert_eq!(moved.charset, "windows-1252");
-    let err = f
-        .handle(&seed(&format!("{base}/loop"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/loop")).await;
     assert!(format!("{err:#}").contains("redirect"), "{err:#}");
-    let err = f
-        .handle(&seed(&format!("{base}/pdf"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/pdf")).await;
     assert!(err.to_string().contains("not HTML"), "{err}");
 }
 
@@ -375,15 +364,9 @@ async fn fetch_retries_honour_retry_after_and_give_up() {
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
     let page = page_of(&f.handle(&seed(&format!("{base}/busy"), 0)).await.unwrap());
     assert!(page.html.contains("finally"));
-    let err = f
-        .handle(&seed(&format!("{base}/down"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/down")).await;
     assert!(err.to_string().contains("HTTP 503"), "{err}");
-    let err = f
-        .handle(&seed(&format!("{base}/later"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/later")).await;
     assert!(err.to_string().contains("HTTP 429"), "{err}");
     let hits = hits.lock().unwrap().clone();
     let times = |p: &str| {
@@ -544,17 +527,11 @@ async fn fetch_detects_blocks_and_pauses_the_host() {
     cfg.block_ratio = 0.5;
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
     for i in 0..4 {
-        let err = f
-            .handle(&seed(&format!("{blocking}/{i}"), 0))
-            .await
-            .unwrap_err();
+        let err = fetch_error(&mut f, &format!("{blocking}/{i}")).await;
         assert!(err.to_string().contains("HTTP 403"), "{err}");
     }
     let requests = hits.load(Ordering::SeqCst);
-    let err = f
-        .handle(&seed(&format!("{blocking}/later"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{blocking}/later")).await;
     assert!(
         err.to_string().contains("paused") && err.to_string().contains("blocked"),
         "{err}"
@@ -564,10 +541,7 @@ async fn fetch_detects_blocks_and_pauses_the_host() {
         requests,
         "a paused host is not asked"
     );
-    let err = f
-        .handle(&seed(&format!("{challenge}/c"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{challenge}/c")).await;
     assert!(err.to_string().contains("challenge page"), "{err}");
     assert!(
         page_of(&f.handle(&seed(&format!("{fine}/ok"), 0)).await.unwrap())
@@ -681,20 +655,10 @@ async fn fetch_schedules_recrawls() {
     let s = Seed {
         url: format!("{base}/"),
         depth: Some(1),
-        scope: None,
-        priority: None,
-        recrawl: false,
         every_secs: Some(1),
-        adaptive: false,
-        allow: vec![],
-        deny: vec![],
+        ..Seed::default()
     };
-    let input = Input {
-        topic: Topic::Seeds,
-        key: None,
-        payload: Some(Output::json(Topic::Seeds, "h", &s).payload),
-        origin: None,
-    };
+    let input = seed_input(&s);
     assert!(f
         .handle(&input)
         .await
@@ -902,10 +866,7 @@ async fn fetch_honours_crawl_delay_and_retries_robots_5xx() {
         2,
         "asked again after the 503"
     );
-    let err = f
-        .handle(&seed(&format!("{flaky}/private"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{flaky}/private")).await;
     assert!(err.to_string().contains("disallowed"), "{err}");
 }
 
@@ -990,20 +951,11 @@ async fn fetch_follows_allow_and_deny_patterns() {
     let s = Seed {
         url: format!("{base}/"),
         depth: Some(1),
-        scope: None,
-        priority: None,
-        recrawl: false,
-        every_secs: None,
-        adaptive: false,
         allow: vec![format!("{base}/news/")],
         deny: vec!["*/news/old*".into()],
+        ..Seed::default()
     };
-    let input = Input {
-        topic: Topic::Seeds,
-        key: None,
-        payload: Some(Output::json(Topic::Seeds, "h", &s).payload),
-        origin: None,
-    };
+    let input = seed_input(&s);
     let outs = f.handle(&input).await.unwrap();
     let links: Vec<FrontierLink> = outs
         .iter()
@@ -1051,20 +1003,10 @@ async fn fetch_takes_higher_priority_first() {
         let s = Seed {
             url: format!("{base}{path}"),
             depth: Some(0),
-            scope: None,
             priority: Some(priority),
-            recrawl: false,
-            every_secs: None,
-            adaptive: false,
-            allow: vec![],
-            deny: vec![],
+            ..Seed::default()
         };
-        Input {
-            topic: Topic::Seeds,
-            key: None,
-            payload: Some(Output::json(Topic::Seeds, "h", &s).payload),
-            origin: None,
-        }
+        seed_input(&s)
     };
     let batch = [with("/low", 0), with("/mid", 1), with("/high", 9)];
     assert!(f.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
@@ -1118,22 +1060,16 @@ async fn fetch_robots_cache_expires_timeouts_and_error_pauses() {
         "asked again after the cache expired"
     );
     let t0 = Instant::now();
-    let err = f
-        .handle(&seed(&format!("{base}/slow"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/slow")).await;
     assert!(
         t0.elapsed() < Duration::from_secs(3) && format!("{err:#}").contains("timed out"),
         "{err:#}"
     );
     for i in 0..2 {
-        let err = f
-            .handle(&seed(&format!("{base}/broken?{i}"), 0))
-            .await
-            .unwrap_err();
+        let err = fetch_error(&mut f, &format!("{base}/broken?{i}")).await;
         assert!(err.to_string().contains("HTTP 500"), "{err}");
     }
-    let err = f.handle(&seed(&format!("{base}/4"), 0)).await.unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/4")).await;
     assert!(
         err.to_string().contains("paused") && err.to_string().contains("errors in a row"),
         "{err}"
@@ -1165,10 +1101,7 @@ async fn fetch_follows_robots_redirects() {
             .html
             .contains("open")
     );
-    let err = f
-        .handle(&seed(&format!("{base}/secret"), 0))
-        .await
-        .unwrap_err();
+    let err = fetch_error(&mut f, &format!("{base}/secret")).await;
     assert!(
         err.to_string().contains("disallowed by robots.txt"),
         "{err}"

@@ -24,7 +24,7 @@ fn is_zero(v: &i32) -> bool {
 }
 
 /// `gleaner.seeds`: a URL to crawl, written by users.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Seed {
     pub url: String,
     /// How many links away from the seed the crawl may go (0 = the seed only).

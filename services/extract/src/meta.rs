@@ -89,27 +89,28 @@ pub fn strip_site_name(title: &str, site_name: &str) -> String {
     title.trim().to_string()
 }
 
-/// Names in ids and classes that hold a byline or a date.
-fn names_byline(path: &str) -> bool {
+/// Whether the block's element or its two nearest ancestors carry one of
+/// these names (in tag, id or class).
+fn near_names(path: &str, names: &[&str]) -> bool {
     let last = path
         .rsplit('/')
         .take(3)
         .collect::<Vec<_>>()
         .join("/")
         .to_ascii_lowercase();
-    last.contains("author") || last.contains("byline") || last.contains("writer")
+    names.iter().any(|n| last.contains(n))
+}
+
+/// Names in ids and classes that hold a byline or a date.
+fn names_byline(path: &str) -> bool {
+    near_names(path, &["author", "byline", "writer"])
 }
 
 fn names_date(path: &str) -> bool {
-    let last = path
-        .rsplit('/')
-        .take(3)
-        .collect::<Vec<_>>()
-        .join("/")
-        .to_ascii_lowercase();
-    ["date", "time", "publish", "posted", "byline", "meta"]
-        .iter()
-        .any(|n| last.contains(n))
+    near_names(
+        path,
+        &["date", "time", "publish", "posted", "byline", "meta"],
+    )
 }
 
 /// The author from the page itself when no metadata names one: a short

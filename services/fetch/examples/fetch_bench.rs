@@ -153,13 +153,7 @@ async fn main() -> anyhow::Result<()> {
                 let seed = Seed {
                     url: format!("http://127.0.0.1:{port}/"),
                     depth: Some(1),
-                    scope: None,
-                    priority: None,
-                    recrawl: false,
-                    every_secs: None,
-                    adaptive: false,
-                    allow: vec![],
-                    deny: vec![],
+                    ..Seed::default()
                 };
                 p.publish(Output::json(Topic::Seeds, "h", &seed)).await;
             }

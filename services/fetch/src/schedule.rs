@@ -136,13 +136,9 @@ mod tests {
         Seed {
             url: "http://x.test/".into(),
             depth: Some(1),
-            scope: None,
-            priority: None,
-            recrawl: false,
             every_secs: Some(every),
             adaptive,
-            allow: vec![],
-            deny: vec![],
+            ..Seed::default()
         }
     }
 
