@@ -1227,6 +1227,8 @@ impl Stage for FetchStage {
         // done or the deadline passes: then the ones still running finish in
         // the background and the ones not started wait in the stage, so a
         // stalled server holds up neither this batch nor the next.
+        // A little after `defer_at`, so the URLs deferred at it are answered
+        // in this batch rather than parked.
         let deadline = async {
             match defer_at {
                 Some(d) => tokio::time::sleep_until((d + Duration::from_millis(50)).into()).await,
@@ -1285,11 +1287,12 @@ impl Stage for FetchStage {
             }
         }
         let job_of = |i: usize| planned[i].as_ref().ok().and_then(|j| j.as_ref());
-        let to_park: Vec<FrontierLink> = park
-            .iter()
-            .chain(&background)
-            .filter_map(|&i| job_of(i).map(Job::to_link))
-            .collect();
+        let links = |idx: &[usize]| -> Vec<FrontierLink> {
+            idx.iter()
+                .filter_map(|&i| job_of(i).map(Job::to_link))
+                .collect()
+        };
+        let (to_wait, to_run) = (links(&park), links(&background));
         // Completed (fetched or failed for good) and parked URLs: durable
         // before the batch's offsets can be committed.
         let done: Vec<String> = (0..fetched.len())
@@ -1302,7 +1305,10 @@ impl Stage for FetchStage {
             .store
             .as_mut()
             .map_or(Ok(()), |store| store.record(&done, &self.seen))
-            .and_then(|()| self.parked.park(to_park.clone()));
+            .and_then(|()| {
+                self.parked
+                    .park(to_wait.iter().cloned().chain(to_run).collect())
+            });
         if let Err(e) = durable {
             let msg = format!("recording fetch state failed: {e:#}");
             return inputs
@@ -1310,15 +1316,8 @@ impl Stage for FetchStage {
                 .map(|_| Err(anyhow::anyhow!(msg.clone())))
                 .collect();
         }
-        for l in to_park {
-            if !self
-                .running_ids
-                .values()
-                .any(|(b, _, u)| *b == 0 && *u == l.url)
-            {
-                self.waiting.insert(l.url);
-            }
-        }
+        // The ones not running in the background wait for their host.
+        self.waiting.extend(to_wait.into_iter().map(|l| l.url));
         if !park.is_empty() || !background.is_empty() {
             metrics::add(
                 "gleaner_fetch_parked_total",
