@@ -21,11 +21,13 @@ from sklearn.neural_network import MLPClassifier
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 GLEANER = os.path.join(ROOT, "target", "release", "gleaner")
-N_LINE, N_AUTO = 18, 36
+N_LINE, N_AUTO = 18, 48
 HIDDEN = 16
-# (window weight, threshold) pairs tried on the cross-validation folds; the
-# best pair's score is reported (two numbers chosen on the same folds).
-GRID = [(w, t) for w in (0.0, 0.3) for t in (0.2, 0.3, 0.4, 0.5, 0.6)]
+# (window weight, threshold, expected F1) tried on the cross-validation
+# folds; the best one's score is reported (chosen on the same folds). With
+# expected F1 the threshold is only a floor (see Model::choose).
+GRID = [(w, t, False) for w in (0.0, 0.3) for t in (0.3, 0.4, 0.5)] + \
+       [(w, t, True) for w in (0.0, 0.3) for t in (0.1, 0.2, 0.3)]
 
 
 def load(dump):
@@ -142,7 +144,7 @@ def main():
             for g in GRID:
                 wdir = tempfile.mkdtemp()
                 with open(os.path.join(wdir, f"{extractor}.json"), "w") as f:
-                    json.dump(dict(base, window_weight=g[0], threshold=g[1]), f)
+                    json.dump(dict(base, window_weight=g[0], threshold=g[1], expected_f1=g[2]), f)
                 r = evaluate(a.data, wdir, sorted(test), extractor)
                 o, acc = r["overall"], results[g]
                 for key in ("f1", "precision", "recall"):
@@ -156,11 +158,11 @@ def main():
         n_pages = best["pages"]
         print(f"{extractor}: cross-validated (folds by domain) F1={best['f1']/n_pages:.4f} "
               f"P={best['precision']/n_pages:.4f} R={best['recall']/n_pages:.4f} pages={n_pages} "
-              f"(window_weight={g[0]}, threshold={g[1]})")
+              f"(window_weight={g[0]}, threshold={g[1]}, expected_f1={g[2]})")
         print("  per type: " + ", ".join(f"{t} {v[0]/v[1]:.3f}" for t, v in sorted(best["types"].items())))
         if not a.no_write:
             out = os.path.join(ROOT, "services", "extract", "weights", f"{extractor}.json")
-            model = train(X, y, w, n, window_weight=g[0], threshold=g[1])
+            model = dict(train(X, y, w, n), window_weight=g[0], threshold=g[1], expected_f1=g[2])
             with open(out, "w") as f:
                 json.dump(model, f, separators=(",", ":"))
                 f.write("\n")

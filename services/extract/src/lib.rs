@@ -262,13 +262,23 @@ fn signals<'a>(
     }
 }
 
-/// Feature rows of every block of a page, for training the models.
-pub fn feature_rows(cleaned: &Cleaned) -> Vec<Vec<f32>> {
+/// Feature rows of every block of a page, for training the models, and
+/// whether the chrome filter after the classifier drops the block anyway.
+pub fn feature_rows(cleaned: &Cleaned) -> (Vec<Vec<f32>>, Vec<bool>) {
     let title = meta::feature_title(cleaned);
     let f = features(&cleaned.blocks, &title);
     let tree = tree::build(&cleaned.blocks, &f);
     let s = signals(&cleaned.blocks, &f, &title, &tree);
-    lines::features(&cleaned.blocks, &f, &s)
+    let dropped = (0..f.len()).map(|i| is_chrome(&tree, &f, i)).collect();
+    (lines::features(&cleaned.blocks, &f, &s), dropped)
+}
+
+/// HTML's own chrome (<nav>, <aside>, <footer>) and link lists named as
+/// chrome (share bars, menus) are never the article, whatever the
+/// classifier thought of their neighbours.
+fn is_chrome(tree: &tree::Tree, f: &[Feat], i: usize) -> bool {
+    let m = tree.marks_of(i);
+    m.chrome_tag || (m.chrome && f[i].link_density > 0.5)
 }
 
 /// Without trained weights: the density/qRead region widened to its
@@ -335,20 +345,15 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             } else {
                 lines::auto_model()
             };
+            let eligible: Vec<bool> = (0..f.len()).map(|i| !is_chrome(&tree, &f, i)).collect();
             let chosen = match model {
-                Some(m) => m.choose(&lines::features(blocks, &f, &s)),
+                Some(m) => {
+                    let words: Vec<f64> = f.iter().map(|x| x.words).collect();
+                    m.choose(&lines::features(blocks, &f, &s), &words, &eligible)
+                }
                 None => heuristic(blocks, &f, &s),
             };
-            // HTML's own chrome (<nav>, <aside>, <footer>) and link lists
-            // named as chrome (share bars, menus) are never the article,
-            // whatever the classifier thought of their neighbours.
-            let chosen: Vec<usize> = chosen
-                .into_iter()
-                .filter(|&i| {
-                    let m = tree.marks_of(i);
-                    !m.chrome_tag && !(m.chrome && f[i].link_density > 0.5)
-                })
-                .collect();
+            let chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
             if which == Extractor::Lines {
                 chosen
             } else {

@@ -20,7 +20,7 @@ use std::sync::OnceLock;
 /// Number of line features (the `lines` model sees only these).
 pub const N_LINE: usize = 18;
 /// Number of features of the `auto` model.
-pub const N_AUTO: usize = 36;
+pub const N_AUTO: usize = 48;
 
 /// What the other methods found on the page.
 pub struct Signals<'a> {
@@ -68,6 +68,37 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
             g
         })
         .collect();
+    let biggest_group = groups.iter().map(|g| g.1).fold(0.0, f64::max) / page_words;
+    let page_chars: f64 = blocks
+        .iter()
+        .map(|b| f64::from(b.text_len))
+        .sum::<f64>()
+        .max(1.0);
+    let page_link_density = blocks
+        .iter()
+        .map(|b| f64::from(b.link_text_len))
+        .sum::<f64>()
+        / page_chars;
+    let li_words: f64 = blocks
+        .iter()
+        .zip(f)
+        .filter(|(b, _)| matches!(b.tag.as_str(), "li" | "dd" | "dt"))
+        .map(|(_, x)| x.words)
+        .sum();
+    // The headline: the first heading most of whose words are in the title.
+    let title_at = f
+        .iter()
+        .position(|x| x.heading && x.words > 0.0 && x.title_hits * 2.0 >= x.words);
+    let mut words_before = Vec::with_capacity(n);
+    let mut seen = 0.0;
+    for x in f {
+        words_before.push(seen);
+        seen += x.words;
+    }
+    let mut repeats: crate::fx::FxMap<&str, u32> = crate::fx::FxMap::default();
+    for b in blocks {
+        *repeats.entry(b.text.trim_end()).or_insert(0) += 1;
+    }
     let window = |v: &dyn Fn(usize) -> f64, i: usize| {
         let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
         (a..b).map(v).sum::<f64>() / (b - a) as f64
@@ -148,6 +179,24 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
                 .map_or(0.0, |p| s.tree.nodes[chain[p]].prose / page_prose),
             b.text.chars().filter(char::is_ascii_digit).count() as f64
                 / f64::from(b.text_len.max(1)),
+        ]);
+        let heading_level = match tag.as_bytes() {
+            [b'h', d @ b'1'..=b'6'] => f64::from(d - b'0'),
+            _ => 0.0,
+        };
+        r.extend([
+            page_link_density,
+            ln1(n as f64),
+            li_words / page_words,
+            biggest_group,
+            title_at.map_or(0.0, |h| (i as f64 - h as f64) / n as f64),
+            f64::from(u8::from(title_at.is_some_and(|h| i < h))),
+            words_before[i] / page_words,
+            heading_level,
+            f64::from(u8::from(matches!(tag, "blockquote" | "pre" | "code"))),
+            f64::from(u8::from(matches!(tag, "figcaption" | "caption"))),
+            f64::from(u8::from(marks.form)),
+            f64::from(u8::from(repeats.get(text).is_some_and(|&c| c > 1))),
         ]);
         debug_assert_eq!(r.len(), N_AUTO);
         rows.push(r.into_iter().map(|v| v as f32).collect());
@@ -245,6 +294,9 @@ pub struct Model {
     /// Weight of the window mean in the smoothed score.
     pub window_weight: f32,
     pub threshold: f32,
+    /// Choose the set of blocks with the best expected F1 (see [`Model::choose`]).
+    #[serde(default)]
+    pub expected_f1: bool,
     #[serde(skip)]
     flat: Vec<FlatNode>,
     #[serde(skip)]
@@ -290,17 +342,47 @@ impl Model {
         1.0 / (1.0 + (-z).exp())
     }
 
-    /// The blocks whose smoothed score passes the threshold.
-    pub fn choose(&self, rows: &[Vec<f32>]) -> Vec<usize> {
+    /// The blocks to keep, given each block's word count and whether it may
+    /// be kept at all. A block's score is its probability, smoothed with
+    /// its window's mean by `window_weight`. With `expected_f1`, the blocks
+    /// are the top-scoring set that maximises the page's expected F1 (the
+    /// reference expected to hold Σ score·words), among those scoring at
+    /// least `threshold`; otherwise every block scoring `threshold` or more.
+    pub fn choose(&self, rows: &[Vec<f32>], words: &[f64], eligible: &[bool]) -> Vec<usize> {
         let p: Vec<f32> = rows.iter().map(|r| self.score(r)).collect();
         let n = p.len();
-        (0..n)
-            .filter(|&i| {
+        let score: Vec<f64> = (0..n)
+            .map(|i| {
                 let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
                 let mean = p[a..b].iter().sum::<f32>() / (b - a) as f32;
-                (1.0 - self.window_weight) * p[i] + self.window_weight * mean >= self.threshold
+                let s = (1.0 - self.window_weight) * p[i] + self.window_weight * mean;
+                if eligible.get(i).copied().unwrap_or(true) {
+                    f64::from(s)
+                } else {
+                    0.0
+                }
             })
-            .collect()
+            .collect();
+        let passes = |i: &usize| score[*i] >= f64::from(self.threshold);
+        if !self.expected_f1 {
+            return (0..n).filter(passes).collect();
+        }
+        let words = |i: usize| words.get(i).copied().unwrap_or(0.0);
+        let expected_reference: f64 = (0..n).map(|i| score[i] * words(i)).sum();
+        let mut order: Vec<usize> = (0..n).collect();
+        order.sort_by(|&a, &b| score[b].total_cmp(&score[a]));
+        let (mut hits, mut kept, mut best, mut take) = (0.0, 0.0, 0.0, 0);
+        for (k, &i) in order.iter().enumerate() {
+            hits += score[i] * words(i);
+            kept += words(i);
+            let f1 = 2.0 * hits / (kept + expected_reference).max(f64::MIN_POSITIVE);
+            if f1 > best {
+                (best, take) = (f1, k + 1);
+            }
+        }
+        let mut chosen: Vec<usize> = order[..take].iter().copied().filter(passes).collect();
+        chosen.sort_unstable();
+        chosen
     }
 }
 
@@ -341,7 +423,38 @@ mod tests {
         let m = Model::parse(stump).unwrap();
         assert!(m.score(&[9.0, 0.2]) < 0.2);
         assert!(m.score(&[9.0, 0.9]) > 0.8);
-        assert_eq!(m.choose(&[vec![0.0, 0.9], vec![0.0, 0.1]]), vec![0]);
+        assert_eq!(
+            m.choose(
+                &[vec![0.0, 0.9], vec![0.0, 0.1]],
+                &[5.0, 5.0],
+                &[true, true]
+            ),
+            vec![0]
+        );
+        // Expected F1: a block at 0.35 passes the threshold, but keeping it
+        // beside a surer block of the same size lowers the expected F1
+        // (2·90/(100+125) = 0.80 against 2·125/(200+125) = 0.77).
+        let sure_or_not = stump
+            .replace(r#""value":[0,-2,2]"#, r#""value":[0,-0.6190392,2.1972246]"#)
+            .replace(r#""threshold":0.5,"#, r#""threshold":0.3,"#);
+        let plain = Model::parse(&sure_or_not).unwrap();
+        let rows = [vec![0.0, 0.9], vec![0.0, 0.1]];
+        assert_eq!(
+            plain.choose(&rows, &[100.0, 100.0], &[true, true]),
+            vec![0, 1]
+        );
+        let f1 = Model::parse(&sure_or_not.replace(
+            r#""threshold":0.3,"#,
+            r#""threshold":0.3,"expected_f1":true,"#,
+        ))
+        .unwrap();
+        assert_eq!(f1.choose(&rows, &[100.0, 100.0], &[true, true]), vec![0]);
+        // A block that may not be kept is not, and does not count as reference.
+        assert_eq!(
+            plain.choose(&rows, &[100.0, 100.0], &[false, true]),
+            vec![1]
+        );
+        assert_eq!(f1.choose(&rows, &[100.0, 100.0], &[false, true]), vec![1]);
         // A child pointing back at its parent (a loop) or past the tree, or
         // a feature the rows do not have: not loaded.
         assert!(Model::parse(&stump.replace(r#""left":[1,0,0]"#, r#""left":[0,0,0]"#)).is_none());

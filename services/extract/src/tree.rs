@@ -37,6 +37,8 @@ pub struct Marks {
     pub layout: bool,
     /// `<nav>`, `<footer>` or `<aside>` (a `<header>` may hold the headline).
     pub chrome_tag: bool,
+    /// A `<form>` element or inside one.
+    pub form: bool,
 }
 
 /// Names in ids and classes that mark navigation, ads and other chrome.
@@ -141,6 +143,7 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
                 article: above.article || matches!(tag, "article" | "main"),
                 layout: above.layout || matches!(tag, "nav" | "header" | "footer" | "aside"),
                 chrome_tag: above.chrome_tag || matches!(tag, "nav" | "footer" | "aside"),
+                form: above.form || tag == "form",
             };
             marks.push(above);
             nodes.push(Node {
