@@ -10,6 +10,7 @@ use gleaner_core::messages::{Block, Cleaned, Page, PageMeta};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
 use lol_html::{doc_text, element, HtmlRewriter, MemorySettings, Settings};
+use std::borrow::Cow;
 use std::cell::RefCell;
 use std::rc::Rc;
 
@@ -214,7 +215,7 @@ impl State {
         self.markup_bytes = 0;
     }
 
-    fn push(&mut self, tag: String, id: Option<String>, class: Option<String>) -> u64 {
+    fn push(&mut self, tag: String, id: Option<&str>, class: Option<&str>) -> u64 {
         self.serial += 1;
         let dropped = is_dropped(&tag);
         let link = tag == "a";
@@ -225,7 +226,7 @@ impl State {
         if !self.stack.is_empty() {
             self.path.push('/');
         }
-        push_label(&mut self.path, &tag, id.as_deref(), class.as_deref());
+        push_label(&mut self.path, &tag, id, class);
         self.stack.push(Open {
             serial: self.serial,
             tag,
@@ -284,6 +285,33 @@ fn collapse(s: &str) -> String {
         out.push_str(w);
     }
     out
+}
+
+/// An element's `id` and `class` values as written (entities and all, as
+/// `get_attribute` gives them), sliced from the page by the attributes'
+/// source locations: one pass over the attributes and no allocation, where
+/// each `get_attribute` call lowercases the name and copies the value.
+fn id_and_class<'a>(
+    el: &lol_html::html_content::Element,
+    html: &'a str,
+) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
+    let (mut id, mut class) = (None, None);
+    for a in el.attributes() {
+        let located = a
+            .name_source_location()
+            .zip(a.value_source_location())
+            .and_then(|(n, v)| Some((html.get(n.bytes())?, html.get(v.bytes())?)));
+        let (name, value) = match located {
+            Some((n, v)) => (Cow::Borrowed(n), Cow::Borrowed(v)),
+            None => (Cow::Owned(a.name()), Cow::Owned(a.value())),
+        };
+        if id.is_none() && name.eq_ignore_ascii_case("id") {
+            id = Some(value);
+        } else if class.is_none() && name.eq_ignore_ascii_case("class") {
+            class = Some(value);
+        }
+    }
+    (id, class)
 }
 
 /// Appends an element's label in a tag path, `tag#id.class1.class2.class3`, with
@@ -360,7 +388,8 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if tag == "a" && s.dropped_depth == 0 {
                     s.link_count += 1;
                 }
-                let serial = s.push(tag, el.get_attribute("id"), el.get_attribute("class"));
+                let (id, class) = id_and_class(el, html);
+                let serial = s.push(tag, id.as_deref(), class.as_deref());
                 drop(s);
                 let s_end = s_el.clone();
                 el.on_end_tag(Box::new(move |_end| {
@@ -707,6 +736,22 @@ mod tests {
             "two <p> are two nodes"
         );
         assert_eq!(blocks[2].link_text_len, 4);
+    }
+
+    #[test]
+    fn labels_carry_id_and_classes_as_written() {
+        let html = r#"<body><DIV ID=main Class="story  wide x/y more" data-id="no"><p class=''>a</p>
+            <section title="id" class="s1"><p id="p.1" CLASS='c&amp;d'>b</p></section><p class id>c</p></DIV></body>"#;
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let paths: Vec<&str> = blocks.iter().map(|b| b.path.as_str()).collect();
+        assert_eq!(
+            paths,
+            vec![
+                "body/div#main.story.wide.xy/p",
+                "body/div#main.story.wide.xy/section.s1/p#p1.c&amp;d",
+                "body/div#main.story.wide.xy/p",
+            ]
+        );
     }
 
     #[test]

@@ -4,7 +4,9 @@
 //! only about runs of blocks.
 
 use crate::Feat;
+use aho_corasick::AhoCorasick;
 use gleaner_core::messages::Block;
+use std::sync::OnceLock;
 
 pub struct Node {
     /// First and last block (inclusive) under this element.
@@ -82,18 +84,31 @@ const CONTENT_NAMES: &[&str] = &[
 
 /// Whether a path label is chrome (by tag, or by id/class names) and
 /// whether its id or classes name content (`article-body`, `post`, `main`),
-/// from one lowercased copy.
+/// in one pass over the label.
 fn classify(label: &str) -> (bool, bool) {
+    static NAMES: OnceLock<AhoCorasick> = OnceLock::new();
     let tag = label.split(['#', '.']).next().unwrap_or("");
     let chrome_tag = matches!(tag, "nav" | "aside" | "footer");
     let rest = &label[tag.len()..];
     if rest.is_empty() {
         return (chrome_tag, false);
     }
-    let names = rest.to_ascii_lowercase();
-    let content = CONTENT_NAMES.iter().any(|n| names.contains(n));
-    let chrome = chrome_tag || (!content && CHROME_NAMES.iter().any(|n| names.contains(n)));
-    (chrome, content)
+    let names = NAMES.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(CHROME_NAMES.iter().chain(CONTENT_NAMES))
+            .expect("fixed patterns build")
+    });
+    let (mut chrome_named, mut content) = (false, false);
+    for m in names.find_overlapping_iter(rest) {
+        if m.pattern().as_usize() < CHROME_NAMES.len() {
+            chrome_named = true;
+        } else {
+            content = true;
+            break;
+        }
+    }
+    (chrome_tag || (!content && chrome_named), content)
 }
 
 pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
@@ -106,8 +121,9 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
     // blocks, so the ids a block shares with the previous one (a prefix) are
     // the same elements, and any other id is an element not seen before.
     let mut last_ids: Vec<u32> = Vec::new();
+    let mut new_labels: Vec<&str> = Vec::new();
     for (bi, b) in blocks.iter().enumerate() {
-        let depth = b.path.split('/').count();
+        let depth = b.path.bytes().filter(|&c| c == b'/').count() + 1;
         // Blocks from older messages have no ids: a path prefix stands in.
         let ids: &[u32] = if b.ancestors.len() == depth {
             &b.ancestors
@@ -134,7 +150,10 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
             .last()
             .filter(|_| shared > 0)
             .map_or(Marks::default(), |&n| marks[n]);
-        for label in b.path.split('/').skip(shared) {
+        // Only the labels after the shared ones are new: taken from the end.
+        new_labels.clear();
+        new_labels.extend(b.path.rsplit('/').take(depth - shared));
+        for &label in new_labels.iter().rev() {
             let tag = label.split(['#', '.']).next().unwrap_or("");
             let (chrome, content_named) = classify(label);
             above = Marks {
