@@ -54,6 +54,11 @@ const FRAGMENTS: &[&str] = &[
     "<plaintext>",
     "<xmp>",
     "<select><option>",
+    "<div id='main' class=\"story wide\">",
+    "<P ID=x CLASS=Nav>",
+    "<section class id>",
+    "<span class=\"",
+    "<div id=a/b.c#d class='x&amp;y'>",
 ];
 
 fn html() -> impl Strategy<Value = String> {
@@ -68,7 +73,11 @@ fn html() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
+    // PROPTEST_CASES=N runs more cases (300 in the test run).
+    #![proptest_config(ProptestConfig {
+        cases: std::env::var("PROPTEST_CASES").ok().and_then(|v| v.parse().ok()).unwrap_or(300),
+        ..ProptestConfig::default()
+    })]
 
     #[test]
     fn clean_and_extract_never_panic(input in html()) {
