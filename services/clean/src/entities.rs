@@ -26,6 +26,7 @@ const NAMED: &[(&str, char)] = &[
     ("reg", '®'),
     ("trade", '™'),
     ("middot", '·'),
+    ("sdot", '⋅'),
     ("bull", '•'),
     ("deg", '°'),
     ("plusmn", '±'),

@@ -351,7 +351,10 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         let score = prf(text, &s.truth.main_content);
         if let Some(w) = per_page.as_mut() {
             let row = serde_json::json!({"id": s.id, "type": s.page_type, "url": s.url,
-                "f1": score.2, "precision": score.0, "recall": score.1, "text": text});
+                "f1": score.2, "precision": score.0, "recall": score.1, "text": text,
+                "title": article.as_ref().map(|a| &a.title), "truth_title": s.truth.title,
+                "author": article.as_ref().and_then(|a| a.author.as_ref()), "truth_author": s.truth.author,
+                "date": article.as_ref().and_then(|a| a.date.as_ref()), "truth_date": s.truth.publish_date});
             writeln!(w, "{row}")?;
         }
         overall.add(score);

@@ -430,7 +430,7 @@ fn extract_chosen(
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
         title: page_title(cleaned),
-        author: meta.author.clone().or_else(|| meta::byline_author(cleaned)),
+        author: meta::author(cleaned),
         date: meta
             .date
             .as_deref()

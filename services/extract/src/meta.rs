@@ -113,37 +113,130 @@ fn names_date(path: &str) -> bool {
     )
 }
 
-/// The author from the page itself when no metadata names one: a short
-/// block under an element named for the author or byline, or a block that
-/// starts with "By ".
-pub fn byline_author(c: &Cleaned) -> Option<String> {
-    for b in c.blocks.iter().take(400) {
-        let t = b.text.trim();
-        let named = names_byline(&b.path);
-        let by = t
-            .strip_prefix("By ")
-            .or_else(|| t.strip_prefix("by "))
-            .or_else(|| t.strip_prefix("Written by "));
-        if !(named || by.is_some()) || t.chars().count() > 80 {
-            continue;
-        }
-        let mut name = by.unwrap_or(t);
-        // "By Jane Doe · 2 May 2024", "Jane Doe | Updated ..."
-        for sep in ["·", "|", "•", " - ", " on ", ","] {
-            if let Some((a, _)) = name.split_once(sep) {
-                name = a;
+/// Words that label a byline rather than name anyone.
+const BYLINE_LABELS: &[&str] = &[
+    "written by",
+    "posted by",
+    "published by",
+    "article by",
+    "text by",
+    "authored by",
+    "reviewed by",
+    "story by",
+    "words by",
+    "by",
+    "about the author",
+    "the author",
+    "authors",
+    "author",
+    "role",
+    "contributors",
+    "contributor",
+];
+
+/// A byline with its label taken off: "By Jane Doe" and "Author: Jane Doe"
+/// give "Jane Doe"; a bare label gives "".
+fn strip_byline_label(text: &str) -> &str {
+    let mut t = text.trim();
+    for label in BYLINE_LABELS {
+        if t.len() >= label.len() && t.is_char_boundary(label.len()) {
+            let (head, rest) = t.split_at(label.len());
+            if head.eq_ignore_ascii_case(label) && !rest.starts_with(|c: char| c.is_alphanumeric())
+            {
+                t = rest.trim_start_matches([':', ' ', '\u{a0}']).trim();
+                break;
             }
         }
-        let name = name.trim().trim_start_matches("By ").trim();
-        let words = name.split_whitespace().count();
-        if (1..=5).contains(&words)
-            && name.chars().next().is_some_and(char::is_uppercase)
-            && !name.chars().any(|c| c.is_ascii_digit())
-        {
-            return Some(name.to_string());
+    }
+    t
+}
+
+/// A person's name out of a byline, or `None` when the text does not look
+/// like one (too many words, digits, not capitalised).
+fn name_in(byline: &str) -> Option<&str> {
+    let mut name = strip_byline_label(byline);
+    // "By Jane Doe · 2 May 2024", "Jane Doe | Updated ..."
+    for sep in ["·", "⋅", "|", "•", " - ", " on ", ","] {
+        if let Some((a, _)) = name.split_once(sep) {
+            name = a;
         }
     }
+    let name = name.trim();
+    let words = name.split_whitespace().count();
+    // Every word capitalised, but for particles ("Ludwig van Beethoven").
+    let capitalised = name.split_whitespace().all(|w| {
+        w.chars()
+            .find(|c| c.is_alphabetic())
+            .is_none_or(char::is_uppercase)
+            || matches!(
+                w,
+                "de" | "da"
+                    | "di"
+                    | "van"
+                    | "von"
+                    | "der"
+                    | "del"
+                    | "la"
+                    | "le"
+                    | "bin"
+                    | "al"
+                    | "and"
+                    | "with"
+                    | "the"
+                    | "of"
+            )
+    });
+    ((1..=5).contains(&words)
+        && capitalised
+        && !name.chars().any(|c| c.is_ascii_digit())
+        && strip_byline_label(name) == name)
+        .then_some(name)
+}
+
+/// The author from the page itself: a short block under an element named
+/// for the author or byline, or a block that starts with "By "; a bare
+/// label ("Written by") takes the name from the block after it.
+pub fn byline_author(c: &Cleaned) -> Option<String> {
+    let mut after_label = false;
+    for b in c.blocks.iter().take(400) {
+        let t = b.text.trim();
+        if t.chars().count() > 80 {
+            after_label = false;
+            continue;
+        }
+        let labelled = strip_byline_label(t).len() < t.len();
+        if after_label || names_byline(&b.path) || labelled {
+            // A lone word under an author-named element is more often a
+            // label or a heading ("Name", "Modality") than a name.
+            let sure = after_label || labelled;
+            if let Some(name) = name_in(t).filter(|n| sure || n.contains(' ')) {
+                return Some(name.to_string());
+            }
+        }
+        after_label = labelled && strip_byline_label(t).is_empty();
+    }
     None
+}
+
+/// The page's author: the metadata's, unless it is only the site's name
+/// (or not a name at all) and the page shows a byline.
+pub fn author(c: &Cleaned) -> Option<String> {
+    let meta = c
+        .meta
+        .author
+        .as_deref()
+        .map(|a| a.trim_start_matches([',', ';', ' ']).trim())
+        .filter(|a| !a.is_empty() && strip_byline_label(a) == *a);
+    let is_site = |a: &str| {
+        c.meta
+            .site_name
+            .as_deref()
+            .is_some_and(|s| s.eq_ignore_ascii_case(a))
+    };
+    match meta {
+        Some(a) if !is_site(a) => Some(a.to_string()),
+        other => byline_author(c).or(other.map(str::to_string)),
+    }
 }
 
 /// The publication date from the page itself: the first date in a short
@@ -301,6 +394,61 @@ mod tests {
             meta,
             blocks,
         }
+    }
+
+    fn page_of(html: &str) -> Cleaned {
+        let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
+        Cleaned {
+            id: String::new(),
+            url: String::new(),
+            final_url: String::new(),
+            fetched_at: String::new(),
+            title,
+            meta,
+            blocks,
+        }
+    }
+
+    #[test]
+    fn bylines_give_names_not_labels() {
+        let body = |byline: &str| {
+            page_of(&format!(
+                "<h1>Story</h1>{byline}<p>The text of the story, long enough.</p>"
+            ))
+        };
+        // A label alone: the name is in the next block.
+        let c = body("<div class='author-box'><span class='label'>Written By</span><div>Jane Doe</div></div>");
+        assert_eq!(author(&c).as_deref(), Some("Jane Doe"));
+        assert_eq!(
+            author(&body("<p class='byline'>Author: Sam Lee · May 2</p>")).as_deref(),
+            Some("Sam Lee")
+        );
+        assert_eq!(
+            author(&body("<p>By Ann Marie Cole</p>")).as_deref(),
+            Some("Ann Marie Cole")
+        );
+        assert_eq!(
+            author(&body("<span class='byline'>Text by Hunter Dukes</span>")).as_deref(),
+            Some("Hunter Dukes")
+        );
+        assert_eq!(
+            author(&body(
+                "<div class='author'>Moses Kim and Kate Shokurova</div>"
+            ))
+            .as_deref(),
+            Some("Moses Kim and Kate Shokurova")
+        );
+        // Labels and lone words under author-named elements are not names.
+        assert_eq!(author(&body("<div class='author'>Role</div>")), None);
+        assert_eq!(author(&body("<div class='author'>By</div>")), None);
+        assert_eq!(author(&body("<div class='writer'>Name</div>")), None);
+        // Not a byline: "Byron" is a name, not "By" + "ron".
+        assert_eq!(author(&body("<p>Byron Bay</p>")), None);
+        // Metadata naming only the site gives way to the byline.
+        let c = page_of("<meta property='og:site_name' content='Daily Post'><meta name='author' content='Daily Post'><p class='byline'>By Kim Park</p><p>Text.</p>");
+        assert_eq!(author(&c).as_deref(), Some("Kim Park"));
+        let c = page_of("<meta name='author' content='Kim Park'><p>Text.</p>");
+        assert_eq!(author(&c).as_deref(), Some("Kim Park"));
     }
 
     #[test]
