@@ -240,21 +240,32 @@ pub fn author(c: &Cleaned) -> Option<String> {
 }
 
 /// The publication date from the page itself: the first date in a short
-/// block under an element named for dates, times or the byline.
+/// block under an element named for dates, times or the byline, else in a
+/// short block within a few blocks of the `<h1>` (where bylines sit).
 pub fn page_date(c: &Cleaned) -> Option<String> {
+    let short = |b: &&gleaner_core::messages::Block| b.text.chars().count() <= 80;
+    let date_in = |b: &gleaner_core::messages::Block| {
+        let t = b.text.trim();
+        normalise_date(t).or_else(|| {
+            // A date inside a longer line: try each run of 3 tokens.
+            let toks: Vec<&str> = t.split_whitespace().collect();
+            toks.windows(3)
+                .find_map(|w| normalise_date(&w.join(" ")))
+                .or_else(|| toks.iter().find_map(|w| normalise_date(w)))
+        })
+    };
     c.blocks
         .iter()
         .take(400)
-        .filter(|b| b.text.chars().count() <= 80 && names_date(&b.path))
-        .find_map(|b| {
-            let t = b.text.trim();
-            normalise_date(t).or_else(|| {
-                // A date inside a longer line: try each run of 3 tokens.
-                let toks: Vec<&str> = t.split_whitespace().collect();
-                toks.windows(3)
-                    .find_map(|w| normalise_date(&w.join(" ")))
-                    .or_else(|| toks.iter().find_map(|w| normalise_date(w)))
-            })
+        .filter(short)
+        .filter(|b| names_date(&b.path))
+        .find_map(date_in)
+        .or_else(|| {
+            let h1 = c.blocks.iter().position(|b| b.tag == "h1")?;
+            c.blocks[h1.saturating_sub(3)..(h1 + 6).min(c.blocks.len())]
+                .iter()
+                .filter(short)
+                .find_map(date_in)
         })
 }
 
@@ -449,6 +460,21 @@ mod tests {
         assert_eq!(author(&c).as_deref(), Some("Kim Park"));
         let c = page_of("<meta name='author' content='Kim Park'><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Kim Park"));
+    }
+
+    #[test]
+    fn a_date_beside_the_headline_is_the_pages_date() {
+        let c = page_of("<h1>Story</h1><p>Jane Doe</p><p>Updated on December 11, 2025</p><p>Text of the story.</p>");
+        assert_eq!(page_date(&c).as_deref(), Some("2025-12-11"));
+        // Far below the headline, a date is just a date in the text.
+        let filler = "<p>More text.</p>".repeat(8);
+        let c = page_of(&format!("<h1>Story</h1>{filler}<p>On May 1, 2024</p>"));
+        assert_eq!(page_date(&c), None);
+        // An element named for dates wins wherever it is.
+        let c = page_of(&format!(
+            "<h1>Story</h1>{filler}<p class='post-date'>May 1, 2024</p>"
+        ));
+        assert_eq!(page_date(&c).as_deref(), Some("2024-05-01"));
     }
 
     #[test]
