@@ -275,10 +275,26 @@ impl State {
     }
 }
 
-/// Collapses whitespace runs to one space and trims.
+/// Collapses whitespace runs to one space and trims, and drops the
+/// invisible characters that split words (soft hyphen, zero-width space,
+/// byte-order mark): "Assis\u{ad}tance" is one word.
 fn collapse(s: &str) -> String {
+    const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
+    // Their UTF-8 forms end in these bytes; most texts have none.
+    let may_hide = s.bytes().any(|b| matches!(b, 0xAD | 0x8B | 0xBF));
     let mut out = String::with_capacity(s.len());
     for w in s.split_whitespace() {
+        if may_hide && w.contains(INVISIBLE) {
+            let visible: String = w.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+            if visible.is_empty() {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&visible);
+            continue;
+        }
         if !out.is_empty() {
             out.push(' ');
         }
@@ -752,6 +768,13 @@ mod tests {
                 "body/div#main.story.wide.xy/p",
             ]
         );
+    }
+
+    #[test]
+    fn invisible_characters_do_not_split_words() {
+        let (_, _, blocks) =
+            clean_html("<p>Assis&shy;tance for home\u{ad}owners\u{200b} \u{feff}now</p>").unwrap();
+        assert_eq!(blocks[0].text, "Assistance for homeowners now");
     }
 
     #[test]

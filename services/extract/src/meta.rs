@@ -35,6 +35,7 @@ pub(crate) fn feature_title(c: &Cleaned) -> String {
 /// or `<title>` with the site name cut off.
 fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) -> String {
     let raw = c.title.trim();
+    let site = c.meta.site_name.as_deref().unwrap_or("");
     let og = c
         .meta
         .og_title
@@ -45,13 +46,13 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
         .blocks
         .iter()
         .find(|b| b.tag == "h1")
-        .map(|b| b.text.trim());
+        // Documentation headings end in a permalink sign.
+        .map(|b| b.text.trim().trim_end_matches(['¶', '#']).trim_end());
     if let Some(h1) = h1 {
         if use_h1(h1, raw, og) {
             return h1.to_string();
         }
     }
-    let site = c.meta.site_name.as_deref().unwrap_or("");
     match og {
         Some(og) => strip_site_name(og, site),
         None if !raw.is_empty() => strip_site_name(raw, site),
