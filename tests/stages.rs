@@ -698,6 +698,93 @@ async fn fetch_schedules_recrawls() {
     );
 }
 
+/// A scheduled recrawl asks with the page's ETag and Last-Modified: a 304
+/// sends nothing downstream and is no error; a changed page goes on, and
+/// its new validators are used next time (also after a restart).
+#[tokio::test]
+async fn fetch_recrawls_conditionally() {
+    let version = Arc::new(AtomicUsize::new(1));
+    let (conditional, full) = (Arc::new(AtomicUsize::new(0)), Arc::new(AtomicUsize::new(0)));
+    let (v, c, fl) = (version.clone(), conditional.clone(), full.clone());
+    let base = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(move |headers: axum::http::HeaderMap| {
+                let (v, c, fl) = (v.clone(), c.clone(), fl.clone());
+                async move {
+                    let etag = format!("\"v{}\"", v.load(Ordering::SeqCst));
+                    let asked = headers
+                        .get("if-none-match")
+                        .and_then(|h| h.to_str().ok())
+                        .map(str::to_string);
+                    let since = headers.get("if-modified-since").is_some();
+                    if asked.is_some() && since {
+                        c.fetch_add(1, Ordering::SeqCst);
+                    }
+                    if asked.as_deref() == Some(etag.as_str()) {
+                        return StatusCode::NOT_MODIFIED.into_response();
+                    }
+                    fl.fetch_add(1, Ordering::SeqCst);
+                    (
+                        [
+                            ("etag", etag.clone()),
+                            ("last-modified", "Sun, 22 Nov 2026 06:00:00 GMT".to_string()),
+                        ],
+                        axum::response::Html(format!("<p>version {etag}</p>")),
+                    )
+                        .into_response()
+                }
+            }),
+    )
+    .await;
+    let state = tempfile::tempdir().unwrap();
+    let open = || {
+        gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
+            .unwrap()
+            .with_state(state.path())
+            .unwrap()
+    };
+    let mut f = open();
+    let s = Seed {
+        url: format!("{base}/"),
+        depth: Some(0),
+        every_secs: Some(1),
+        ..Seed::default()
+    };
+    let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::Pages).count();
+    assert_eq!(pages(&f.handle(&seed_input(&s)).await.unwrap()), 1);
+    async fn due_again(f: &mut gleaner_fetch::FetchStage) -> gleaner_core::stage::Handled {
+        tokio::time::sleep(Duration::from_millis(1100)).await;
+        let due = f.tick().await;
+        assert_eq!(due.len(), 1, "the recrawl is due");
+        let input = Input {
+            topic: Topic::Seeds,
+            key: None,
+            payload: Some(due[0].payload.clone()),
+            origin: None,
+        };
+        f.handle(&input).await
+    }
+    // Unchanged: a 304, nothing downstream, no dead letter.
+    let outs = due_again(&mut f).await.expect("a 304 is no error");
+    assert_eq!(outs.len(), 0, "an unchanged page goes no further");
+    assert_eq!(conditional.load(Ordering::SeqCst), 1);
+    assert_eq!(full.load(Ordering::SeqCst), 1);
+    // Changed: the page goes on.
+    version.store(2, Ordering::SeqCst);
+    let outs = due_again(&mut f).await.unwrap();
+    assert_eq!(pages(&outs), 1);
+    assert!(page_of(&outs).html.contains("v2"));
+    f.close().await.unwrap();
+    drop(f);
+    // The new validators survived a restart: unchanged again, a 304.
+    let mut f = open();
+    let outs = due_again(&mut f).await.unwrap();
+    assert_eq!(outs.len(), 0);
+    assert_eq!(conditional.load(Ordering::SeqCst), 3);
+    assert_eq!(full.load(Ordering::SeqCst), 2);
+}
+
 /// A minimal forward proxy on loopback: reads an absolute-form request,
 /// fetches it, and answers; counts what it carried.
 async fn forward_proxy(count: Arc<AtomicUsize>) -> String {

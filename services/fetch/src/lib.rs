@@ -23,6 +23,7 @@ use gleaner_core::util::{doc_id, host_of, normalise_url_stripping, now_rfc3339};
 use gleaner_core::Topic;
 use gleaner_core::{config, metrics};
 use robots::{AgentRules, Robots};
+use schedule::Validators;
 use std::collections::{BTreeMap, HashMap};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::{Arc, Mutex};
@@ -209,6 +210,9 @@ pub struct Fetched {
     /// Sitemaps to read next: from a sitemap index, or from robots.txt.
     /// They do not count as a step of depth.
     pub sitemaps: Vec<String>,
+    /// A conditional recrawl answered 304: the page has not changed since
+    /// it was last fetched, and nothing goes downstream.
+    pub not_modified: bool,
 }
 
 impl Shared {
@@ -296,11 +300,25 @@ impl Shared {
 
     /// GET through the host's route; a proxy that cannot be reached is
     /// benched and the next route tried, so a dead proxy costs no URL.
-    async fn send(&self, host: &str, url: &Url) -> Result<reqwest::Response, reqwest::Error> {
+    async fn send(
+        &self,
+        host: &str,
+        url: &Url,
+        validators: Option<&Validators>,
+    ) -> Result<reqwest::Response, reqwest::Error> {
         let mut tried = 0;
         loop {
             let route = self.route(host);
-            let result = self.clients[route].client.get(url.as_str()).send().await;
+            let mut request = self.clients[route].client.get(url.as_str());
+            if let Some(v) = validators {
+                if let Some(etag) = &v.etag {
+                    request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+                }
+                if let Some(date) = &v.last_modified {
+                    request = request.header(reqwest::header::IF_MODIFIED_SINCE, date);
+                }
+            }
+            let result = request.send().await;
             match (&result, &self.clients[route].proxy) {
                 (Err(e), Some(proxy))
                     if (e.is_connect() || e.is_timeout()) && tried + 1 < self.clients.len() =>
@@ -380,7 +398,7 @@ impl Shared {
         // fetch.max_retries times, before its URLs fail.
         let mut attempt = 0;
         let robots = loop {
-            let sent = self.send(&host, &robots_url).await;
+            let sent = self.send(&host, &robots_url, None).await;
             self.mark_answered(&host);
             let failure = match sent {
                 Ok(resp) if resp.status().is_success() => {
@@ -433,6 +451,7 @@ impl Shared {
         url: &Url,
         depth: u32,
         defer_at: Option<Instant>,
+        validators: Option<Validators>,
     ) -> Result<Fetched, FetchError> {
         let host = host_key(url);
         {
@@ -448,7 +467,10 @@ impl Shared {
                 }
             }
         }
-        let result = match self.fetch_inner(url, depth, defer_at).await {
+        let result = match self
+            .fetch_inner(url, depth, defer_at, validators.as_ref())
+            .await
+        {
             Err(FetchError::Deferred(u)) => return Err(FetchError::Deferred(u)),
             Ok(f)
                 if f.page
@@ -530,6 +552,7 @@ impl Shared {
         url: &Url,
         depth: u32,
         defer_at: Option<Instant>,
+        validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
         check_address(url, self.allow_private)?;
         let host = host_key(url);
@@ -582,7 +605,7 @@ impl Shared {
             if !self.wait_turn_until(&host, delay, deadline).await {
                 return Err(FetchError::Deferred(url.to_string()));
             }
-            let result = self.send(&host, url).await;
+            let result = self.send(&host, url, validators).await;
             self.mark_answered(&host);
             let wait = match &result {
                 Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
@@ -607,6 +630,14 @@ impl Shared {
         };
         let status = resp.status().as_u16();
         let final_url = resp.url().clone();
+        if status == 304 && validators.is_some() {
+            return Ok(Fetched {
+                page: None,
+                links: vec![],
+                sitemaps: vec![],
+                not_modified: true,
+            });
+        }
         if !resp.status().is_success() {
             return Err(FetchError::Status {
                 status,
@@ -636,6 +667,7 @@ impl Shared {
                         page: None,
                         links: vec![],
                         sitemaps,
+                        not_modified: false,
                     })
                 }
                 Some(feeds::Feed::Pages(links)) => {
@@ -643,6 +675,7 @@ impl Shared {
                         page: None,
                         links,
                         sitemaps: vec![],
+                        not_modified: false,
                     })
                 }
                 None if !htmlish => {
@@ -683,6 +716,7 @@ impl Shared {
             page: Some(page),
             links,
             sitemaps: vec![],
+            not_modified: false,
         })
     }
 }
@@ -1253,9 +1287,15 @@ impl Stage for FetchStage {
                     let Some((i, url, depth, d)) = queue.pop_front() else { continue };
                     let shared = self.shared.clone();
                     let key = url.to_string();
+                    // A scheduled URL is asked for only if it changed.
+                    let validators = self
+                        .schedule
+                        .get(&key)
+                        .map(|e| e.validators.clone())
+                        .filter(|v| !v.is_empty());
                     let handle = self.running.spawn(async move {
                         let _permit = permit;
-                        shared.fetch(&url, depth, d).await
+                        shared.fetch(&url, depth, d, validators).await
                     });
                     self.running_ids.insert(handle.id(), (batch_no, i, key));
                     in_batch += 1;
@@ -1326,7 +1366,7 @@ impl Stage for FetchStage {
             );
         }
         self.report_gauges();
-        let mut observed: Vec<(String, usize)> = Vec::new();
+        let mut observed = Vec::new();
         let results: Vec<Handled> = planned
             .into_iter()
             .zip(fetched)
@@ -1523,35 +1563,40 @@ impl FetchStage {
         &self,
         job: &Job,
         fetched: Fetched,
-        observed: &mut Vec<(String, usize)>,
+        observed: &mut Vec<(String, usize, Option<Validators>)>,
     ) -> Vec<Output> {
-        metrics::inc(
-            "gleaner_fetch_pages_total",
-            &[(
-                "status",
-                &fetched
-                    .page
-                    .as_ref()
-                    .map_or("feed".to_string(), |p| p.status.to_string()),
-            )],
-        );
+        let status = match &fetched.page {
+            Some(p) => p.status.to_string(),
+            None if fetched.not_modified => "304".to_string(),
+            None => "feed".to_string(),
+        };
+        metrics::inc("gleaner_fetch_pages_total", &[("status", &status)]);
         metrics::add(
             "gleaner_fetch_bytes_total",
             &[],
             fetched.page.as_ref().map_or(0, |p| p.html.len()) as f64,
         );
+        let validators = fetched.page.as_ref().map(|p| Validators {
+            etag: p.headers.get("etag").cloned(),
+            last_modified: p.headers.get("last-modified").cloned(),
+        });
         let outs = self.outputs(job, fetched);
         if self.schedule.get(job.url.as_str()).is_some() {
             let new_links = outs.iter().filter(|o| o.topic == Topic::Frontier).count();
-            observed.push((job.url.to_string(), new_links));
+            observed.push((job.url.to_string(), new_links, validators));
         }
         outs
     }
 
-    fn observe(&mut self, observed: Vec<(String, usize)>) {
+    fn observe(&mut self, observed: Vec<(String, usize, Option<Validators>)>) {
         let now = gleaner_core::util::unix_now();
-        for (url, new_links) in observed {
-            if let Err(e) = self.schedule.observe(&url, new_links, now) {
+        for (url, new_links, validators) in observed {
+            let saved = match validators {
+                Some(v) => self.schedule.remember(&url, v),
+                None => Ok(()),
+            }
+            .and_then(|()| self.schedule.observe(&url, new_links, now));
+            if let Err(e) = saved {
                 tracing::warn!(error = %e, "saving the recrawl schedule failed");
             }
         }

@@ -23,6 +23,25 @@ pub struct Entry {
     pub allow: Vec<String>,
     #[serde(default)]
     pub deny: Vec<String>,
+    /// The last response's validators, sent back on the next recrawl so
+    /// that an unchanged page costs a 304 and goes no further.
+    #[serde(default, skip_serializing_if = "Validators::is_empty")]
+    pub validators: Validators,
+}
+
+/// `ETag` and `Last-Modified` of a response, for a conditional request.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+pub struct Validators {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub etag: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_modified: Option<String>,
+}
+
+impl Validators {
+    pub fn is_empty(&self) -> bool {
+        self.etag.is_none() && self.last_modified.is_none()
+    }
 }
 
 #[derive(Default)]
@@ -80,9 +99,22 @@ impl Schedule {
                 next_due: now + every,
                 allow: seed.allow.clone(),
                 deny: seed.deny.clone(),
+                validators: Validators::default(),
             },
         );
         self.save()
+    }
+
+    /// Keeps a scheduled URL's latest validators (saved with the next
+    /// change of the schedule, or now if nothing else changes).
+    pub fn remember(&mut self, url: &str, validators: Validators) -> anyhow::Result<()> {
+        match self.entries.get_mut(url) {
+            Some(e) if e.validators != validators => {
+                e.validators = validators;
+                self.save()
+            }
+            _ => Ok(()),
+        }
     }
 
     /// The seeds that are due, each moved to its next time.
