@@ -497,11 +497,7 @@ fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
             .filter(|v| !v.is_empty())
     };
     match tag {
-        "html" => {
-            if s.meta.language.is_none() {
-                s.meta.language = attr("lang");
-            }
-        }
+        "html" if s.meta.language.is_none() => s.meta.language = attr("lang"),
         "meta" => {
             let key = attr("name")
                 .or_else(|| attr("property"))
@@ -543,18 +539,12 @@ fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
                 _ => {}
             }
         }
-        "link" => {
-            if attr("rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) {
-                if let Some(href) = attr("href") {
-                    s.meta.canonical_url = Some(href);
-                }
+        "link" if attr("rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) => {
+            if let Some(href) = attr("href") {
+                s.meta.canonical_url = Some(href);
             }
         }
-        "time" => {
-            if s.time_datetime.is_none() {
-                s.time_datetime = attr("datetime");
-            }
-        }
+        "time" if s.time_datetime.is_none() => s.time_datetime = attr("datetime"),
         _ => {}
     }
 }

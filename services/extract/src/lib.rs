@@ -289,7 +289,7 @@ fn heuristic(blocks: &[Block], f: &[Feat], s: &lines::Signals) -> Vec<usize> {
     };
     let in_region: Vec<usize> = region
         .clone()
-        .filter(|&i| !(f[i].link_density > 0.8 && !f[i].heading))
+        .filter(|&i| f[i].link_density <= 0.8 || f[i].heading)
         .collect();
     let Some(container) = s.container else {
         return in_region;

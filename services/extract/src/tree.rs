@@ -132,7 +132,7 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
             let mut end = 0;
             for label in b.path.split('/') {
                 end += label.len();
-                let id = gleaner_core::util::fnv1a64(b.path[..end].as_bytes());
+                let id = gleaner_core::util::fnv1a64(&b.path.as_bytes()[..end]);
                 prefix_ids.push(id as u32 ^ (id >> 32) as u32);
                 end += 1;
             }
