@@ -286,6 +286,59 @@ async fn embedded_run_end_to_end() {
     check(&base, &log, &cfg, &data, &outcome);
 }
 
+/// With `summarize.before_dedup`, every article is summarized (the repost
+/// too), dedup still drops the repost, and the index gets the unique
+/// articles with their summaries.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn embedded_run_can_summarize_before_dedup() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    assert!(text.contains("before_dedup = false"));
+    std::fs::write(
+        &cfg,
+        text.replace("before_dedup = false", "before_dedup = true"),
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    let out = tokio::task::spawn_blocking({
+        let (cfg, data, base) = (cfg.clone(), data.clone(), base.clone());
+        move || {
+            Command::new(GLEANER)
+                .args(["run", "--allow-private", "--config"])
+                .arg(&cfg)
+                .arg("--data")
+                .arg(&data)
+                .args(["--seeds", &format!("{base}/")])
+                .output()
+                .unwrap()
+        }
+    })
+    .await
+    .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let n = |t: &str| summary["produced"][t].as_u64().unwrap_or(0);
+    assert_eq!(n("summarized"), n("articles"), "{summary}");
+    assert_eq!(n("duplicates"), 1, "{summary}");
+    assert_eq!(n("unique") + n("duplicates"), n("articles"), "{summary}");
+    assert_eq!(summary["index_docs"].as_u64(), Some(n("unique")));
+    assert_eq!(n("unique"), ARTICLES.len() as u64);
+    for (path, phrase) in ARTICLES {
+        let hits = search(&cfg, &data, &format!("\"{phrase}\""));
+        assert_eq!(hits.len(), 1, "phrase {phrase:?}");
+        assert_eq!(hits[0]["url"], format!("{base}{path}"));
+        let summaries = hits[0]["summaries"].as_array().map_or(0, Vec::len);
+        assert!(summaries > 0, "no summaries for {path}: {}", hits[0]);
+    }
+}
+
 /// `gleaner run --every SECS` keeps running and fetches its seeds again on
 /// schedule until it is interrupted, then ends cleanly with its summary.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -283,6 +283,7 @@ async fn summarize_http_engine_retries_then_answers() {
     let mut s = gleaner_summarize::SummarizeStage {
         engine,
         lengths: lengths(),
+        before_dedup: false,
     };
     let outs = s.handle(&article()).await.unwrap();
     let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
@@ -310,6 +311,7 @@ async fn summarize_http_engine_times_out_and_falls_back() {
     let mut s = gleaner_summarize::SummarizeStage {
         engine,
         lengths: lengths(),
+        before_dedup: false,
     };
     let t0 = Instant::now();
     let outs = s.handle(&article()).await.unwrap();

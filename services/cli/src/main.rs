@@ -405,7 +405,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
             let dir = data_dir(&cfg, data).join("index");
-            let stage = gleaner_index::IndexStage::open(&dir, cfg.index.writer_heap_bytes)?;
+            let stage = index_stage(&cfg, &dir)?;
             service(Box::new(stage), &cfg, &kafka).await?;
         }
         Cmd::Seed {
@@ -509,6 +509,14 @@ fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
         window_age_secs: cfg.dedup.window_age_secs,
         candidate_terms: cfg.dedup.candidate_terms,
     })
+    .after_summarize(cfg.summarize.before_dedup)
+}
+
+fn index_stage(cfg: &Config, dir: &Path) -> anyhow::Result<gleaner_index::IndexStage> {
+    Ok(
+        gleaner_index::IndexStage::open(dir, cfg.index.writer_heap_bytes)?
+            .reading_unique(cfg.summarize.before_dedup),
+    )
 }
 
 fn summarize_stage(cfg: &Config) -> anyhow::Result<gleaner_summarize::SummarizeStage> {
@@ -524,6 +532,7 @@ fn summarize_stage(cfg: &Config) -> anyhow::Result<gleaner_summarize::SummarizeS
     Ok(gleaner_summarize::SummarizeStage {
         engine,
         lengths: s.lengths.clone(),
+        before_dedup: s.before_dedup,
     })
 }
 
@@ -612,10 +621,7 @@ async fn run_embedded(
         )),
         Box::new(dedup_stage(cfg)),
         Box::new(summarize_stage(cfg)?),
-        Box::new(gleaner_index::IndexStage::open(
-            &index_dir,
-            cfg.index.writer_heap_bytes,
-        )?),
+        Box::new(index_stage(cfg, &index_dir)?),
     ];
     let pipeline = MemoryPipeline::start(
         stages,
@@ -685,9 +691,15 @@ async fn run_embedded(
         c[&Topic::Duplicates],
         data.join("duplicates.jsonl").display()
     );
+    // The index reads unique articles when they come summarized already.
+    let indexed = if cfg.summarize.before_dedup {
+        Topic::Unique
+    } else {
+        Topic::Summarized
+    };
     println!(
         "  indexed         {}  (index holds {in_index} in {})",
-        c[&Topic::Summarized],
+        c[&indexed],
         index_dir.display()
     );
     println!(

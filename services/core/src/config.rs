@@ -126,6 +126,12 @@ pub struct Summarize {
     pub http_url: String,
     pub http_timeout_ms: u64,
     pub http_retries: u32,
+    /// Summarize every article (reposts too) before dedup, which then reads
+    /// the summarized articles and passes the unique ones on, summaries
+    /// and all, to `unique`, which the index reads. Off by default: dedup
+    /// first never asks the engine about a repost.
+    #[serde(default)]
+    pub before_dedup: bool,
     pub lengths: Vec<SummaryLength>,
 }
 

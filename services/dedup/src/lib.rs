@@ -175,16 +175,30 @@ impl Window {
     }
 }
 
-/// The dedup stage: `articles` in, `unique` or `duplicates` out.
+/// The dedup stage: `articles` in, `unique` or `duplicates` out (or
+/// `summarized` in, when summaries are made before dedup).
 pub struct DedupStage {
     window: Window,
+    input: Topic,
 }
 
 impl DedupStage {
     pub fn new(cfg: DedupConfig) -> Self {
         DedupStage {
             window: Window::new(cfg),
+            input: Topic::Articles,
         }
+    }
+
+    /// Reads summarized articles instead of bare ones; a unique one goes to
+    /// `unique` as it came, summaries included.
+    pub fn after_summarize(mut self, yes: bool) -> Self {
+        self.input = if yes {
+            Topic::Summarized
+        } else {
+            Topic::Articles
+        };
+        self
     }
 
     /// Rebuilds the window from unique articles this stage produced before
@@ -207,7 +221,7 @@ impl Stage for DedupStage {
         "dedup"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Articles]
+        vec![self.input]
     }
     fn outputs(&self) -> Vec<Topic> {
         vec![Topic::Unique, Topic::Duplicates]
@@ -220,7 +234,15 @@ impl Stage for DedupStage {
             .window
             .check(&a.id, &a.url, &text, gleaner_core::util::unix_now())
         {
-            Verdict::Unique => Output::json(Topic::Unique, a.id.clone(), &a),
+            // As it came: a summarized article keeps its summaries.
+            Verdict::Unique => match &input.payload {
+                Some(payload) if self.input == Topic::Summarized => Output {
+                    topic: Topic::Unique,
+                    key: a.id.clone(),
+                    payload: payload.clone(),
+                },
+                _ => Output::json(Topic::Unique, a.id.clone(), &a),
+            },
             Verdict::Repost {
                 original_id,
                 original_url,

@@ -108,6 +108,7 @@ pub struct IndexStage {
     writer: Option<IndexWriter>,
     offsets: Offsets,
     pub indexed: u64,
+    input: Topic,
 }
 
 impl IndexStage {
@@ -126,7 +127,19 @@ impl IndexStage {
             writer: Some(writer),
             offsets,
             indexed: 0,
+            input: Topic::Summarized,
         })
+    }
+
+    /// Reads `unique` instead of `summarized`: when summaries are made
+    /// before dedup, the unique articles already carry them.
+    pub fn reading_unique(mut self, yes: bool) -> Self {
+        self.input = if yes {
+            Topic::Unique
+        } else {
+            Topic::Summarized
+        };
+        self
     }
 
     /// The offsets this index has made durable.
@@ -168,7 +181,7 @@ impl Stage for IndexStage {
         "index"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Summarized]
+        vec![self.input]
     }
     fn outputs(&self) -> Vec<Topic> {
         vec![]

@@ -143,10 +143,12 @@ impl Engine {
     }
 }
 
-/// The summarize stage: `unique` in, `summarized` out.
+/// The summarize stage: `unique` in (`articles` when summaries are made
+/// before dedup), `summarized` out.
 pub struct SummarizeStage {
     pub engine: Engine,
     pub lengths: Vec<SummaryLength>,
+    pub before_dedup: bool,
 }
 
 impl SummarizeStage {
@@ -209,7 +211,11 @@ impl Stage for SummarizeStage {
         "summarize"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Unique]
+        vec![if self.before_dedup {
+            Topic::Articles
+        } else {
+            Topic::Unique
+        }]
     }
     fn outputs(&self) -> Vec<Topic> {
         vec![Topic::Summarized]
