@@ -251,8 +251,15 @@ impl State {
     }
 
     /// HTML's implied end tags for the common cases (`<p>` closed by a block,
-    /// `<li>` by the next `<li>`, table cells and rows).
+    /// `<li>` by the next `<li>`, table cells and rows, and a `<head>` left
+    /// open by `<body>`, which would otherwise drop the whole page).
     fn close_implied(&mut self, tag: &str) {
+        if tag == "body" {
+            if let Some(head) = self.stack.iter().rposition(|o| o.tag == "head") {
+                let serial = self.stack[head].serial;
+                self.pop_to(serial);
+            }
+        }
         let closes = |open: &str| -> bool {
             match open {
                 "p" => closes_p(tag),
@@ -765,6 +772,17 @@ mod tests {
         let (_, _, blocks) =
             clean_html("<p>Assis&shy;tance for home\u{ad}owners\u{200b} \u{feff}now</p>").unwrap();
         assert_eq!(blocks[0].text, "Assistance for homeowners now");
+    }
+
+    #[test]
+    fn a_head_left_open_ends_at_the_body() {
+        let html = "<html><head><title>T</title><meta name=description content=d><body><p>The text.</p></body></html>";
+        let (title, meta, blocks) = clean_html(html).unwrap();
+        assert_eq!(title, "T");
+        assert_eq!(meta.description.as_deref(), Some("d"));
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, vec!["The text."]);
+        assert_eq!(blocks[0].path, "html/body/p");
     }
 
     #[test]

@@ -608,6 +608,27 @@ mod tests {
     }
 
     #[test]
+    fn an_unclosed_banner_aside_is_not_chrome_for_the_whole_page() {
+        // An <aside> banner whose end tag is missing holds the whole page
+        // (browsers agree); the article in it is still the article.
+        let broken = NEWS.replacen(
+            "<nav>",
+            "<aside class='announcement'><div><a href='/news'>We have news</a></div><nav>",
+            1,
+        );
+        let broken = broken.replacen("</aside>", "</div>", 1);
+        let c = page(&broken);
+        let aside_blocks = c
+            .blocks
+            .iter()
+            .filter(|b| b.path.contains("/aside"))
+            .count();
+        assert_eq!(aside_blocks, c.blocks.len(), "the aside holds every block");
+        let a = extract(&c, Extractor::Auto);
+        assert!(a.text.contains("eight months of repairs"), "{}", a.text);
+    }
+
+    #[test]
     fn auto_keeps_the_headline_and_metadata() {
         let a = extract(&page(NEWS), Extractor::Auto);
         assert!(

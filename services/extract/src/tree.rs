@@ -43,6 +43,20 @@ pub struct Marks {
     pub form: bool,
 }
 
+impl Marks {
+    /// These marks with an ancestor's added.
+    fn under(self, a: Marks) -> Marks {
+        Marks {
+            chrome: self.chrome || a.chrome,
+            content_named: self.content_named || a.content_named,
+            article: self.article || a.article,
+            layout: self.layout || a.layout,
+            chrome_tag: self.chrome_tag || a.chrome_tag,
+            form: self.form || a.form,
+        }
+    }
+}
+
 /// Names in ids and classes that mark navigation, ads and other chrome.
 const CHROME_NAMES: &[&str] = &[
     "nav",
@@ -113,7 +127,10 @@ fn classify(label: &str) -> (bool, bool) {
 
 pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
     let mut nodes: Vec<Node> = Vec::new();
-    let mut marks: Vec<Marks> = Vec::new();
+    // Each element's own marks and its parent, to inherit marks once the
+    // elements' word totals are known.
+    let mut own: Vec<Marks> = Vec::new();
+    let mut parent: Vec<Option<usize>> = Vec::new();
     let mut chain_nodes: Vec<usize> = Vec::with_capacity(blocks.len() * 16);
     let mut chain_ends = Vec::with_capacity(blocks.len());
     let mut prefix_ids = Vec::new();
@@ -146,25 +163,23 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
         let prev_start = chain_ends.last().map_or(0, |&e| e - last_ids.len());
         let start = chain_nodes.len();
         chain_nodes.extend_from_within(prev_start..prev_start + shared);
-        let mut above = chain_nodes
-            .last()
-            .filter(|_| shared > 0)
-            .map_or(Marks::default(), |&n| marks[n]);
+        let mut above = chain_nodes.last().copied().filter(|_| shared > 0);
         // Only the labels after the shared ones are new: taken from the end.
         new_labels.clear();
         new_labels.extend(b.path.rsplit('/').take(depth - shared));
         for &label in new_labels.iter().rev() {
             let tag = label.split(['#', '.']).next().unwrap_or("");
             let (chrome, content_named) = classify(label);
-            above = Marks {
-                chrome: above.chrome || chrome,
-                content_named: above.content_named || content_named,
-                article: above.article || matches!(tag, "article" | "main"),
-                layout: above.layout || matches!(tag, "nav" | "header" | "footer" | "aside"),
-                chrome_tag: above.chrome_tag || matches!(tag, "nav" | "footer" | "aside"),
-                form: above.form || tag == "form",
-            };
-            marks.push(above);
+            own.push(Marks {
+                chrome,
+                content_named,
+                article: matches!(tag, "article" | "main"),
+                layout: matches!(tag, "nav" | "header" | "footer" | "aside"),
+                chrome_tag: matches!(tag, "nav" | "footer" | "aside"),
+                form: tag == "form",
+            });
+            parent.push(above);
+            above = Some(nodes.len());
             nodes.push(Node {
                 first: bi,
                 last: bi,
@@ -187,6 +202,23 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
         chain_ends.push(chain_nodes.len());
         last_ids.clear();
         last_ids.extend_from_slice(ids);
+    }
+    // A `<nav>`, `<aside>` or `<footer>` around the page's `<h1>` is markup
+    // left unclosed (an `<aside>` banner with no end tag holds the whole
+    // page), not chrome.
+    let h1 = blocks.iter().position(|b| b.tag == "h1");
+    let mut marks: Vec<Marks> = Vec::with_capacity(nodes.len());
+    for (n, (mut m, up)) in own.into_iter().zip(parent).enumerate() {
+        if m.chrome_tag && h1.is_some_and(|h| (nodes[n].first..=nodes[n].last).contains(&h)) {
+            m.chrome_tag = false;
+            m.layout = false;
+            m.chrome = false;
+            nodes[n].chrome = false;
+        }
+        marks.push(match up {
+            Some(p) => m.under(marks[p]),
+            None => m,
+        });
     }
     Tree {
         nodes,
