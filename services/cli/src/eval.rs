@@ -233,7 +233,7 @@ fn dump_rows(w: &mut impl std::io::Write, s: &Sample, cleaned: &Cleaned) -> anyh
     let (rows, dropped) = gleaner_extract::feature_rows(cleaned);
     for ((b, x), drop) in cleaned.blocks.iter().zip(rows).zip(dropped) {
         let y = reference.contains_block(&b.text);
-        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": tokens(&b.text).len(), "y": y, "x": x, "text": b.text, "drop": drop});
+        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": tokens(&b.text).len(), "y": y, "x": x, "text": b.text, "path": b.path, "drop": drop});
         writeln!(w, "{row}")?;
     }
     Ok(())

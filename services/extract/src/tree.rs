@@ -104,7 +104,9 @@ fn classify(label: &str) -> (bool, bool) {
     let tag = label.split(['#', '.']).next().unwrap_or("");
     let chrome_tag = matches!(tag, "nav" | "aside" | "footer");
     let rest = &label[tag.len()..];
-    if rest.is_empty() {
+    // The classes of <html> and <body> describe the page ("no-sidebars",
+    // "menu-open"), not an element that is chrome.
+    if rest.is_empty() || matches!(tag, "html" | "body") {
         return (chrome_tag, false);
     }
     let names = NAMES.get_or_init(|| {
@@ -114,12 +116,24 @@ fn classify(label: &str) -> (bool, bool) {
             .expect("fixed patterns build")
     });
     let (mut chrome_named, mut content) = (false, false);
-    for m in names.find_overlapping_iter(rest) {
-        if m.pattern().as_usize() < CHROME_NAMES.len() {
-            chrome_named = true;
-        } else {
-            content = true;
-            break;
+    // Names that state what an element has or lacks ("has-side-banner",
+    // "no-sidebar") are not what it is.
+    let stated = |name: &str| {
+        let n = name.as_bytes();
+        [&b"no-"[..], b"has-", b"with-", b"without-"]
+            .iter()
+            .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
+    };
+    for name in rest
+        .split(['.', '#'])
+        .filter(|n| !n.is_empty() && !stated(n))
+    {
+        for m in names.find_overlapping_iter(name) {
+            if m.pattern().as_usize() < CHROME_NAMES.len() {
+                chrome_named = true;
+            } else {
+                content = true;
+            }
         }
     }
     (chrome_tag || (!content && chrome_named), content)
@@ -283,5 +297,10 @@ mod tests {
         assert!(!is_chrome("div.article-body"));
         assert!(!is_chrome("div.post-share-content"));
         assert!(!is_chrome("p"));
+        // Page-level classes and stated ones are not what the element is.
+        assert!(!is_chrome("body.page-node.no-sidebars"));
+        assert!(!is_chrome("div.row.has-side-banner"));
+        assert!(is_chrome("div.row.side-banner"));
+        assert!(is_chrome("div#no-js.sidebar"), "one stated name, one real");
     }
 }
