@@ -96,6 +96,10 @@ const CONTENT_NAMES: &[&str] = &[
     "content", "article", "main", "post", "entry", "story", "text", "body", "blog",
 ];
 
+/// Words that contain a chrome name but mean something else: Amazon wraps
+/// every part of its pages, the product grid too, in a `celwidget`.
+const NEUTRAL_NAMES: &[&str] = &["celwidget", "unavailable"];
+
 /// Whether a path label is chrome (by tag, or by id/class names) and
 /// whether its id or classes name content (`article-body`, `post`, `main`),
 /// in one pass over the label.
@@ -112,7 +116,15 @@ fn classify(label: &str) -> (bool, bool) {
     let names = NAMES.get_or_init(|| {
         AhoCorasick::builder()
             .ascii_case_insensitive(true)
-            .build(CHROME_NAMES.iter().chain(CONTENT_NAMES))
+            // The longest name wins where two overlap, so a word that only
+            // contains a chrome name ("celwidget") is read as itself.
+            .match_kind(aho_corasick::MatchKind::LeftmostLongest)
+            .build(
+                CHROME_NAMES
+                    .iter()
+                    .chain(CONTENT_NAMES)
+                    .chain(NEUTRAL_NAMES),
+            )
             .expect("fixed patterns build")
     });
     let (mut chrome_named, mut content) = (false, false);
@@ -128,10 +140,11 @@ fn classify(label: &str) -> (bool, bool) {
         .split(['.', '#'])
         .filter(|n| !n.is_empty() && !stated(n))
     {
-        for m in names.find_overlapping_iter(name) {
-            if m.pattern().as_usize() < CHROME_NAMES.len() {
+        for m in names.find_iter(name) {
+            let k = m.pattern().as_usize();
+            if k < CHROME_NAMES.len() {
                 chrome_named = true;
-            } else {
+            } else if k < CHROME_NAMES.len() + CONTENT_NAMES.len() {
                 content = true;
             }
         }
@@ -302,5 +315,10 @@ mod tests {
         assert!(!is_chrome("div.row.has-side-banner"));
         assert!(is_chrome("div.row.side-banner"));
         assert!(is_chrome("div#no-js.sidebar"), "one stated name, one real");
+        // Words that only contain a chrome name.
+        assert!(!is_chrome("div.celwidget.c-f"));
+        assert!(!is_chrome("span.price-unavailable"));
+        assert!(is_chrome("div.widget.c-f"));
+        assert!(is_chrome("ul.topnav"));
     }
 }
