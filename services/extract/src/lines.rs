@@ -216,22 +216,24 @@ pub struct RegressionTree {
     value: Vec<f32>,
 }
 
-/// One node of the trees laid out flat, children as absolute indexes.
+/// One node of the trees laid out flat: a leaf (`feature == LEAF`) holds
+/// its value in `threshold`; an inner node's children sit side by side at
+/// `left` and `left + 1`, so a step is an add, not a branch.
 #[derive(Debug, Clone, Copy)]
 struct FlatNode {
     feature: u32,
     threshold: f32,
     left: u32,
-    right: u32,
-    value: f32,
-    leaf: bool,
 }
 
+const LEAF: u32 = u32::MAX;
+
 /// Every tree's nodes in one array (and each tree's root), checked once
-/// at load so that scoring needs no bounds checks per step; `None` when a
-/// tree is malformed (an index out of range, or a cycle).
+/// at load; `None` when a tree is malformed (an index out of range, a
+/// child before its parent, or a shape that would copy out of bounds).
 fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, Vec<u32>)> {
-    let mut nodes = Vec::new();
+    const MAX_NODES: usize = 1 << 20;
+    let mut nodes: Vec<FlatNode> = Vec::new();
     let mut roots = Vec::with_capacity(trees.len());
     for t in trees {
         let n = t.leaf.len();
@@ -247,29 +249,37 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
         if !ok || n == 0 {
             return None;
         }
-        let base = nodes.len();
-        for i in 0..n {
-            let leaf = t.leaf[i];
+        let placeholder = FlatNode {
+            feature: LEAF,
+            threshold: 0.0,
+            left: 0,
+        };
+        roots.push(nodes.len() as u32);
+        nodes.push(placeholder);
+        // Breadth first, giving each inner node's children two new slots.
+        let mut queue = std::collections::VecDeque::from([(0usize, nodes.len() - 1)]);
+        while let Some((i, slot)) = queue.pop_front() {
+            if t.leaf[i] {
+                nodes[slot].threshold = t.value[i];
+                continue;
+            }
             // Children come after their parent, so walks always end.
-            if !leaf
-                && (t.feature[i] >= features
-                    || t.left[i] <= i
-                    || t.right[i] <= i
-                    || t.left[i] >= n
-                    || t.right[i] >= n)
-            {
+            let (l, r) = (t.left[i], t.right[i]);
+            if t.feature[i] >= features || l <= i || r <= i || l >= n || r >= n {
                 return None;
             }
-            nodes.push(FlatNode {
-                feature: if leaf { 0 } else { t.feature[i] as u32 },
+            if nodes.len() + 2 > MAX_NODES {
+                return None;
+            }
+            let at = nodes.len();
+            nodes[slot] = FlatNode {
+                feature: t.feature[i] as u32,
                 threshold: t.threshold[i],
-                left: (base + if leaf { 0 } else { t.left[i] }) as u32,
-                right: (base + if leaf { 0 } else { t.right[i] }) as u32,
-                value: t.value[i],
-                leaf,
-            });
+                left: at as u32,
+            };
+            nodes.extend([placeholder, placeholder]);
+            queue.extend([(l, at), (r, at + 1)]);
         }
-        roots.push(base as u32);
     }
     Some((nodes, roots))
 }
@@ -317,12 +327,7 @@ impl Model {
         if !self.roots.is_empty() {
             let mut z = self.b2;
             for &root in &self.roots {
-                let mut n = self.flat[root as usize];
-                while !n.leaf {
-                    let x = row.get(n.feature as usize).copied().unwrap_or(0.0);
-                    n = self.flat[if x <= n.threshold { n.left } else { n.right } as usize];
-                }
-                z += n.value;
+                z += self.leaf_value(root, row);
             }
             return 1.0 / (1.0 + (-z).exp());
         }
@@ -342,6 +347,34 @@ impl Model {
         1.0 / (1.0 + (-z).exp())
     }
 
+    /// The value of the leaf a row reaches in the tree at `root`; a row
+    /// goes left when its feature is at most the threshold.
+    // `!(x <= t)`, not `x > t`: a NaN goes right, as it always has here.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
+    fn leaf_value(&self, root: u32, row: &[f32]) -> f32 {
+        let mut n = self.flat[root as usize];
+        while n.feature != LEAF {
+            let x = row.get(n.feature as usize).copied().unwrap_or(0.0);
+            n = self.flat[(n.left + u32::from(!(x <= n.threshold))) as usize];
+        }
+        n.threshold
+    }
+
+    /// Every row's probability; trees outermost, so each tree's few nodes
+    /// stay in cache while the rows go by.
+    fn score_all(&self, rows: &[Vec<f32>]) -> Vec<f32> {
+        if self.roots.is_empty() {
+            return rows.iter().map(|r| self.score(r)).collect();
+        }
+        let mut z = vec![self.b2; rows.len()];
+        for &root in &self.roots {
+            for (z, row) in z.iter_mut().zip(rows) {
+                *z += self.leaf_value(root, row);
+            }
+        }
+        z.into_iter().map(|z| 1.0 / (1.0 + (-z).exp())).collect()
+    }
+
     /// The blocks to keep, given each block's word count and whether it may
     /// be kept at all. A block's score is its probability, smoothed with
     /// its window's mean by `window_weight`. With `expected_f1`, the blocks
@@ -349,7 +382,7 @@ impl Model {
     /// reference expected to hold Σ score·words), among those scoring at
     /// least `threshold`; otherwise every block scoring `threshold` or more.
     pub fn choose(&self, rows: &[Vec<f32>], words: &[f64], eligible: &[bool]) -> Vec<usize> {
-        let p: Vec<f32> = rows.iter().map(|r| self.score(r)).collect();
+        let p = self.score_all(rows);
         let n = p.len();
         let score: Vec<f64> = (0..n)
             .map(|i| {
