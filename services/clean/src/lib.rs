@@ -341,7 +341,12 @@ fn id_and_class<'a>(
 /// characters that would break the path (`/`, `#`, `.`) left out of names.
 fn push_label(out: &mut String, tag: &str, id: Option<&str>, class: Option<&str>) {
     let push_clean = |l: &mut String, s: &str| {
-        l.extend(s.chars().filter(|c| !matches!(c, '/' | '#' | '.')).take(40));
+        // Most names are short and clean: copied whole.
+        if s.len() <= 40 && !s.contains(['/', '#', '.']) {
+            l.push_str(s);
+        } else {
+            l.extend(s.chars().filter(|c| !matches!(c, '/' | '#' | '.')).take(40));
+        }
     };
     out.push_str(tag);
     if let Some(id) = id.and_then(|s| s.split_whitespace().next()) {

@@ -4,8 +4,13 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// FNV-1a, 64 bits: stable across runs and platforms, unlike std's hasher.
 pub fn fnv1a64(bytes: &[u8]) -> u64 {
+    fnv1a64_parts(&[bytes])
+}
+
+/// FNV-1a over several byte strings as if they were one, without joining them.
+pub fn fnv1a64_parts(parts: &[&[u8]]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
+    for &b in parts.iter().flat_map(|p| p.iter()) {
         h ^= u64::from(b);
         h = h.wrapping_mul(0x0100_0000_01b3);
     }

@@ -32,7 +32,7 @@ pub struct Templates {
 
 fn key(b: &Block) -> u64 {
     // The path without element ids: the same place on every page.
-    fnv1a64(format!("{}\n{}", b.path, b.text).as_bytes())
+    gleaner_core::util::fnv1a64_parts(&[b.path.as_bytes(), b"\n", b.text.as_bytes()])
 }
 
 impl Templates {
