@@ -155,7 +155,7 @@ fn classify(label: &str) -> (bool, bool) {
 pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
     let mut nodes: Vec<Node> = Vec::new();
     // Each element's own marks and its parent, to inherit marks once the
-    // elements' word totals are known.
+    // elements' spans are known (see the `<h1>` rule below).
     let mut own: Vec<Marks> = Vec::new();
     let mut parent: Vec<Option<usize>> = Vec::new();
     let mut chain_nodes: Vec<usize> = Vec::with_capacity(blocks.len() * 16);
