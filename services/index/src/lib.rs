@@ -413,10 +413,21 @@ fn sentence_snippet(body: &str, fragment: &str, max_chars: usize) -> String {
             break;
         }
     }
+    // Else the next sentence, if it starts early in the fragment
+    // ("falling. The agreement, ..." starts at "The").
+    let next_sentence = || {
+        let mut chars = body[at..].char_indices().take(look_back).peekable();
+        while let Some((i, c)) = chars.next() {
+            if ends_sentence(c) && chars.peek().is_some_and(|&(_, n)| n.is_whitespace()) {
+                return Some(at + i + c.len_utf8());
+            }
+        }
+        None
+    };
     let start = match start {
         Some(s) => s,
         None if at == 0 => 0,
-        None => at,
+        None => next_sentence().unwrap_or(at),
     };
     let from_sentence = start == 0 || body[..start].trim_end().ends_with(ends_sentence);
     let rest = body[start..].trim_start();
@@ -450,10 +461,16 @@ mod snippet_tests {
             sentence_snippet(body, "signed on Monday, ends the strike", 80),
             "The agreement, signed on Monday, ends the strike at the port after nine weeks."
         );
-        // The sentence start is too far back: an ellipsis says so.
+        // The sentence start is too far back, and the next one too far on:
+        // an ellipsis says so.
         assert_eq!(
             sentence_snippet(body, "port after nine weeks.", 40),
             "…port after nine weeks. Talks resume in…"
+        );
+        // The next sentence starts early in the fragment: it starts there.
+        assert_eq!(
+            sentence_snippet(body, "weeks. Talks resume", 40),
+            "Talks resume in May."
         );
         // Whole sentences that fit end without an ellipsis.
         assert_eq!(
