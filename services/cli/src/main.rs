@@ -730,7 +730,8 @@ fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
             h.title,
             h.score,
             h.url,
-            h.snippet.replace('\n', " ")
+            // One line: paragraph breaks become single spaces.
+            h.snippet.split_whitespace().collect::<Vec<_>>().join(" ")
         )?;
     }
     Ok(())
