@@ -234,6 +234,23 @@ fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
         .collect()
 }
 
+/// `gleaner run` over the example site from its front page, to the end.
+async fn run_on_site(cfg: &Path, data: &Path, base: &str) -> std::process::Output {
+    let (cfg, data, seed) = (cfg.to_path_buf(), data.to_path_buf(), format!("{base}/"));
+    tokio::task::spawn_blocking(move || {
+        Command::new(GLEANER)
+            .args(["run", "--allow-private", "--config"])
+            .arg(&cfg)
+            .arg("--data")
+            .arg(&data)
+            .args(["--seeds", &seed])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_run_end_to_end() {
     let (base, log) = start_site().await;
@@ -241,21 +258,7 @@ async fn embedded_run_end_to_end() {
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
     let started = Instant::now();
-    let out = tokio::task::spawn_blocking({
-        let (cfg, data, base) = (cfg.clone(), data.clone(), base.clone());
-        move || {
-            Command::new(GLEANER)
-                .args(["run", "--allow-private", "--config"])
-                .arg(&cfg)
-                .arg("--data")
-                .arg(&data)
-                .args(["--seeds", &format!("{base}/")])
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    let out = run_on_site(&cfg, &data, &base).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -302,21 +305,7 @@ async fn embedded_run_can_summarize_before_dedup() {
     )
     .unwrap();
     let data = tmp.path().join("data");
-    let out = tokio::task::spawn_blocking({
-        let (cfg, data, base) = (cfg.clone(), data.clone(), base.clone());
-        move || {
-            Command::new(GLEANER)
-                .args(["run", "--allow-private", "--config"])
-                .arg(&cfg)
-                .arg("--data")
-                .arg(&data)
-                .args(["--seeds", &format!("{base}/")])
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    let out = run_on_site(&cfg, &data, &base).await;
     assert!(
         out.status.success(),
         "{}",

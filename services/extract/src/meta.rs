@@ -395,17 +395,7 @@ mod tests {
     }
 
     fn cleaned(title: &str, h1: &str) -> Cleaned {
-        let html = format!("<html><head><title>{title}</title></head><body><h1>{h1}</h1><p>Body text.</p></body></html>");
-        let (title, meta, blocks) = gleaner_clean::clean_html(&html).unwrap();
-        Cleaned {
-            id: String::new(),
-            url: String::new(),
-            final_url: String::new(),
-            fetched_at: String::new(),
-            title,
-            meta,
-            blocks,
-        }
+        page_of(&format!("<html><head><title>{title}</title></head><body><h1>{h1}</h1><p>Body text.</p></body></html>"))
     }
 
     fn page_of(html: &str) -> Cleaned {
