@@ -1591,12 +1591,7 @@ impl FetchStage {
     fn observe(&mut self, observed: Vec<(String, usize, Option<Validators>)>) {
         let now = gleaner_core::util::unix_now();
         for (url, new_links, validators) in observed {
-            let saved = match validators {
-                Some(v) => self.schedule.remember(&url, v),
-                None => Ok(()),
-            }
-            .and_then(|()| self.schedule.observe(&url, new_links, now));
-            if let Err(e) = saved {
+            if let Err(e) = self.schedule.observe(&url, new_links, validators, now) {
                 tracing::warn!(error = %e, "saving the recrawl schedule failed");
             }
         }

@@ -105,18 +105,6 @@ impl Schedule {
         self.save()
     }
 
-    /// Keeps a scheduled URL's latest validators (saved with the next
-    /// change of the schedule, or now if nothing else changes).
-    pub fn remember(&mut self, url: &str, validators: Validators) -> anyhow::Result<()> {
-        match self.entries.get_mut(url) {
-            Some(e) if e.validators != validators => {
-                e.validators = validators;
-                self.save()
-            }
-            _ => Ok(()),
-        }
-    }
-
     /// The seeds that are due, each moved to its next time.
     pub fn due(&mut self, now: u64) -> anyhow::Result<Vec<Seed>> {
         let mut out = Vec::new();
@@ -140,23 +128,38 @@ impl Schedule {
         Ok(out)
     }
 
-    /// After a scheduled URL was fetched: adapt its interval to whether it
-    /// showed new links.
-    pub fn observe(&mut self, url: &str, new_links: usize, now: u64) -> anyhow::Result<()> {
+    /// After a scheduled URL was fetched: keeps the response's validators
+    /// (`None` for a 304, which keeps the old ones) and adapts the interval
+    /// to whether the page showed new links; one save for both.
+    pub fn observe(
+        &mut self,
+        url: &str,
+        new_links: usize,
+        validators: Option<Validators>,
+        now: u64,
+    ) -> anyhow::Result<()> {
         let Some(e) = self.entries.get_mut(url) else {
             return Ok(());
         };
-        if !e.adaptive {
-            return Ok(());
+        let mut changed = false;
+        if let Some(v) = validators.filter(|v| *v != e.validators) {
+            e.validators = v;
+            changed = true;
         }
-        let (min, max) = ((e.base_secs / 8).max(1), e.base_secs.saturating_mul(8));
-        e.every_secs = if new_links > 0 {
-            (e.every_secs / 2).max(min)
-        } else {
-            e.every_secs.saturating_mul(2).min(max)
-        };
-        e.next_due = now + e.every_secs;
-        self.save()
+        if e.adaptive {
+            let (min, max) = ((e.base_secs / 8).max(1), e.base_secs.saturating_mul(8));
+            e.every_secs = if new_links > 0 {
+                (e.every_secs / 2).max(min)
+            } else {
+                e.every_secs.saturating_mul(2).min(max)
+            };
+            e.next_due = now + e.every_secs;
+            changed = true;
+        }
+        if changed {
+            self.save()?;
+        }
+        Ok(())
     }
 }
 
@@ -185,14 +188,14 @@ mod tests {
         assert_eq!(due.len(), 1);
         assert!(due[0].recrawl && due[0].every_secs.is_none());
         assert!(s.due(1100).unwrap().is_empty(), "moved to its next time");
-        s.observe("http://x.test/", 3, 1100).unwrap();
+        s.observe("http://x.test/", 3, None, 1100).unwrap();
         assert_eq!(
             s.get("http://x.test/").unwrap().every_secs,
             40,
             "new links: sooner"
         );
         for _ in 0..10 {
-            s.observe("http://x.test/", 0, 1100).unwrap();
+            s.observe("http://x.test/", 0, None, 1100).unwrap();
         }
         assert_eq!(
             s.get("http://x.test/").unwrap().every_secs,
