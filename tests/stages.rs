@@ -700,6 +700,20 @@ async fn fetch_schedules_recrawls() {
     );
 }
 
+/// Waits for a recrawl every second to fall due, and fetches it.
+async fn due_again(f: &mut gleaner_fetch::FetchStage) -> gleaner_core::stage::Handled {
+    tokio::time::sleep(Duration::from_millis(1100)).await;
+    let due = f.tick().await;
+    assert_eq!(due.len(), 1, "the recrawl is due");
+    let input = Input {
+        topic: Topic::Seeds,
+        key: None,
+        payload: Some(due[0].payload.clone()),
+        origin: None,
+    };
+    f.handle(&input).await
+}
+
 /// A scheduled recrawl asks with the page's ETag and Last-Modified: a 304
 /// sends nothing downstream and is no error; a changed page goes on, and
 /// its new validators are used next time (also after a restart).
@@ -755,18 +769,6 @@ async fn fetch_recrawls_conditionally() {
     };
     let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::Pages).count();
     assert_eq!(pages(&f.handle(&seed_input(&s)).await.unwrap()), 1);
-    async fn due_again(f: &mut gleaner_fetch::FetchStage) -> gleaner_core::stage::Handled {
-        tokio::time::sleep(Duration::from_millis(1100)).await;
-        let due = f.tick().await;
-        assert_eq!(due.len(), 1, "the recrawl is due");
-        let input = Input {
-            topic: Topic::Seeds,
-            key: None,
-            payload: Some(due[0].payload.clone()),
-            origin: None,
-        };
-        f.handle(&input).await
-    }
     // Unchanged: a 304, nothing downstream, no dead letter.
     let outs = due_again(&mut f).await.expect("a 304 is no error");
     assert_eq!(outs.len(), 0, "an unchanged page goes no further");
@@ -785,6 +787,51 @@ async fn fetch_recrawls_conditionally() {
     assert_eq!(outs.len(), 0);
     assert_eq!(conditional.load(Ordering::SeqCst), 3);
     assert_eq!(full.load(Ordering::SeqCst), 2);
+}
+
+/// A server with no ETag or Last-Modified: a recrawl that returns the same
+/// body as last time goes no further either (also after a restart).
+#[tokio::test]
+async fn fetch_recrawls_skip_an_unchanged_body() {
+    let version = Arc::new(AtomicUsize::new(1));
+    let v = version.clone();
+    let base = serve(
+        Router::new()
+            .route("/robots.txt", get(|| async { "" }))
+            .fallback(move || {
+                let v = v.load(Ordering::SeqCst);
+                async move { axum::response::Html(format!("<p>version {v}</p>")) }
+            }),
+    )
+    .await;
+    let state = tempfile::tempdir().unwrap();
+    let open = || {
+        gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
+            .unwrap()
+            .with_state(state.path())
+            .unwrap()
+    };
+    let mut f = open();
+    let s = Seed {
+        url: format!("{base}/"),
+        depth: Some(0),
+        every_secs: Some(1),
+        ..Seed::default()
+    };
+    let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::Pages).count();
+    assert_eq!(pages(&f.handle(&seed_input(&s)).await.unwrap()), 1);
+    let outs = due_again(&mut f)
+        .await
+        .expect("an unchanged body is no error");
+    assert_eq!(outs.len(), 0, "the same body goes no further");
+    version.store(2, Ordering::SeqCst);
+    let outs = due_again(&mut f).await.unwrap();
+    assert_eq!(pages(&outs), 1, "a changed body goes on");
+    assert!(page_of(&outs).html.contains("version 2"));
+    f.close().await.unwrap();
+    drop(f);
+    let mut f = open();
+    assert_eq!(due_again(&mut f).await.unwrap().len(), 0);
 }
 
 /// A minimal forward proxy on loopback: reads an absolute-form request,

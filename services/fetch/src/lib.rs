@@ -210,8 +210,9 @@ pub struct Fetched {
     /// Sitemaps to read next: from a sitemap index, or from robots.txt.
     /// They do not count as a step of depth.
     pub sitemaps: Vec<String>,
-    /// A conditional recrawl answered 304: the page has not changed since
-    /// it was last fetched, and nothing goes downstream.
+    /// A conditional recrawl answered 304, or a recrawl returned the same
+    /// body as last time: the page has not changed since it was last
+    /// fetched, and nothing goes downstream.
     pub not_modified: bool,
 }
 
@@ -1292,7 +1293,7 @@ impl Stage for FetchStage {
                         .schedule
                         .get(&key)
                         .map(|e| e.validators.clone())
-                        .filter(|v| !v.is_empty());
+                        .filter(Validators::conditional);
                     let handle = self.running.spawn(async move {
                         let _permit = permit;
                         shared.fetch(&url, depth, d, validators).await
@@ -1562,14 +1563,27 @@ impl FetchStage {
     fn completed(
         &self,
         job: &Job,
-        fetched: Fetched,
+        mut fetched: Fetched,
         observed: &mut Vec<(String, usize, Option<Validators>)>,
     ) -> Vec<Output> {
+        let scheduled = self.schedule.get(job.url.as_str());
+        let body = fetched
+            .page
+            .as_ref()
+            .map(|p| format!("{:016x}", gleaner_core::util::fnv1a64(p.html.as_bytes())));
+        // A recrawl from a server without validators that returns the same
+        // body is as unchanged as a 304.
+        let unchanged = body.is_some() && scheduled.is_some_and(|e| e.validators.body == body);
         let status = match &fetched.page {
+            _ if unchanged => "unchanged".to_string(),
             Some(p) => p.status.to_string(),
             None if fetched.not_modified => "304".to_string(),
             None => "feed".to_string(),
         };
+        if unchanged {
+            fetched.page = None;
+            fetched.not_modified = true;
+        }
         metrics::inc("gleaner_fetch_pages_total", &[("status", &status)]);
         metrics::add(
             "gleaner_fetch_bytes_total",
@@ -1579,9 +1593,10 @@ impl FetchStage {
         let validators = fetched.page.as_ref().map(|p| Validators {
             etag: p.headers.get("etag").cloned(),
             last_modified: p.headers.get("last-modified").cloned(),
+            body,
         });
         let outs = self.outputs(job, fetched);
-        if self.schedule.get(job.url.as_str()).is_some() {
+        if scheduled.is_some() {
             let new_links = outs.iter().filter(|o| o.topic == Topic::Frontier).count();
             observed.push((job.url.to_string(), new_links, validators));
         }

@@ -29,18 +29,26 @@ pub struct Entry {
     pub validators: Validators,
 }
 
-/// `ETag` and `Last-Modified` of a response, for a conditional request.
+/// `ETag` and `Last-Modified` of a response, for a conditional request,
+/// and a hash of its body, for servers that send neither.
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 pub struct Validators {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub etag: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub last_modified: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub body: Option<String>,
 }
 
 impl Validators {
     pub fn is_empty(&self) -> bool {
-        self.etag.is_none() && self.last_modified.is_none()
+        !self.conditional() && self.body.is_none()
+    }
+
+    /// Whether a request can be made conditional with these.
+    pub fn conditional(&self) -> bool {
+        self.etag.is_some() || self.last_modified.is_some()
     }
 }
 
