@@ -12,7 +12,13 @@ A block's label is 1 when at least half of its word pairs occur in the
 page's reference text (`gleaner eval DIR --oracle` scores those labels: the
 ceiling of a block classifier). Each page weighs the same (a block's weight is its share of
 the page's tokens), as in the metric. Folds are split by registered domain, so
-no site is both trained and scored on."""
+no site is both trained and scored on.
+
+`auto` is two models: the first scores each block from its features; the
+second (its `context`) rescores it from its features, its first score and the
+first scores around it (neighbours, window, page, blocks with the same tag
+path). The second is trained on first scores of pages the first did not see
+(inner folds by domain), as it meets them on new pages."""
 import argparse, json, os, subprocess, sys, tempfile
 import numpy as np
 from sklearn.model_selection import GroupKFold
@@ -31,12 +37,13 @@ GRID = [(w, t, False) for w in (0.0, 0.3) for t in (0.3, 0.4, 0.5)] + \
 
 
 def load(dump):
-    pages, domains, X, y, w = [], [], [], [], []
+    pages, domains, X, y, w, words, paths, drop = [], [], [], [], [], [], [], []
     with open(dump) as f:
         for line in f:
             r = json.loads(line)
             pages.append(r["page"]); domains.append(r["domain"])
             X.append(r["x"]); y.append(r["y"]); w.append(r["w"])
+            words.append(r["words"]); paths.append(r["path"]); drop.append(r["drop"])
     X = np.asarray(X, dtype=np.float64); y = np.asarray(y, dtype=np.int64); w = np.asarray(w, dtype=np.float64)
     pages = np.asarray(pages); domains = np.asarray(domains)
     # Each page weighs the same: a block weighs its share of the page's tokens.
@@ -44,7 +51,51 @@ def load(dump):
     for p, t in zip(pages, w):
         totals[p] = totals.get(p, 0.0) + t
     w = np.array([t / max(totals[p], 1.0) for p, t in zip(pages, w)])
-    return pages, domains, X, y, w
+    page = dict(words=np.asarray(words, dtype=np.float64), paths=np.asarray(paths), drop=np.asarray(drop, dtype=bool))
+    return pages, domains, X, y, w, page
+
+
+N_CONTEXT = 17
+
+
+def context_rows(X, p, pages, page):
+    """The block's features, its first score and the first scores around it;
+    the same as `context_rows` in services/extract/src/lines.rs (blocks of a
+    page are consecutive and in page order)."""
+    C = np.zeros((len(p), N_CONTEXT))
+    starts = np.flatnonzero(np.r_[True, pages[1:] != pages[:-1]])
+    ends = np.r_[starts[1:], len(pages)]
+    parent = lambda q: q.rsplit("/", 1)[0]
+    for a, b in zip(starts, ends):
+        s = p[a:b]; t = page["words"][a:b]; n = b - a
+        e = np.where(page["drop"][a:b], 0.0, s)
+        idx = np.arange(n)
+        cs = np.r_[0.0, np.cumsum(s)]
+        win = lambda k: (cs[np.minimum(idx + k + 1, n)] - cs[np.maximum(idx - k, 0)]) / (np.minimum(idx + k + 1, n) - np.maximum(idx - k, 0))
+        page_words = max(t.sum(), 1.0)
+        best = max(e.max(), 0.0)
+        c = C[a:b]
+        c[:, 0] = s
+        c[1:, 1] = s[:-1]; c[:-1, 2] = s[1:]
+        c[:, 3] = win(2); c[:, 4] = win(5)
+        c[:, 5] = best; c[:, 6] = s / max(best, 1e-6)
+        c[:, 7] = (e * t).sum() / page_words
+        c[:, 8] = t[e >= 0.5].sum() / page_words
+        keys = list(page["paths"][a:b])
+        for col in (9, 11, 13):
+            _, inv = np.unique(np.asarray(keys), return_inverse=True)
+            st = np.bincount(inv, weights=s * t); tw = np.bincount(inv, weights=t); cnt = np.bincount(inv)
+            c[:, col] = st[inv] / np.maximum(tw[inv], 1.0); c[:, col + 1] = np.log1p(cnt[inv])
+            keys = [parent(k) for k in keys]
+        likely = np.flatnonzero(e >= 0.5)
+        back = np.full(n, 1000); ahead = np.full(n, 1000)
+        if len(likely):
+            k = np.searchsorted(likely, idx, side="left") - 1  # last likely before i
+            back = np.where(k >= 0, idx - likely[np.maximum(k, 0)], 1000)
+            k = np.searchsorted(likely, idx, side="right")     # first likely after i
+            ahead = np.where(k < len(likely), likely[np.minimum(k, len(likely) - 1)] - idx, 1000)
+        c[:, 15] = np.log1p(np.minimum(back, 1000)); c[:, 16] = np.log1p(np.minimum(ahead, 1000))
+    return np.hstack([X, C])
 
 
 MODEL = "hgb"
@@ -54,6 +105,36 @@ def train(X, y, w, n, window_weight=0.3, threshold=0.5, seed=0):
     if MODEL == "hgb":
         return train_hgb(X, y, w, n, window_weight, threshold, seed)
     return train_mlp(X, y, w, n, window_weight, threshold, seed)
+
+
+def train_stacked(X, y, w, n, pages, domains, page, folds=5):
+    """A model whose context model is trained on first scores the first
+    model gave pages it did not see (folds by domain inside the training
+    pages), as it will score pages it has not seen."""
+    first = train(X, y, w, n)
+    p = np.zeros(len(y))
+    names = np.unique(pages)
+    name_domain = dict(zip(pages, domains))
+    for tr_names, _ in GroupKFold(n_splits=folds).split(names, groups=[name_domain[q] for q in names]):
+        tr = np.isin(pages, names[tr_names])
+        p[~tr] = score_hgb(train(X[tr], y[tr], w[tr], n), X[~tr][:, :n])
+    second = train(context_rows(X[:, :n], p, pages, page), y, w, n + N_CONTEXT)
+    return dict(first, context=second)
+
+
+def score_hgb(model, X):
+    raw = np.full(len(X), model["b2"])
+    for t in model["trees"]:
+        f, th, l, r, leaf, v = (np.asarray(t[k]) for k in ("feature", "threshold", "left", "right", "leaf", "value"))
+        i = np.zeros(len(X), dtype=np.int64)
+        while True:
+            inner = ~leaf[i]
+            if not inner.any():
+                break
+            go_left = X[np.arange(len(X)), f[i]] <= th[i]
+            i = np.where(inner, np.where(go_left, l[i], r[i]), i)
+        raw += v[i]
+    return 1 / (1 + np.exp(-raw))
 
 
 def train_hgb(X, y, w, n, window_weight, threshold, seed):
@@ -124,7 +205,7 @@ def main():
     MODEL = a.model
     dump = os.path.join(tempfile.mkdtemp(), "features.jsonl")
     subprocess.run([GLEANER, "eval", a.data, "--dump-features", dump], check=True, stdout=subprocess.DEVNULL)
-    pages, domains, X, y, w = load(dump)
+    pages, domains, X, y, w, page = load(dump)
     print(f"{len(set(pages))} pages, {len(y)} blocks, {y.mean():.3f} content", file=sys.stderr)
     # Every page gets a fold, including pages with no blocks at all.
     all_pages = sorted(f[:-5] for f in os.listdir(os.path.join(a.data, "ground-truth")) if f.endswith(".json"))
@@ -140,7 +221,11 @@ def main():
         for k, (_, te_pages) in enumerate(folds):
             test = set(all_pages[i] for i in te_pages)
             tr = np.array([p not in test for p in pages])
-            base = train(X[tr], y[tr], w[tr], n)
+            if extractor == "auto" and MODEL == "hgb":
+                sub = {k: v[tr] for k, v in page.items()}
+                base = train_stacked(X[tr], y[tr], w[tr], n, pages[tr], domains[tr], sub)
+            else:
+                base = train(X[tr], y[tr], w[tr], n)
             for g in GRID:
                 wdir = tempfile.mkdtemp()
                 with open(os.path.join(wdir, f"{extractor}.json"), "w") as f:
@@ -162,7 +247,11 @@ def main():
         print("  per type: " + ", ".join(f"{t} {v[0]/v[1]:.3f}" for t, v in sorted(best["types"].items())))
         if not a.no_write:
             out = os.path.join(ROOT, "services", "extract", "weights", f"{extractor}.json")
-            model = dict(train(X, y, w, n), window_weight=g[0], threshold=g[1], expected_f1=g[2])
+            if extractor == "auto" and MODEL == "hgb":
+                model = train_stacked(X, y, w, n, pages, domains, page)
+            else:
+                model = train(X, y, w, n)
+            model = dict(model, window_weight=g[0], threshold=g[1], expected_f1=g[2])
             with open(out, "w") as f:
                 json.dump(model, f, separators=(",", ":"))
                 f.write("\n")

@@ -223,17 +223,17 @@ pub struct Options {
 }
 
 /// One JSON line per block: features, whether most of its tokens are in the
-/// reference, its token count, text, whether the chrome filter drops it, and
-/// the page's id, domain and type.
+/// reference, its token and word counts, text, tag path, whether the chrome
+/// filter drops it, and the page's id, domain and type.
 fn dump_rows(w: &mut impl std::io::Write, s: &Sample, cleaned: &Cleaned) -> anyhow::Result<()> {
     let reference = Reference::new(&s.truth.main_content);
     let host = gleaner_core::util::host_of(&s.url);
     let labels: Vec<&str> = host.rsplit('.').take(2).collect();
     let domain = labels.into_iter().rev().collect::<Vec<_>>().join(".");
-    let (rows, dropped) = gleaner_extract::feature_rows(cleaned);
-    for ((b, x), drop) in cleaned.blocks.iter().zip(rows).zip(dropped) {
+    let f = gleaner_extract::feature_rows(cleaned);
+    for (i, (b, x)) in cleaned.blocks.iter().zip(f.rows).enumerate() {
         let y = reference.contains_block(&b.text);
-        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": tokens(&b.text).len(), "y": y, "x": x, "text": b.text, "path": b.path, "drop": drop});
+        let row = serde_json::json!({"page": s.id, "domain": domain, "type": s.page_type, "w": tokens(&b.text).len(), "words": f.words[i], "y": y, "x": x, "text": b.text, "path": b.path, "drop": f.dropped[i]});
         writeln!(w, "{row}")?;
     }
     Ok(())

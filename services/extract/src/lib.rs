@@ -262,16 +262,31 @@ fn signals<'a>(
     }
 }
 
-/// Feature rows of every block of a page, for training the models, and
-/// whether the chrome filter after the classifier drops the block anyway.
-pub fn feature_rows(cleaned: &Cleaned) -> (Vec<Vec<f32>>, Vec<bool>) {
+/// What training needs of a page's blocks: their feature rows, whether
+/// the chrome filter after the classifier drops them anyway, and their
+/// word counts (as the context features weigh them).
+pub struct FeatureRows {
+    pub rows: Vec<Vec<f32>>,
+    pub dropped: Vec<bool>,
+    pub words: Vec<f64>,
+}
+
+/// [`FeatureRows`] of every block of a page.
+pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
     let title = meta::feature_title(cleaned);
     let f = features(&cleaned.blocks, &title);
     let tree = tree::build(&cleaned.blocks, &f);
     let s = signals(&cleaned.blocks, &f, &title, &tree);
-    let dropped = (0..f.len()).map(|i| is_chrome(&tree, &f, i)).collect();
-    (lines::features(&cleaned.blocks, &f, &s), dropped)
+    FeatureRows {
+        rows: lines::features(&cleaned.blocks, &f, &s),
+        dropped: (0..f.len()).map(|i| is_chrome(&tree, &f, i)).collect(),
+        words: f.iter().map(|x| x.words).collect(),
+    }
 }
+
+/// How many blocks below the headline the text may start for the
+/// headline to be kept with it (a dateline and a byline may come between).
+const HEADLINE_GAP: usize = 3;
 
 /// HTML's own chrome (<nav>, <aside>, <footer>) and link lists named as
 /// chrome (share bars, menus) are never the article, whatever the
@@ -349,11 +364,19 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             let chosen = match model {
                 Some(m) => {
                     let words: Vec<f64> = f.iter().map(|x| x.words).collect();
-                    m.choose(&lines::features(blocks, &f, &s), &words, &eligible)
+                    let keys: Vec<[u64; 3]> = (0..f.len()).map(|i| tree.path_keys(i)).collect();
+                    m.choose(&lines::features(blocks, &f, &s), &words, &eligible, &keys)
                 }
                 None => heuristic(blocks, &f, &s),
             };
-            let chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
+            let mut chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
+            // The headline just above the text is the article's, whatever
+            // its score: a short block the classifier may doubt.
+            if let (Some(h), Some(&first)) = (lines::headline(&f), chosen.first()) {
+                if eligible[h] && first > h && first - h <= HEADLINE_GAP {
+                    chosen.insert(0, h);
+                }
+            }
             if which == Extractor::Lines {
                 chosen
             } else {

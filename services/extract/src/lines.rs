@@ -6,7 +6,8 @@
 //! `lines` uses the line features alone; `auto` adds the other methods'
 //! signals (density region, qRead segment, the container element, chrome
 //! and content names in the tag path) as features, so the model learns how
-//! much to trust each. Weights are small JSON files in `weights/`, made by
+//! much to trust each, and a second model that rescores each block from the
+//! first one's scores around it (see [`context_rows`]). Weights are small JSON files in `weights/`, made by
 //! `scripts/train-extract.py` (which also reports domain-split
 //! cross-validated scores).
 
@@ -34,6 +35,12 @@ fn ln1(x: f64) -> f64 {
     (1.0 + x).ln()
 }
 
+/// The headline: the first heading most of whose words are in the title.
+pub(crate) fn headline(f: &[Feat]) -> Option<usize> {
+    f.iter()
+        .position(|x| x.heading && x.words > 0.0 && x.title_hits * 2.0 >= x.words)
+}
+
 /// The feature rows of every block.
 pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32>> {
     let n = blocks.len();
@@ -53,13 +60,13 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
     let lw: Vec<f64> = f.iter().map(|x| ln1(x.words)).collect();
     // Repeated structure: list items, forum posts and product tiles share
     // a tag path.
-    let mut group_of: crate::fx::FxMap<&str, usize> = crate::fx::FxMap::default();
+    let mut group_of: crate::fx::FxMap<u64, usize> = crate::fx::FxMap::default();
     let mut groups: Vec<(f64, f64)> = Vec::new();
-    let group: Vec<usize> = blocks
+    let group: Vec<usize> = f
         .iter()
-        .zip(f)
-        .map(|(b, x)| {
-            let g = *group_of.entry(b.path.as_str()).or_insert_with(|| {
+        .enumerate()
+        .map(|(i, x)| {
+            let g = *group_of.entry(s.tree.path_keys(i)[0]).or_insert_with(|| {
                 groups.push((0.0, 0.0));
                 groups.len() - 1
             });
@@ -85,10 +92,7 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
         .filter(|(b, _)| matches!(b.tag.as_str(), "li" | "dd" | "dt"))
         .map(|(_, x)| x.words)
         .sum();
-    // The headline: the first heading most of whose words are in the title.
-    let title_at = f
-        .iter()
-        .position(|x| x.heading && x.words > 0.0 && x.title_hits * 2.0 >= x.words);
+    let title_at = headline(f);
     let mut words_before = Vec::with_capacity(n);
     let mut seen = 0.0;
     for x in f {
@@ -216,23 +220,34 @@ pub struct RegressionTree {
     value: Vec<f32>,
 }
 
-/// One node of the trees laid out flat: a leaf (`feature == LEAF`) holds
-/// its value in `threshold`; an inner node's children sit side by side at
-/// `left` and `left + 1`, so a step is an add, not a branch.
+/// One node of the trees laid out flat: an inner node's children sit side
+/// by side at `left` and `left + 1`, so a step is an add, not a branch. A
+/// leaf is its own left child with an infinite threshold, so a row that
+/// reaches it stays there: every row takes the tree's depth in steps, and
+/// rows walk a tree side by side without a branch on where they are.
 #[derive(Debug, Clone, Copy)]
 struct FlatNode {
     feature: u32,
     threshold: f32,
     left: u32,
+    value: f32,
 }
 
-const LEAF: u32 = u32::MAX;
+/// A tree of the flat layout: its root and how many steps reach any leaf.
+#[derive(Debug, Clone, Copy)]
+struct FlatTree {
+    root: u32,
+    depth: u32,
+}
 
 /// Every tree's nodes in one array (and each tree's root), checked once
 /// at load; `None` when a tree is malformed (an index out of range, a
 /// child before its parent, or a shape that would copy out of bounds).
-fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, Vec<u32>)> {
+fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, Vec<FlatTree>)> {
     const MAX_NODES: usize = 1 << 20;
+    if features == 0 {
+        return None;
+    }
     let mut nodes: Vec<FlatNode> = Vec::new();
     let mut roots = Vec::with_capacity(trees.len());
     for t in trees {
@@ -249,21 +264,24 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
         if !ok || n == 0 {
             return None;
         }
-        let placeholder = FlatNode {
-            feature: LEAF,
-            threshold: 0.0,
-            left: 0,
+        let leaf = |at: usize, value: f32| FlatNode {
+            feature: 0,
+            threshold: f32::INFINITY,
+            left: at as u32,
+            value,
         };
-        roots.push(nodes.len() as u32);
-        nodes.push(placeholder);
+        let root = nodes.len();
+        nodes.push(leaf(root, 0.0));
+        let mut depth = 0;
         // Breadth first, giving each inner node's children two new slots.
-        let mut queue = std::collections::VecDeque::from([(0usize, nodes.len() - 1)]);
-        while let Some((i, slot)) = queue.pop_front() {
+        let mut queue = std::collections::VecDeque::from([(0usize, root, 0u32)]);
+        while let Some((i, slot, d)) = queue.pop_front() {
             if t.leaf[i] {
-                nodes[slot].threshold = t.value[i];
+                nodes[slot] = leaf(slot, t.value[i]);
+                depth = depth.max(d);
                 continue;
             }
-            // Children come after their parent, so walks always end.
+            // Children come after their parent, so a tree has no loops.
             let (l, r) = (t.left[i], t.right[i]);
             if t.feature[i] >= features || l <= i || r <= i || l >= n || r >= n {
                 return None;
@@ -276,10 +294,15 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
                 feature: t.feature[i] as u32,
                 threshold: t.threshold[i],
                 left: at as u32,
+                value: 0.0,
             };
-            nodes.extend([placeholder, placeholder]);
-            queue.extend([(l, at), (r, at + 1)]);
+            nodes.extend([leaf(at, 0.0), leaf(at + 1, 0.0)]);
+            queue.extend([(l, at, d + 1), (r, at + 1, d + 1)]);
         }
+        roots.push(FlatTree {
+            root: root as u32,
+            depth,
+        });
     }
     Some((nodes, roots))
 }
@@ -307,29 +330,40 @@ pub struct Model {
     /// Choose the set of blocks with the best expected F1 (see [`Model::choose`]).
     #[serde(default)]
     pub expected_f1: bool,
+    /// A second model that rescores each block from its features, its
+    /// first score and the first scores around it (see [`context_rows`]):
+    /// a block among content is likelier content, a lone one less so.
+    #[serde(default)]
+    pub context: Option<Box<Model>>,
     #[serde(skip)]
     flat: Vec<FlatNode>,
     #[serde(skip)]
-    roots: Vec<u32>,
+    roots: Vec<FlatTree>,
 }
 
 impl Model {
     /// A model from its JSON file; `None` for `null` or a malformed file.
     pub fn parse(text: &str) -> Option<Model> {
         let mut m = serde_json::from_str::<Option<Model>>(text).ok().flatten()?;
-        if !m.trees.is_empty() {
-            (m.flat, m.roots) = flatten(&m.trees, m.features)?;
-        }
+        m.prepare()?;
         Some(m)
+    }
+
+    /// Flattens the trees (of the context model too); `None` if malformed.
+    fn prepare(&mut self) -> Option<()> {
+        if !self.trees.is_empty() {
+            (self.flat, self.roots) = flatten(&self.trees, self.features)?;
+        }
+        match &mut self.context {
+            Some(c) if c.features != self.features + CONTEXT_FEATURES => None,
+            Some(c) => c.prepare(),
+            None => Some(()),
+        }
     }
 
     pub fn score(&self, row: &[f32]) -> f32 {
         if !self.roots.is_empty() {
-            let mut z = self.b2;
-            for &root in &self.roots {
-                z += self.leaf_value(root, row);
-            }
-            return 1.0 / (1.0 + (-z).exp());
+            return self.score_all(&[row.to_vec()])[0];
         }
         let x: Vec<f32> = (0..self.features)
             .map(|j| (row[j] - self.mean[j]) / self.scale[j])
@@ -347,29 +381,56 @@ impl Model {
         1.0 / (1.0 + (-z).exp())
     }
 
-    /// The value of the leaf a row reaches in the tree at `root`; a row
-    /// goes left when its feature is at most the threshold.
-    // `!(x <= t)`, not `x > t`: a NaN goes right, as it always has here.
+    /// Every row's probability. Trees outermost, so each tree's few nodes
+    /// stay in cache while the rows go by; four rows walk a tree side by
+    /// side, their steps independent, so the processor overlaps them. A
+    /// row goes left when its feature is at most the threshold.
+    // `!(x <= t)`, not `x > t`: a NaN would go right, as it always has
+    // here; rows hold it as +∞, which goes right too and stays at a leaf.
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    fn leaf_value(&self, root: u32, row: &[f32]) -> f32 {
-        let mut n = self.flat[root as usize];
-        while n.feature != LEAF {
-            let x = row.get(n.feature as usize).copied().unwrap_or(0.0);
-            n = self.flat[(n.left + u32::from(!(x <= n.threshold))) as usize];
-        }
-        n.threshold
-    }
-
-    /// Every row's probability; trees outermost, so each tree's few nodes
-    /// stay in cache while the rows go by.
     fn score_all(&self, rows: &[Vec<f32>]) -> Vec<f32> {
         if self.roots.is_empty() {
             return rows.iter().map(|r| self.score(r)).collect();
         }
-        let mut z = vec![self.b2; rows.len()];
-        for &root in &self.roots {
-            for (z, row) in z.iter_mut().zip(rows) {
-                *z += self.leaf_value(root, row);
+        let (n, width) = (rows.len(), self.features);
+        // Rows side by side; a feature a row lacks is 0.
+        let mut x = vec![0.0f32; n * width];
+        for (to, row) in x.chunks_exact_mut(width).zip(rows) {
+            for (to, &v) in to.iter_mut().zip(row) {
+                *to = if v.is_nan() { f32::INFINITY } else { v };
+            }
+        }
+        let flat = &self.flat[..];
+        let step = |at: u32, x: &[f32]| {
+            let node = flat[at as usize];
+            node.left + u32::from(!(x[node.feature as usize] <= node.threshold))
+        };
+        let mut z = vec![self.b2; n];
+        for tree in &self.roots {
+            let mut quads = x.chunks_exact(4 * width);
+            let mut zs = z.chunks_exact_mut(4);
+            for (z, x) in (&mut zs).zip(&mut quads) {
+                let (x0, rest) = x.split_at(width);
+                let (x1, rest) = rest.split_at(width);
+                let (x2, x3) = rest.split_at(width);
+                let (mut a, mut b, mut c, mut d) = (tree.root, tree.root, tree.root, tree.root);
+                for _ in 0..tree.depth {
+                    (a, b, c, d) = (step(a, x0), step(b, x1), step(c, x2), step(d, x3));
+                }
+                for (z, at) in z.iter_mut().zip([a, b, c, d]) {
+                    *z += flat[at as usize].value;
+                }
+            }
+            for (z, x) in zs
+                .into_remainder()
+                .iter_mut()
+                .zip(quads.remainder().chunks_exact(width))
+            {
+                let mut at = tree.root;
+                for _ in 0..tree.depth {
+                    at = step(at, x);
+                }
+                *z += flat[at as usize].value;
             }
         }
         z.into_iter().map(|z| 1.0 / (1.0 + (-z).exp())).collect()
@@ -381,8 +442,17 @@ impl Model {
     /// are the top-scoring set that maximises the page's expected F1 (the
     /// reference expected to hold Σ score·words), among those scoring at
     /// least `threshold`; otherwise every block scoring `threshold` or more.
-    pub fn choose(&self, rows: &[Vec<f32>], words: &[f64], eligible: &[bool]) -> Vec<usize> {
-        let p = self.score_all(rows);
+    pub fn choose(
+        &self,
+        rows: &[Vec<f32>],
+        words: &[f64],
+        eligible: &[bool],
+        path_keys: &[[u64; 3]],
+    ) -> Vec<usize> {
+        let mut p = self.score_all(rows);
+        if let Some(c) = &self.context {
+            p = c.score_all(&context_rows(rows, &p, words, eligible, path_keys));
+        }
         let n = p.len();
         let score: Vec<f64> = (0..n)
             .map(|i| {
@@ -417,6 +487,103 @@ impl Model {
         chosen.sort_unstable();
         chosen
     }
+}
+
+/// How many features [`context_rows`] adds to a block's own.
+pub const CONTEXT_FEATURES: usize = 17;
+
+/// A block's features followed by its first score and what the first
+/// scores say around it: its neighbours', its window's (±2, ±5), the
+/// page's best and word-weighted mean (of blocks that may be kept), the
+/// share of words in likely content, the word-weighted mean of the blocks
+/// with the same tag path, parent path and grandparent path (with their
+/// counts), and how far back and ahead the nearest likely content is.
+/// `scripts/train-extract.py` computes the same for training.
+pub fn context_rows(
+    rows: &[Vec<f32>],
+    p: &[f32],
+    words: &[f64],
+    eligible: &[bool],
+    path_keys: &[[u64; 3]],
+) -> Vec<Vec<f32>> {
+    let n = rows.len();
+    let s = |i: usize| f64::from(p[i]);
+    let t = |i: usize| words.get(i).copied().unwrap_or(0.0);
+    let e = |i: usize| {
+        if eligible.get(i).copied().unwrap_or(true) {
+            s(i)
+        } else {
+            0.0
+        }
+    };
+    let likely = |i: usize| e(i) >= 0.5;
+    let mut prefix = vec![0.0; n + 1];
+    for i in 0..n {
+        prefix[i + 1] = prefix[i] + s(i);
+    }
+    let window = |i: usize, k: usize| {
+        let (a, b) = (i.saturating_sub(k), (i + k + 1).min(n));
+        (prefix[b] - prefix[a]) / (b - a) as f64
+    };
+    let page_words: f64 = (0..n).map(t).sum::<f64>().max(1.0);
+    let best = (0..n).map(e).fold(0.0, f64::max);
+    let mean = (0..n).map(|i| e(i) * t(i)).sum::<f64>() / page_words;
+    let likely_share = (0..n).filter(|&i| likely(i)).map(t).sum::<f64>() / page_words;
+    // (Σ score·words, Σ words, count) per path, parent path, grandparent path.
+    let mut groups: [crate::fx::FxMap<u64, (f64, f64, f64)>; 3] = Default::default();
+    let key = |i: usize, g: usize| path_keys.get(i).map_or(0, |k| k[g]);
+    for (g, group) in groups.iter_mut().enumerate() {
+        group.reserve(n);
+        for i in 0..n {
+            let v = group.entry(key(i, g)).or_default();
+            *v = (v.0 + s(i) * t(i), v.1 + t(i), v.2 + 1.0);
+        }
+    }
+    let far = |d: usize| ((d.min(1000)) as f64).ln_1p();
+    let mut back = vec![1000; n];
+    let mut last = None;
+    for (i, d) in back.iter_mut().enumerate() {
+        if let Some(l) = last {
+            *d = i - l;
+        }
+        if likely(i) {
+            last = Some(i);
+        }
+    }
+    let mut ahead = vec![1000; n];
+    let mut next = None;
+    for i in (0..n).rev() {
+        if let Some(x) = next {
+            ahead[i] = x - i;
+        }
+        if likely(i) {
+            next = Some(i);
+        }
+    }
+    (0..n)
+        .map(|i| {
+            let mut r = rows[i].clone();
+            let mut c = vec![
+                s(i),
+                if i > 0 { s(i - 1) } else { 0.0 },
+                if i + 1 < n { s(i + 1) } else { 0.0 },
+                window(i, 2),
+                window(i, 5),
+                best,
+                s(i) / best.max(1e-6),
+                mean,
+                likely_share,
+            ];
+            for (g, group) in groups.iter().enumerate() {
+                let (st, tw, count) = group[&key(i, g)];
+                c.extend([st / tw.max(1.0), count.ln_1p()]);
+            }
+            c.extend([far(back[i]), far(ahead[i])]);
+            debug_assert_eq!(c.len(), CONTEXT_FEATURES);
+            r.extend(c.into_iter().map(|v| v as f32));
+            r
+        })
+        .collect()
 }
 
 fn load(name: &str, bundled: &str) -> Option<Model> {
@@ -460,7 +627,8 @@ mod tests {
             m.choose(
                 &[vec![0.0, 0.9], vec![0.0, 0.1]],
                 &[5.0, 5.0],
-                &[true, true]
+                &[true, true],
+                &[]
             ),
             vec![0]
         );
@@ -473,7 +641,7 @@ mod tests {
         let plain = Model::parse(&sure_or_not).unwrap();
         let rows = [vec![0.0, 0.9], vec![0.0, 0.1]];
         assert_eq!(
-            plain.choose(&rows, &[100.0, 100.0], &[true, true]),
+            plain.choose(&rows, &[100.0, 100.0], &[true, true], &[]),
             vec![0, 1]
         );
         let f1 = Model::parse(&sure_or_not.replace(
@@ -481,13 +649,19 @@ mod tests {
             r#""threshold":0.3,"expected_f1":true,"#,
         ))
         .unwrap();
-        assert_eq!(f1.choose(&rows, &[100.0, 100.0], &[true, true]), vec![0]);
+        assert_eq!(
+            f1.choose(&rows, &[100.0, 100.0], &[true, true], &[]),
+            vec![0]
+        );
         // A block that may not be kept is not, and does not count as reference.
         assert_eq!(
-            plain.choose(&rows, &[100.0, 100.0], &[false, true]),
+            plain.choose(&rows, &[100.0, 100.0], &[false, true], &[]),
             vec![1]
         );
-        assert_eq!(f1.choose(&rows, &[100.0, 100.0], &[false, true]), vec![1]);
+        assert_eq!(
+            f1.choose(&rows, &[100.0, 100.0], &[false, true], &[]),
+            vec![1]
+        );
         // A child pointing back at its parent (a loop) or past the tree, or
         // a feature the rows do not have: not loaded.
         assert!(Model::parse(&stump.replace(r#""left":[1,0,0]"#, r#""left":[0,0,0]"#)).is_none());
@@ -495,6 +669,21 @@ mod tests {
         assert!(
             Model::parse(&stump.replace(r#""feature":[1,0,0]"#, r#""feature":[5,0,0]"#)).is_none()
         );
+        // A context model rescores from the first scores around a block:
+        // here a block is content when the next block's first score (the
+        // feature after the block's own two, its score and the previous
+        // block's) is high, which the first model alone says of block 1.
+        let next_high = r#"{"features":19,"mean":[],"scale":[],"w2":[],"b2":0.0,"window_weight":0.0,"threshold":0.5,
+                "trees":[{"feature":[4,0,0],"threshold":[0.5,0,0],"left":[1,0,0],"right":[2,0,0],
+                          "leaf":[false,true,true],"value":[0,-2,2]}]}"#;
+        let stacked = stump.replacen('{', &format!(r#"{{"context":{next_high},"#), 1);
+        let rows = [vec![0.0, 0.1], vec![0.0, 0.9]];
+        let keys = [[1, 2, 3], [1, 2, 3]];
+        assert_eq!(m.choose(&rows, &[5.0, 5.0], &[true, true], &keys), vec![1]);
+        let m2 = Model::parse(&stacked).unwrap();
+        assert_eq!(m2.choose(&rows, &[5.0, 5.0], &[true, true], &keys), vec![0]);
+        // A context model must read every feature context_rows makes.
+        assert!(Model::parse(&stacked.replacen("19", "18", 1)).is_none());
         // The shipped weights load.
         assert!(Model::parse(include_str!("../weights/auto.json")).is_some());
         assert!(Model::parse(include_str!("../weights/lines.json")).is_some());

@@ -16,6 +16,9 @@ pub struct Node {
     pub prose: f64,
     /// Whether the element's own tag, id or classes mark it as page chrome.
     pub chrome: bool,
+    /// A hash of the element's tag path (its labels from the root):
+    /// elements at the same path (list items, a forum's posts) share it.
+    pub path_key: u64,
 }
 
 pub struct Tree {
@@ -205,6 +208,7 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
                 chrome_tag: matches!(tag, "nav" | "footer" | "aside"),
                 form: tag == "form",
             });
+            let above_key = above.map_or(0, |a| nodes[a].path_key);
             parent.push(above);
             above = Some(nodes.len());
             nodes.push(Node {
@@ -213,6 +217,10 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
                 words: 0.0,
                 prose: 0.0,
                 chrome,
+                path_key: gleaner_core::util::fnv1a64_parts(&[
+                    &above_key.to_le_bytes(),
+                    label.as_bytes(),
+                ]),
             });
             chain_nodes.push(nodes.len() - 1);
         }
@@ -260,6 +268,17 @@ impl Tree {
     pub fn chain(&self, block: usize) -> &[usize] {
         let start = block.checked_sub(1).map_or(0, |p| self.chain_ends[p]);
         &self.chain_nodes[start..self.chain_ends[block]]
+    }
+
+    /// The path keys of a block's element, its parent and its grandparent
+    /// (an element with none above stands in for its own parent).
+    pub fn path_keys(&self, block: usize) -> [u64; 3] {
+        let c = self.chain(block);
+        let at = |up: usize| {
+            let j = c.len().checked_sub(1 + up.min(c.len().saturating_sub(1)));
+            j.map_or(0, |j| self.nodes[c[j]].path_key)
+        };
+        [at(0), at(1), at(2)]
     }
 
     /// The marks of a block's innermost element (which include its ancestors').
