@@ -114,7 +114,8 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
         let text = b.text.trim_end();
         let ends = text.ends_with(['.', '!', '?', '。', '！', '？', ':', ';']);
         let commas = b.text.matches([',', '，', '、']).count() as f64;
-        let mut r = vec![
+        let mut r: Vec<f64> = Vec::with_capacity(N_AUTO);
+        r.extend([
             lw[i],
             x.words / max_words,
             x.link_density,
@@ -133,7 +134,7 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
             if i > 0 { lw[i - 1] } else { 0.0 },
             if i + 1 < n { lw[i + 1] } else { 0.0 },
             s.tree.chain(i).len() as f64 / 30.0,
-        ];
+        ]);
         debug_assert_eq!(r.len(), N_LINE);
         let chain = s.tree.chain(i);
         let marks = s.tree.marks_of(i);
@@ -363,7 +364,7 @@ impl Model {
 
     pub fn score(&self, row: &[f32]) -> f32 {
         if !self.roots.is_empty() {
-            return self.score_all(&[row.to_vec()])[0];
+            return self.score_all(&[row])[0];
         }
         let x: Vec<f32> = (0..self.features)
             .map(|j| (row[j] - self.mean[j]) / self.scale[j])
@@ -388,7 +389,7 @@ impl Model {
     // `!(x <= t)`, not `x > t`: a NaN would go right, as it always has
     // here; rows hold it as +∞, which goes right too and stays at a leaf.
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
-    fn score_all(&self, rows: &[Vec<f32>]) -> Vec<f32> {
+    fn score_all(&self, rows: &[&[f32]]) -> Vec<f32> {
         if self.roots.is_empty() {
             return rows.iter().map(|r| self.score(r)).collect();
         }
@@ -396,7 +397,7 @@ impl Model {
         // Rows side by side; a feature a row lacks is 0.
         let mut x = vec![0.0f32; n * width];
         for (to, row) in x.chunks_exact_mut(width).zip(rows) {
-            for (to, &v) in to.iter_mut().zip(row) {
+            for (to, &v) in to.iter_mut().zip(*row) {
                 *to = if v.is_nan() { f32::INFINITY } else { v };
             }
         }
@@ -449,11 +450,21 @@ impl Model {
         eligible: &[bool],
         path_keys: &[[u64; 3]],
     ) -> Vec<usize> {
-        let mut p = self.score_all(rows);
+        let n = rows.len();
+        let all: Vec<&[f32]> = rows.iter().map(|r| &r[..]).collect();
+        let mut p = self.score_all(&all);
         if let Some(c) = &self.context {
-            p = c.score_all(&context_rows(rows, &p, words, eligible, path_keys));
+            // Only blocks that may be kept are rescored (the others keep
+            // their first score, which only the window below reads).
+            let kept: Vec<usize> = (0..n)
+                .filter(|&i| eligible.get(i).copied().unwrap_or(true))
+                .collect();
+            let context = context_rows(rows, &p, words, eligible, path_keys, &kept);
+            let context: Vec<&[f32]> = context.iter().map(|r| &r[..]).collect();
+            for (&i, s) in kept.iter().zip(c.score_all(&context)) {
+                p[i] = s;
+            }
         }
-        let n = p.len();
         let score: Vec<f64> = (0..n)
             .map(|i| {
                 let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
@@ -494,17 +505,20 @@ pub const CONTEXT_FEATURES: usize = 17;
 
 /// A block's features followed by its first score and what the first
 /// scores say around it: its neighbours', its window's (±2, ±5), the
-/// page's best and word-weighted mean (of blocks that may be kept), the
-/// share of words in likely content, the word-weighted mean of the blocks
-/// with the same tag path, parent path and grandparent path (with their
-/// counts), and how far back and ahead the nearest likely content is.
-/// `scripts/train-extract.py` computes the same for training.
-pub fn context_rows(
+/// page's best and word-weighted mean, the share of words in likely
+/// content, the word-weighted mean of the blocks with the same tag path,
+/// parent path and grandparent path (with their counts), and how far back
+/// and ahead the nearest likely content is. The page's best, mean, likely
+/// share and distances count only blocks that may be kept; only the rows
+/// of the blocks `of` are made. `scripts/train-extract.py` computes the
+/// same for training.
+fn context_rows(
     rows: &[Vec<f32>],
     p: &[f32],
     words: &[f64],
     eligible: &[bool],
     path_keys: &[[u64; 3]],
+    of: &[usize],
 ) -> Vec<Vec<f32>> {
     let n = rows.len();
     let s = |i: usize| f64::from(p[i]);
@@ -560,27 +574,28 @@ pub fn context_rows(
             next = Some(i);
         }
     }
-    (0..n)
-        .map(|i| {
-            let mut r = rows[i].clone();
-            let mut c = vec![
-                s(i),
-                if i > 0 { s(i - 1) } else { 0.0 },
-                if i + 1 < n { s(i + 1) } else { 0.0 },
-                window(i, 2),
-                window(i, 5),
-                best,
-                s(i) / best.max(1e-6),
-                mean,
-                likely_share,
-            ];
+    of.iter()
+        .map(|&i| {
+            let mut r = Vec::with_capacity(rows[i].len() + CONTEXT_FEATURES);
+            r.extend_from_slice(&rows[i]);
+            let mut push = |v: f64| r.push(v as f32);
+            push(s(i));
+            push(if i > 0 { s(i - 1) } else { 0.0 });
+            push(if i + 1 < n { s(i + 1) } else { 0.0 });
+            push(window(i, 2));
+            push(window(i, 5));
+            push(best);
+            push(s(i) / best.max(1e-6));
+            push(mean);
+            push(likely_share);
             for (g, group) in groups.iter().enumerate() {
                 let (st, tw, count) = group[&key(i, g)];
-                c.extend([st / tw.max(1.0), count.ln_1p()]);
+                push(st / tw.max(1.0));
+                push(count.ln_1p());
             }
-            c.extend([far(back[i]), far(ahead[i])]);
-            debug_assert_eq!(c.len(), CONTEXT_FEATURES);
-            r.extend(c.into_iter().map(|v| v as f32));
+            push(far(back[i]));
+            push(far(ahead[i]));
+            debug_assert_eq!(r.len(), rows[i].len() + CONTEXT_FEATURES);
             r
         })
         .collect()
