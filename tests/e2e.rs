@@ -60,7 +60,11 @@ type Log = Arc<Mutex<Vec<String>>>;
 
 async fn serve_file(State(log): State<Log>, uri: Uri) -> Response {
     let path = uri.path().to_string();
-    log.lock().unwrap().push(path.clone());
+    let served = {
+        let mut log = log.lock().unwrap();
+        log.push(path.clone());
+        log.len()
+    };
     let rel = if path == "/" {
         "index.html".to_string()
     } else {
@@ -68,10 +72,13 @@ async fn serve_file(State(log): State<Log>, uri: Uri) -> Response {
     };
     let file = site_dir().join(&rel);
     match (rel.contains(".."), std::fs::read(&file)) {
-        (false, Ok(bytes)) => {
+        (false, Ok(mut bytes)) => {
             let ct = if rel.ends_with(".txt") {
                 "text/plain"
             } else {
+                // Each response differs, as on most real sites, so that a
+                // recrawl is not skipped as an unchanged body.
+                bytes.extend(format!("<!-- response {served} -->").as_bytes());
                 "text/html; charset=utf-8"
             };
             Response::builder()
