@@ -123,6 +123,7 @@ def train_stacked(X, y, w, n, pages, domains, page, folds=5):
 
 
 def score_hgb(model, X):
+    """Probabilities from an exported model's trees (as the Rust side scores them)."""
     raw = np.full(len(X), model["b2"])
     for t in model["trees"]:
         f, th, l, r, leaf, v = (np.asarray(t[k]) for k in ("feature", "threshold", "left", "right", "leaf", "value"))
@@ -222,7 +223,7 @@ def main():
             test = set(all_pages[i] for i in te_pages)
             tr = np.array([p not in test for p in pages])
             if extractor == "auto" and MODEL == "hgb":
-                sub = {k: v[tr] for k, v in page.items()}
+                sub = {name: v[tr] for name, v in page.items()}
                 base = train_stacked(X[tr], y[tr], w[tr], n, pages[tr], domains[tr], sub)
             else:
                 base = train(X[tr], y[tr], w[tr], n)

@@ -443,6 +443,8 @@ impl Model {
     /// are the top-scoring set that maximises the page's expected F1 (the
     /// reference expected to hold Σ score·words), among those scoring at
     /// least `threshold`; otherwise every block scoring `threshold` or more.
+    /// `path_keys` ([`crate::tree::Tree::path_keys`]) group blocks for the
+    /// context model.
     pub fn choose(
         &self,
         rows: &[Vec<f32>],
