@@ -224,8 +224,7 @@ pub struct RegressionTree {
 /// One node of the trees laid out flat: an inner node's children sit side
 /// by side at `left` and `left + 1`, so a step is an add, not a branch. A
 /// leaf is its own left child with an infinite threshold, so a row that
-/// reaches it stays there: every row takes the tree's depth in steps, and
-/// rows walk a tree side by side without a branch on where they are.
+/// reaches it stays there: a walk ends when a step stays put.
 #[derive(Debug, Clone, Copy)]
 struct FlatNode {
     feature: u32,
@@ -234,17 +233,10 @@ struct FlatNode {
     value: f32,
 }
 
-/// A tree of the flat layout: its root and how many steps reach any leaf.
-#[derive(Debug, Clone, Copy)]
-struct FlatTree {
-    root: u32,
-    depth: u32,
-}
-
 /// Every tree's nodes in one array (and each tree's root), checked once
 /// at load; `None` when a tree is malformed (an index out of range, a
 /// child before its parent, or a shape that would copy out of bounds).
-fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, Vec<FlatTree>)> {
+fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, Vec<u32>)> {
     const MAX_NODES: usize = 1 << 20;
     if features == 0 {
         return None;
@@ -272,17 +264,16 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
             value,
         };
         let root = nodes.len();
+        roots.push(root as u32);
         nodes.push(leaf(root, 0.0));
-        let mut depth = 0;
         // Breadth first, giving each inner node's children two new slots.
-        let mut queue = std::collections::VecDeque::from([(0usize, root, 0u32)]);
-        while let Some((i, slot, d)) = queue.pop_front() {
+        let mut queue = std::collections::VecDeque::from([(0usize, root)]);
+        while let Some((i, slot)) = queue.pop_front() {
             if t.leaf[i] {
                 nodes[slot] = leaf(slot, t.value[i]);
-                depth = depth.max(d);
                 continue;
             }
-            // Children come after their parent, so a tree has no loops.
+            // Children come after their parent, so walks always end.
             let (l, r) = (t.left[i], t.right[i]);
             if t.feature[i] >= features || l <= i || r <= i || l >= n || r >= n {
                 return None;
@@ -298,12 +289,8 @@ fn flatten(trees: &[RegressionTree], features: usize) -> Option<(Vec<FlatNode>, 
                 value: 0.0,
             };
             nodes.extend([leaf(at, 0.0), leaf(at + 1, 0.0)]);
-            queue.extend([(l, at, d + 1), (r, at + 1, d + 1)]);
+            queue.extend([(l, at), (r, at + 1)]);
         }
-        roots.push(FlatTree {
-            root: root as u32,
-            depth,
-        });
     }
     Some((nodes, roots))
 }
@@ -339,7 +326,7 @@ pub struct Model {
     #[serde(skip)]
     flat: Vec<FlatNode>,
     #[serde(skip)]
-    roots: Vec<FlatTree>,
+    roots: Vec<u32>,
 }
 
 impl Model {
@@ -383,9 +370,8 @@ impl Model {
     }
 
     /// Every row's probability. Trees outermost, so each tree's few nodes
-    /// stay in cache while the rows go by; four rows walk a tree side by
-    /// side, their steps independent, so the processor overlaps them. A
-    /// row goes left when its feature is at most the threshold.
+    /// stay in cache while the rows go by. A row goes left when its feature
+    /// is at most the threshold.
     // `!(x <= t)`, not `x > t`: a NaN would go right, as it always has
     // here; rows hold it as +∞, which goes right too and stays at a leaf.
     #[allow(clippy::neg_cmp_op_on_partial_ord)]
@@ -407,29 +393,15 @@ impl Model {
             node.left + u32::from(!(x[node.feature as usize] <= node.threshold))
         };
         let mut z = vec![self.b2; n];
-        for tree in &self.roots {
-            let mut quads = x.chunks_exact(4 * width);
-            let mut zs = z.chunks_exact_mut(4);
-            for (z, x) in (&mut zs).zip(&mut quads) {
-                let (x0, rest) = x.split_at(width);
-                let (x1, rest) = rest.split_at(width);
-                let (x2, x3) = rest.split_at(width);
-                let (mut a, mut b, mut c, mut d) = (tree.root, tree.root, tree.root, tree.root);
-                for _ in 0..tree.depth {
-                    (a, b, c, d) = (step(a, x0), step(b, x1), step(c, x2), step(d, x3));
-                }
-                for (z, at) in z.iter_mut().zip([a, b, c, d]) {
-                    *z += flat[at as usize].value;
-                }
-            }
-            for (z, x) in zs
-                .into_remainder()
-                .iter_mut()
-                .zip(quads.remainder().chunks_exact(width))
-            {
-                let mut at = tree.root;
-                for _ in 0..tree.depth {
-                    at = step(at, x);
+        for &root in &self.roots {
+            for (z, x) in z.iter_mut().zip(x.chunks_exact(width)) {
+                let mut at = root;
+                loop {
+                    let next = step(at, x);
+                    if next == at {
+                        break;
+                    }
+                    at = next;
                 }
                 *z += flat[at as usize].value;
             }
