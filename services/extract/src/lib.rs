@@ -364,7 +364,11 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             let chosen = match model {
                 Some(m) => {
                     let words: Vec<f64> = f.iter().map(|x| x.words).collect();
-                    let keys: Vec<[u64; 3]> = (0..f.len()).map(|i| tree.path_keys(i)).collect();
+                    // Path groups are read only by a context model.
+                    let keys: Vec<[u64; 3]> = match m.context {
+                        Some(_) => (0..f.len()).map(|i| tree.path_keys(i)).collect(),
+                        None => Vec::new(),
+                    };
                     m.choose(&lines::features(blocks, &f, &s), &words, &eligible, &keys)
                 }
                 None => heuristic(blocks, &f, &s),

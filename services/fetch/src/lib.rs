@@ -1570,6 +1570,7 @@ impl FetchStage {
         let body = fetched
             .page
             .as_ref()
+            .filter(|_| scheduled.is_some())
             .map(|p| format!("{:016x}", gleaner_core::util::fnv1a64(p.html.as_bytes())));
         // A recrawl from a server without validators that returns the same
         // body is as unchanged as a 304.
