@@ -124,6 +124,16 @@ fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
     path
 }
 
+/// The summary a `gleaner run` that must have succeeded left in `data`.
+fn run_summary(out: &std::process::Output, data: &Path) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap()
+}
+
 fn search(cfg: &Path, data: &Path, query: &str) -> Vec<serde_json::Value> {
     let out = Command::new(GLEANER)
         .args(["search", "--json", "--limit", "20", "--config"])
@@ -282,8 +292,7 @@ async fn embedded_run_end_to_end() {
             && stdout.contains("indexed")
     );
 
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let summary = run_summary(&out, &data);
     let outcome = Outcome {
         produced: serde_json::from_value(summary["produced"].clone()).unwrap(),
         articles: read_jsonl(&data.join("articles.jsonl")),
@@ -313,13 +322,7 @@ async fn embedded_run_can_summarize_before_dedup() {
     .unwrap();
     let data = tmp.path().join("data");
     let out = run_on_site(&cfg, &data, &base).await;
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let summary = run_summary(&out, &data);
     let n = |t: &str| summary["produced"][t].as_u64().unwrap_or(0);
     assert_eq!(n("summarized"), n("articles"), "{summary}");
     assert_eq!(n("duplicates"), 1, "{summary}");
@@ -379,13 +382,7 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
     let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
         .await
         .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let summary: serde_json::Value =
-        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let summary = run_summary(&out, &data);
     assert!(
         summary["produced"]["pages"].as_u64().unwrap() >= 3,
         "{summary}"

@@ -650,10 +650,7 @@ async fn fetch_schedules_recrawls() {
     )
     .await;
     let state = tempfile::tempdir().unwrap();
-    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
-        .unwrap()
-        .with_state(state.path())
-        .unwrap();
+    let mut f = stateful_fetch(state.path());
     let s = Seed {
         url: format!("{base}/"),
         depth: Some(1),
@@ -688,16 +685,39 @@ async fn fetch_schedules_recrawls() {
     assert_eq!(requests, 2);
     f.close().await.unwrap();
     drop(f);
-    let mut restarted = gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
-        .unwrap()
-        .with_state(state.path())
-        .unwrap();
+    let mut restarted = stateful_fetch(state.path());
     tokio::time::sleep(Duration::from_millis(2100)).await;
     assert_eq!(
         restarted.tick().await.len(),
         1,
         "the schedule survived the restart"
     );
+}
+
+/// A fetch stage keeping its state (seen set, schedule) in `dir`.
+fn stateful_fetch(dir: &std::path::Path) -> gleaner_fetch::FetchStage {
+    gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
+        .unwrap()
+        .with_state(dir)
+        .unwrap()
+}
+
+fn pages_in(outs: &[Output]) -> usize {
+    outs.iter().filter(|o| o.topic == Topic::Pages).count()
+}
+
+/// A stateful fetch stage that has fetched `base`/ once, scheduled to be
+/// recrawled every second.
+async fn scheduled_fetch(dir: &std::path::Path, base: &str) -> gleaner_fetch::FetchStage {
+    let mut f = stateful_fetch(dir);
+    let s = Seed {
+        url: format!("{base}/"),
+        depth: Some(0),
+        every_secs: Some(1),
+        ..Seed::default()
+    };
+    assert_eq!(pages_in(&f.handle(&seed_input(&s)).await.unwrap()), 1);
+    f
 }
 
 /// Waits for a recrawl every second to fall due, and fetches it.
@@ -754,21 +774,7 @@ async fn fetch_recrawls_conditionally() {
     )
     .await;
     let state = tempfile::tempdir().unwrap();
-    let open = || {
-        gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
-            .unwrap()
-            .with_state(state.path())
-            .unwrap()
-    };
-    let mut f = open();
-    let s = Seed {
-        url: format!("{base}/"),
-        depth: Some(0),
-        every_secs: Some(1),
-        ..Seed::default()
-    };
-    let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::Pages).count();
-    assert_eq!(pages(&f.handle(&seed_input(&s)).await.unwrap()), 1);
+    let mut f = scheduled_fetch(state.path(), &base).await;
     // Unchanged: a 304, nothing downstream, no dead letter.
     let outs = due_again(&mut f).await.expect("a 304 is no error");
     assert_eq!(outs.len(), 0, "an unchanged page goes no further");
@@ -777,12 +783,12 @@ async fn fetch_recrawls_conditionally() {
     // Changed: the page goes on.
     version.store(2, Ordering::SeqCst);
     let outs = due_again(&mut f).await.unwrap();
-    assert_eq!(pages(&outs), 1);
+    assert_eq!(pages_in(&outs), 1);
     assert!(page_of(&outs).html.contains("v2"));
     f.close().await.unwrap();
     drop(f);
     // The new validators survived a restart: unchanged again, a 304.
-    let mut f = open();
+    let mut f = stateful_fetch(state.path());
     let outs = due_again(&mut f).await.unwrap();
     assert_eq!(outs.len(), 0);
     assert_eq!(conditional.load(Ordering::SeqCst), 3);
@@ -805,32 +811,18 @@ async fn fetch_recrawls_skip_an_unchanged_body() {
     )
     .await;
     let state = tempfile::tempdir().unwrap();
-    let open = || {
-        gleaner_fetch::FetchStage::new(&fetch_cfg(), true)
-            .unwrap()
-            .with_state(state.path())
-            .unwrap()
-    };
-    let mut f = open();
-    let s = Seed {
-        url: format!("{base}/"),
-        depth: Some(0),
-        every_secs: Some(1),
-        ..Seed::default()
-    };
-    let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::Pages).count();
-    assert_eq!(pages(&f.handle(&seed_input(&s)).await.unwrap()), 1);
+    let mut f = scheduled_fetch(state.path(), &base).await;
     let outs = due_again(&mut f)
         .await
         .expect("an unchanged body is no error");
     assert_eq!(outs.len(), 0, "the same body goes no further");
     version.store(2, Ordering::SeqCst);
     let outs = due_again(&mut f).await.unwrap();
-    assert_eq!(pages(&outs), 1, "a changed body goes on");
+    assert_eq!(pages_in(&outs), 1, "a changed body goes on");
     assert!(page_of(&outs).html.contains("version 2"));
     f.close().await.unwrap();
     drop(f);
-    let mut f = open();
+    let mut f = stateful_fetch(state.path());
     assert_eq!(due_again(&mut f).await.unwrap().len(), 0);
 }
 
