@@ -416,6 +416,12 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if tag == "a" && s.dropped_depth == 0 {
                     s.link_count += 1;
                 }
+                // The rewriter's output is thrown away: removing the
+                // outermost element stops lol_html serialising every token
+                // inside it, while its handlers still see them all.
+                if s.stack.is_empty() {
+                    el.remove();
+                }
                 let (id, class) = id_and_class(el, html);
                 let serial = s.push(tag, id.as_deref(), class.as_deref());
                 drop(s);
@@ -770,6 +776,17 @@ mod tests {
                 "body/div#main.story.wide.xy/p",
             ]
         );
+    }
+
+    #[test]
+    fn fragments_with_several_top_level_elements_keep_all_text() {
+        // Each top-level element is removed from the (discarded) output;
+        // its handlers must still see everything inside it.
+        let html = "lead <p>One <i>two</i></p> mid <div><p>Three</p>four</div><br>tail";
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, vec!["lead", "One two", "mid", "Three", "four", "tail"]);
+        assert_eq!(blocks[3].path, "div/p");
     }
 
     #[test]
