@@ -785,7 +785,10 @@ mod tests {
         let html = "lead <p>One <i>two</i></p> mid <div><p>Three</p>four</div><br>tail";
         let (_, _, blocks) = clean_html(html).unwrap();
         let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
-        assert_eq!(texts, vec!["lead", "One two", "mid", "Three", "four", "tail"]);
+        assert_eq!(
+            texts,
+            vec!["lead", "One two", "mid", "Three", "four", "tail"]
+        );
         assert_eq!(blocks[3].path, "div/p");
     }
 
