@@ -27,7 +27,7 @@ from sklearn.neural_network import MLPClassifier
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..")
 GLEANER = os.path.join(ROOT, "target", "release", "gleaner")
-N_LINE, N_AUTO = 18, 48
+N_LINE, N_AUTO = 18, 50
 HIDDEN = 16
 # (window weight, threshold, expected F1) tried on the cross-validation
 # folds; the best one's score is reported (chosen on the same folds). With

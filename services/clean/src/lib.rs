@@ -1,7 +1,8 @@
 //! The clean stage: streams a page's HTML through lol_html, drops what is
 //! never content (script, style, noscript, template, svg, comments, ...), and
 //! emits the title, page metadata and the ordered text blocks with their
-//! features (tag path, text length, link text, links, images, markup bytes).
+//! features (tag path, text length, link text, links, images, markup bytes,
+//! hidden text, chrome ARIA roles).
 
 mod entities;
 
@@ -138,6 +139,8 @@ struct Open {
     path_len: usize,
     dropped: bool,
     link: bool,
+    hidden: bool,
+    chrome_role: bool,
 }
 
 #[derive(Default)]
@@ -152,6 +155,8 @@ struct State {
     noscript_depth: usize,
     noscript_raw: String,
     link_depth: usize,
+    hidden_depth: usize,
+    chrome_role_depth: usize,
     in_title: bool,
     title_raw: String,
     ld_json: Vec<String>,
@@ -159,6 +164,10 @@ struct State {
     // The block being filled.
     raw: String,
     link_raw: String,
+    /// Bytes of `raw` that came from hidden elements.
+    hidden_raw_bytes: usize,
+    /// Whether any of the block's text was inside a chrome role.
+    chrome_role: bool,
     link_count: u32,
     image_count: u32,
     markup_bytes: u32,
@@ -188,17 +197,24 @@ impl State {
         if self.raw.bytes().all(|b| b.is_ascii_whitespace()) {
             self.raw.clear();
             self.link_raw.clear();
+            self.hidden_raw_bytes = 0;
+            self.chrome_role = false;
             self.link_count = 0;
             self.image_count = 0;
             self.markup_bytes = 0;
             return;
         }
         let text = collapse(&decode_entities(&self.raw));
+        // The hidden share of the raw text, in characters of the clean one.
+        let hidden_share = self.hidden_raw_bytes as f64 / self.raw.len().max(1) as f64;
         self.raw.clear();
         if !text.is_empty() && self.blocks.len() < MAX_BLOCKS {
             let link_text = collapse(&decode_entities(&self.link_raw));
+            let text_len = text.chars().count() as u32;
             self.blocks.push(Block {
-                text_len: text.chars().count() as u32,
+                hidden_len: (f64::from(text_len) * hidden_share).round() as u32,
+                chrome_role: self.chrome_role,
+                text_len,
                 link_text_len: link_text.chars().count() as u32,
                 text,
                 path: self.path(),
@@ -210,18 +226,23 @@ impl State {
             });
         }
         self.link_raw.clear();
+        self.hidden_raw_bytes = 0;
+        self.chrome_role = false;
         self.link_count = 0;
         self.image_count = 0;
         self.markup_bytes = 0;
     }
 
-    fn push(&mut self, tag: String, id: Option<&str>, class: Option<&str>) -> u64 {
+    fn push(&mut self, tag: String, a: &Attrs) -> u64 {
+        let (id, class) = (a.id.as_deref(), a.class.as_deref());
         self.serial += 1;
         let dropped = is_dropped(&tag);
         let link = tag == "a";
         self.dropped_depth += usize::from(dropped);
         self.noscript_depth += usize::from(tag == "noscript");
         self.link_depth += usize::from(link);
+        self.hidden_depth += usize::from(a.hidden);
+        self.chrome_role_depth += usize::from(a.chrome_role);
         let path_len = self.path.len();
         if !self.stack.is_empty() {
             self.path.push('/');
@@ -233,6 +254,8 @@ impl State {
             path_len,
             dropped,
             link,
+            hidden: a.hidden,
+            chrome_role: a.chrome_role,
         });
         self.serial
     }
@@ -246,6 +269,8 @@ impl State {
                 self.dropped_depth -= usize::from(o.dropped);
                 self.noscript_depth -= usize::from(o.tag == "noscript");
                 self.link_depth -= usize::from(o.link);
+                self.hidden_depth -= usize::from(o.hidden);
+                self.chrome_role_depth -= usize::from(o.chrome_role);
             }
         }
     }
@@ -310,15 +335,64 @@ fn collapse(s: &str) -> String {
     out
 }
 
-/// An element's `id` and `class` values as written (entities and all, as
-/// `get_attribute` gives them), sliced from the page by the attributes'
-/// source locations: one pass over the attributes and no allocation, where
-/// each `get_attribute` call lowercases the name and copies the value.
-fn id_and_class<'a>(
-    el: &lol_html::html_content::Element,
-    html: &'a str,
-) -> (Option<Cow<'a, str>>, Option<Cow<'a, str>>) {
-    let (mut id, mut class) = (None, None);
+/// What an element's attributes tell clean: its `id` and `class` as
+/// written (entities and all, as `get_attribute` gives them), and whether
+/// the page hides it or gives it a chrome ARIA role.
+#[derive(Default)]
+struct Attrs<'a> {
+    id: Option<Cow<'a, str>>,
+    class: Option<Cow<'a, str>>,
+    hidden: bool,
+    chrome_role: bool,
+}
+
+/// ARIA roles of page chrome: landmarks around the content, and dialogs
+/// and menus that float over it.
+fn is_chrome_role(role: &str) -> bool {
+    role.split_ascii_whitespace().next().is_some_and(|r| {
+        [
+            "navigation",
+            "banner",
+            "contentinfo",
+            "complementary",
+            "search",
+            "menu",
+            "menubar",
+            "dialog",
+            "alertdialog",
+            "tooltip",
+        ]
+        .iter()
+        .any(|c| r.eq_ignore_ascii_case(c))
+    })
+}
+
+/// Whether an inline style hides the element.
+fn style_hides(style: &str) -> bool {
+    // Most styles say neither word: no copy for them.
+    let says = |w: &[u8]| {
+        style
+            .as_bytes()
+            .windows(w.len())
+            .any(|x| x.eq_ignore_ascii_case(w))
+    };
+    if !says(b"none") && !says(b"hidden") {
+        return false;
+    }
+    let compact: String = style
+        .chars()
+        .filter(|c| !c.is_whitespace())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
+    compact.contains("display:none") || compact.contains("visibility:hidden")
+}
+
+/// An element's [`Attrs`], with values sliced from the page by the
+/// attributes' source locations: one pass over the attributes and no
+/// allocation, where each `get_attribute` call lowercases the name and
+/// copies the value.
+fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) -> Attrs<'a> {
+    let mut out = Attrs::default();
     for a in el.attributes() {
         let located = a
             .name_source_location()
@@ -328,13 +402,21 @@ fn id_and_class<'a>(
             Some((n, v)) => (Cow::Borrowed(n), Cow::Borrowed(v)),
             None => (Cow::Owned(a.name()), Cow::Owned(a.value())),
         };
-        if id.is_none() && name.eq_ignore_ascii_case("id") {
-            id = Some(value);
-        } else if class.is_none() && name.eq_ignore_ascii_case("class") {
-            class = Some(value);
+        if out.id.is_none() && name.eq_ignore_ascii_case("id") {
+            out.id = Some(value);
+        } else if out.class.is_none() && name.eq_ignore_ascii_case("class") {
+            out.class = Some(value);
+        } else if name.eq_ignore_ascii_case("hidden") {
+            out.hidden = true;
+        } else if name.eq_ignore_ascii_case("aria-hidden") {
+            out.hidden |= value.trim().eq_ignore_ascii_case("true");
+        } else if name.eq_ignore_ascii_case("style") {
+            out.hidden |= style_hides(&value);
+        } else if name.eq_ignore_ascii_case("role") {
+            out.chrome_role = is_chrome_role(&value);
         }
     }
-    (id, class)
+    out
 }
 
 /// Appends an element's label in a tag path, `tag#id.class1.class2.class3`, with
@@ -422,8 +504,8 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if s.stack.is_empty() {
                     el.remove();
                 }
-                let (id, class) = id_and_class(el, html);
-                let serial = s.push(tag, id.as_deref(), class.as_deref());
+                let attrs = attrs_of(el, html);
+                let serial = s.push(tag, &attrs);
                 drop(s);
                 let s_end = s_el.clone();
                 el.on_end_tag(Box::new(move |_end| {
@@ -467,6 +549,10 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     return Ok(());
                 }
                 s.raw.push_str(chunk);
+                if s.hidden_depth > 0 {
+                    s.hidden_raw_bytes += chunk.len();
+                }
+                s.chrome_role |= s.chrome_role_depth > 0;
                 if s.link_depth > 0 {
                     s.link_raw.push_str(chunk);
                 }
@@ -790,6 +876,32 @@ mod tests {
             vec!["lead", "One two", "mid", "Three", "four", "tail"]
         );
         assert_eq!(blocks[3].path, "div/p");
+    }
+
+    #[test]
+    fn blocks_know_hidden_text_and_chrome_roles() {
+        let html = r#"<body><div role="Navigation"><p>Home News</p></div>
+            <p>Shown <span aria-hidden="true">icon</span> text</p>
+            <p hidden>All hidden</p><div style="DISPLAY: none">Gone</div>
+            <p style="visibility:hidden">Also gone</p><p aria-hidden="false">Seen</p>
+            <main role="main"><p>Body</p></main></body>"#;
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let got: Vec<(&str, u32, u32, bool)> = blocks
+            .iter()
+            .map(|b| (b.text.as_str(), b.hidden_len, b.text_len, b.chrome_role))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Home News", 0, 9, true),
+                ("Shown icon text", 4, 15, false),
+                ("All hidden", 10, 10, false),
+                ("Gone", 4, 4, false),
+                ("Also gone", 9, 9, false),
+                ("Seen", 0, 4, false),
+                ("Body", 0, 4, false),
+            ]
+        );
     }
 
     #[test]

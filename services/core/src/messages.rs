@@ -127,6 +127,14 @@ pub struct Block {
     pub image_count: u32,
     /// Bytes of markup (tags) that belonged to this block.
     pub markup_bytes: u32,
+    /// Characters of text inside elements the page hides (`hidden`,
+    /// `aria-hidden="true"`, `display:none` or `visibility:hidden` inline).
+    #[serde(default)]
+    pub hidden_len: u32,
+    /// Inside an element whose ARIA role is page chrome (navigation,
+    /// banner, contentinfo, complementary, search, menu, dialog, ...).
+    #[serde(default)]
+    pub chrome_role: bool,
 }
 
 /// Page metadata found in the markup.

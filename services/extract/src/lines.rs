@@ -21,7 +21,7 @@ use std::sync::OnceLock;
 /// Number of line features (the `lines` model sees only these).
 pub const N_LINE: usize = 18;
 /// Number of features of the `auto` model.
-pub const N_AUTO: usize = 48;
+pub const N_AUTO: usize = 50;
 
 /// What the other methods found on the page.
 pub struct Signals<'a> {
@@ -202,6 +202,9 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
             f64::from(u8::from(matches!(tag, "figcaption" | "caption"))),
             f64::from(u8::from(marks.form)),
             f64::from(u8::from(repeats.get(text).is_some_and(|&c| c > 1))),
+            // What the page itself says it does not show, or shows as chrome.
+            f64::from(b.hidden_len.min(b.text_len)) / f64::from(b.text_len.max(1)),
+            f64::from(u8::from(b.chrome_role)),
         ]);
         debug_assert_eq!(r.len(), N_AUTO);
         rows.push(r.into_iter().map(|v| v as f32).collect());
@@ -433,7 +436,7 @@ impl Model {
             let kept: Vec<usize> = (0..n)
                 .filter(|&i| eligible.get(i).copied().unwrap_or(true))
                 .collect();
-            let context = context_rows(rows, &p, words, eligible, path_keys, &kept);
+            let context = context_rows(rows, self.features, &p, words, eligible, path_keys, &kept);
             let context: Vec<&[f32]> = context.iter().map(|r| &r[..]).collect();
             for (&i, s) in kept.iter().zip(c.score_all(&context)) {
                 p[i] = s;
@@ -488,6 +491,7 @@ pub const CONTEXT_FEATURES: usize = 17;
 /// same for training.
 fn context_rows(
     rows: &[Vec<f32>],
+    width: usize,
     p: &[f32],
     words: &[f64],
     eligible: &[bool],
@@ -550,8 +554,10 @@ fn context_rows(
     }
     of.iter()
         .map(|&i| {
-            let mut r = Vec::with_capacity(rows[i].len() + CONTEXT_FEATURES);
-            r.extend_from_slice(&rows[i]);
+            // A block's own features, as many as the first model reads.
+            let own = &rows[i][..width.min(rows[i].len())];
+            let mut r = Vec::with_capacity(own.len() + CONTEXT_FEATURES);
+            r.extend_from_slice(own);
             let mut push = |v: f64| r.push(v as f32);
             push(s(i));
             push(if i > 0 { s(i - 1) } else { 0.0 });
