@@ -387,6 +387,39 @@ fn style_hides(style: &str) -> bool {
     compact.contains("display:none") || compact.contains("visibility:hidden")
 }
 
+/// Whether class names hide the element the way the common CSS frameworks
+/// and CMSs name it (`d-none`, `hidden`, `sr-only`, `visually-hidden`,
+/// ...), unless a responsive class shows it again on wider screens
+/// (`md:block`, `d-lg-flex`).
+fn classes_hide(class: &str) -> bool {
+    const HIDING: [&str; 10] = [
+        "hidden",
+        "d-none",
+        "hide",
+        "is-hidden",
+        "invisible",
+        "sr-only",
+        "visually-hidden",
+        "visuallyhidden",
+        "screen-reader-text",
+        "element-invisible",
+    ];
+    let shown_wider = |c: &str| {
+        let display = c
+            .rsplit_once([':', '-'])
+            .is_some_and(|(_, d)| matches!(d, "block" | "flex" | "inline" | "grid" | "table"));
+        display && (c.contains(':') || (c.starts_with("d-") && c.matches('-').count() == 2))
+    };
+    let mut hides = false;
+    for c in class.split_ascii_whitespace() {
+        if shown_wider(c) {
+            return false;
+        }
+        hides |= HIDING.iter().any(|h| c.eq_ignore_ascii_case(h));
+    }
+    hides
+}
+
 /// An element's [`Attrs`], with values sliced from the page by the
 /// attributes' source locations: one pass over the attributes and no
 /// allocation, where each `get_attribute` call lowercases the name and
@@ -405,6 +438,7 @@ fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) -> Attrs<'a
         if out.id.is_none() && name.eq_ignore_ascii_case("id") {
             out.id = Some(value);
         } else if out.class.is_none() && name.eq_ignore_ascii_case("class") {
+            out.hidden |= classes_hide(&value);
             out.class = Some(value);
         } else if name.eq_ignore_ascii_case("hidden") {
             out.hidden = true;
@@ -504,7 +538,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if s.stack.is_empty() {
                     el.remove();
                 }
-                let attrs = attrs_of(el, html);
+                let mut attrs = attrs_of(el, html);
+                // A <dialog> shows only when open.
+                attrs.hidden |= tag == "dialog" && !el.has_attribute("open");
                 let serial = s.push(tag, &attrs);
                 drop(s);
                 let s_end = s_el.clone();
@@ -900,6 +936,37 @@ mod tests {
                 ("Also gone", 9, 9, false),
                 ("Seen", 0, 4, false),
                 ("Body", 0, 4, false),
+            ]
+        );
+    }
+
+    #[test]
+    fn hiding_class_names_and_closed_dialogs_hide_text() {
+        for (class, hides) in [
+            ("d-none", true),
+            ("menu sr-only", true),
+            ("Visually-Hidden", true),
+            ("hidden md:block", false),
+            ("d-none d-lg-flex", false),
+            ("hiddenx", false),
+            ("not-hidden", false),
+            ("", false),
+        ] {
+            assert_eq!(classes_hide(class), hides, "{class:?}");
+        }
+        let html = r#"<body><dialog><p>Sign up now</p></dialog><dialog open><p>Open one</p></dialog>
+            <p>Text <span class="screen-reader-text">(opens in a new tab)</span></p></body>"#;
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let got: Vec<(&str, u32)> = blocks
+            .iter()
+            .map(|b| (b.text.as_str(), b.hidden_len))
+            .collect();
+        assert_eq!(
+            got,
+            vec![
+                ("Sign up now", 11),
+                ("Open one", 0),
+                ("Text (opens in a new tab)", 20)
             ]
         );
     }

@@ -128,7 +128,8 @@ pub struct Block {
     /// Bytes of markup (tags) that belonged to this block.
     pub markup_bytes: u32,
     /// Characters of text inside elements the page hides (`hidden`,
-    /// `aria-hidden="true"`, `display:none` or `visibility:hidden` inline).
+    /// `aria-hidden="true"`, `display:none` or `visibility:hidden` inline,
+    /// hiding class names such as `d-none` or `sr-only`, a closed `<dialog>`).
     #[serde(default)]
     pub hidden_len: u32,
     /// Inside an element whose ARIA role is page chrome (navigation,
