@@ -878,6 +878,7 @@ async fn kafka_dedup_window_survives_restart() {
             .into(),
         extractor: "auto".into(),
         fetched_at: String::new(),
+        cluster: None,
     }
     };
     let produce = |a: Article| {

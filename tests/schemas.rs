@@ -59,6 +59,7 @@ fn messages_carry_the_required_properties() {
         text: "body".into(),
         extractor: "auto".into(),
         fetched_at: "2026-01-01T00:00:00Z".into(),
+        cluster: None,
     };
     let summarized = Summarized {
         article: article.clone(),

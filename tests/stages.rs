@@ -240,6 +240,7 @@ fn article() -> Input {
         text: "The bridge reopened on Monday. Engineers replaced the cables. Tolls rise next month. Commuters cheered.".into(),
         extractor: "auto".into(),
         fetched_at: String::new(),
+        cluster: None,
     };
     Input {
         topic: Topic::Unique,

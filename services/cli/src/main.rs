@@ -126,7 +126,14 @@ enum Cmd {
         common: Common,
     },
     /// Dedup service on Kafka: articles -> unique + duplicates.
+    /// With --input: the same over a file of Article JSON lines.
     Dedup {
+        /// Article JSON lines to judge offline (`-` for stdin), instead of the Kafka service.
+        #[arg(long, value_name = "FILE")]
+        input: Option<PathBuf>,
+        /// With --input: where unique.jsonl, duplicates.jsonl and dead-letter.jsonl go.
+        #[arg(long, value_name = "DIR", default_value = "dedup-out")]
+        output: PathBuf,
         #[command(flatten)]
         kafka: Kafka,
         #[command(flatten)]
@@ -365,7 +372,37 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
                 }
             }
         }
-        Cmd::Dedup { kafka, common } => {
+        Cmd::Dedup {
+            input: Some(input),
+            output,
+            common,
+            ..
+        } => {
+            init_logs("warn");
+            let cfg = Config::load(common.config.as_deref())?;
+            let report = if input.as_os_str() == "-" {
+                gleaner_dedup::offline::run(
+                    (&cfg.dedup).into(),
+                    std::io::BufReader::with_capacity(1 << 20, std::io::stdin()),
+                    &output,
+                )?
+            } else {
+                let f = std::fs::File::open(&input)
+                    .with_context(|| format!("opening {}", input.display()))?;
+                gleaner_dedup::offline::run(
+                    (&cfg.dedup).into(),
+                    std::io::BufReader::with_capacity(1 << 20, f),
+                    &output,
+                )?
+            };
+            print_dedup_report(&report, &output);
+        }
+        Cmd::Dedup {
+            input: None,
+            kafka,
+            common,
+            ..
+        } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
             let mut stage = dedup_stage(&cfg);
@@ -503,13 +540,40 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
 }
 
 fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
-    gleaner_dedup::DedupStage::new(gleaner_dedup::DedupConfig {
-        threshold: cfg.dedup.threshold,
-        window_count: cfg.dedup.window_count,
-        window_age_secs: cfg.dedup.window_age_secs,
-        candidate_terms: cfg.dedup.candidate_terms,
-    })
-    .after_summarize(cfg.summarize.before_dedup)
+    gleaner_dedup::DedupStage::new((&cfg.dedup).into()).after_summarize(cfg.summarize.before_dedup)
+}
+
+fn print_dedup_report(r: &gleaner_dedup::offline::Report, out: &Path) {
+    println!(
+        "{} articles in {:.2}s: {:.0} articles/s",
+        r.articles,
+        r.seconds,
+        r.per_second()
+    );
+    println!(
+        "  unique {}  duplicates {}  corrections {}  dead letters {}  (in {})",
+        r.unique,
+        r.duplicates,
+        r.corrections,
+        r.dead_letters,
+        out.display()
+    );
+    let judged = r.stats.judged.max(1) as f64;
+    println!(
+        "  window {} articles, {} bytes/article counted; {:.1} candidates and {:.1} verified per article; peak RSS {} MiB",
+        r.window_len,
+        r.window_bytes / r.window_len.max(1),
+        r.stats.candidates as f64 / judged,
+        r.stats.verified as f64 / judged,
+        peak_rss_kib().map_or("?".into(), |k| (k / 1024).to_string()),
+    );
+}
+
+/// The process's peak resident memory (VmHWM), on Linux.
+fn peak_rss_kib() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 fn index_stage(cfg: &Config, dir: &Path) -> anyhow::Result<gleaner_index::IndexStage> {

@@ -104,9 +104,13 @@ pub struct Extract {
 #[serde(deny_unknown_fields)]
 pub struct Dedup {
     pub threshold: f64,
+    pub containment: f64,
     pub window_count: usize,
     pub window_age_secs: u64,
-    pub candidate_terms: usize,
+    pub vector_terms: usize,
+    pub sketch_size: usize,
+    pub index_keys: usize,
+    pub min_content_words: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! the two buses that carry messages between stages (Kafka and in-process).
 
 pub mod config;
+pub mod event;
 pub mod kafka;
 pub mod memory;
 pub mod messages;

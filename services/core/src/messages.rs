@@ -188,16 +188,33 @@ pub struct Article {
     /// Which extractor produced `text`.
     pub extractor: String,
     pub fetched_at: String,
+    /// Set by dedup: the id shared by every copy of one article (the id of
+    /// the first copy seen), so that search and consumers can collapse
+    /// copies. An article with no copy has its own id here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
 }
 
-/// `gleaner.duplicates`: a repost and the article it repeats.
+/// `gleaner.duplicates`: a repost and the article it repeats (the earliest
+/// published copy dedup has seen).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Duplicate {
     pub id: String,
     pub url: String,
     pub original_id: String,
     pub original_url: String,
+    /// Cosine similarity of the two articles' TF-IDF vectors.
     pub similarity: f64,
+    /// Share of the shorter article's word 4-grams found in the other.
+    #[serde(default)]
+    pub containment: f64,
+    /// The copies' cluster id (see `Article::cluster`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    /// True when `id` was let through as unique before and an earlier
+    /// published copy arrived since: this record overrides that verdict.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub correction: bool,
 }
 
 /// One summary of a given length.

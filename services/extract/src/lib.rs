@@ -471,6 +471,7 @@ fn extract_chosen(
         text,
         extractor: which.name().to_string(),
         fetched_at: cleaned.fetched_at.clone(),
+        cluster: None,
     };
     (article, chosen)
 }

@@ -132,6 +132,13 @@ const STOP: &[&str] = &[
     "their", "they", "this", "to", "was", "we", "were", "which", "will", "with", "you",
 ];
 
+/// True for one of [`STOP`]'s function words (`w` lowercase).
+pub fn is_stop_word(w: &str) -> bool {
+    // None is longer than five letters, and most words are: a length test
+    // first spares them the search. STOP is sorted, which a test checks.
+    w.len() <= 5 && STOP.binary_search(&w).is_ok()
+}
+
 /// Index terms: stemmed lowercase words without stop words; CJK runs become
 /// overlapping character bigrams (a lone CJK character stays a unigram).
 pub fn terms(text: &str) -> Vec<String> {
@@ -323,6 +330,17 @@ mod tests {
             vec!["hello", "世", "界", "wide_web"]
         );
         assert_eq!(word_count("日本語のテキスト and more"), 10);
+    }
+
+    #[test]
+    fn stop_words_are_sorted_for_binary_search() {
+        assert!(STOP.windows(2).all(|w| w[0] < w[1]));
+        assert!(
+            STOP.iter().all(|w| w.len() <= 5),
+            "is_stop_word tests the length first"
+        );
+        assert!(is_stop_word("the") && is_stop_word("you") && is_stop_word("a"));
+        assert!(!is_stop_word("bridge") && !is_stop_word(""));
     }
 
     #[test]

@@ -1,0 +1,247 @@
+//! The dedup stage: `articles` in (or `summarized`, when summaries are made
+//! first), `unique` and `duplicates` out. One code path for the Kafka
+//! service, `gleaner run` and `gleaner dedup --input`: [`Deduper::process`]
+//! decodes a batch and computes its features in parallel (rayon), judges
+//! it in order against the window, and encodes the outputs in parallel.
+//! The async stage runs it on a blocking thread, so the runtime's workers
+//! stay free for the other stages.
+
+use crate::features::Features;
+use crate::window::{Decision, DedupConfig, Window};
+use async_trait::async_trait;
+use gleaner_core::messages::{Article, Summarized};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::Topic;
+use rayon::prelude::*;
+use std::sync::{Arc, Mutex};
+
+/// An input as decoded: a bare article, or one that carries its summaries.
+enum Msg {
+    Article(Article),
+    Summarized(Summarized),
+}
+
+impl Msg {
+    fn article(&self) -> &Article {
+        match self {
+            Msg::Article(a) => a,
+            Msg::Summarized(s) => &s.article,
+        }
+    }
+
+    /// The message as it came, with its cluster id, for `unique`.
+    fn unique(mut self, cluster: String) -> Output {
+        match &mut self {
+            Msg::Article(a) => a.cluster = Some(cluster),
+            Msg::Summarized(s) => s.article.cluster = Some(cluster),
+        }
+        match &self {
+            Msg::Article(a) => Output::json(Topic::Unique, a.id.clone(), a),
+            Msg::Summarized(s) => Output::json(Topic::Unique, s.article.id.clone(), s),
+        }
+    }
+}
+
+/// A batch decoded, with each article's features (or why it could not be).
+pub struct Prepared(Vec<anyhow::Result<(Msg, Features)>>);
+
+/// Decodes inputs and computes features, in parallel.
+#[derive(Clone, Copy)]
+pub struct Decoder {
+    input: Topic,
+    sketch_size: usize,
+}
+
+impl Decoder {
+    fn decode(&self, input: &Input) -> anyhow::Result<(Msg, Features)> {
+        let msg = if self.input == Topic::Summarized {
+            Msg::Summarized(input.decode()?)
+        } else {
+            Msg::Article(input.decode()?)
+        };
+        let a = msg.article();
+        anyhow::ensure!(!a.id.is_empty(), "article without an id");
+        let f = Features::of(&a.title, &a.text, self.sketch_size);
+        Ok((msg, f))
+    }
+
+    pub fn prepare(&self, inputs: &[Input]) -> Prepared {
+        Prepared(inputs.par_iter().map(|i| self.decode(i)).collect())
+    }
+}
+
+/// The window and how inputs are read: everything dedup decides with.
+pub struct Deduper {
+    window: Window,
+    input: Topic,
+}
+
+impl Deduper {
+    pub fn new(cfg: DedupConfig, input: Topic) -> Self {
+        Deduper {
+            window: Window::new(cfg),
+            input,
+        }
+    }
+
+    pub fn window(&self) -> &Window {
+        &self.window
+    }
+
+    /// What decodes inputs and computes their features; it needs nothing
+    /// of the window, so the next batch can be prepared while this one is
+    /// judged.
+    pub fn decoder(&self) -> Decoder {
+        Decoder {
+            input: self.input,
+            sketch_size: self.window.config().sketch_size,
+        }
+    }
+
+    /// Judges a prepared batch in order and encodes the outputs: one result
+    /// per input.
+    pub fn decide(&mut self, prepared: Prepared) -> Vec<Handled> {
+        let now = gleaner_core::util::unix_now() as i64;
+        let judged: Vec<anyhow::Result<(Msg, Vec<Decision>)>> = prepared
+            .0
+            .into_iter()
+            .map(|p| {
+                p.map(|(msg, f)| {
+                    let d = self.window.judge(msg.article(), &f, now);
+                    (msg, d)
+                })
+            })
+            .collect();
+        judged
+            .into_par_iter()
+            .map(|r| r.map(|(msg, decisions)| outputs(msg, decisions)))
+            .collect()
+    }
+
+    /// Handles a batch: one result per input, in order.
+    pub fn process(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        let prepared = self.decoder().prepare(inputs);
+        self.decide(prepared)
+    }
+
+    /// Rebuilds the window from unique articles dedup produced before (the
+    /// tail of its own output topic), oldest first. Returns how many the
+    /// window holds after.
+    pub fn remember(&mut self, articles: &[Article]) -> usize {
+        let sketch = self.window.config().sketch_size;
+        let features: Vec<Features> = articles
+            .par_iter()
+            .map(|a| Features::of(&a.title, &a.text, sketch))
+            .collect();
+        let now = gleaner_core::util::unix_now() as i64;
+        for (a, f) in articles.iter().zip(&features) {
+            self.window.remember(a, f, now);
+        }
+        self.window.len()
+    }
+}
+
+fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
+    let mut unique = None;
+    let mut outs = Vec::with_capacity(decisions.len());
+    for d in decisions {
+        match d {
+            Decision::Unique { cluster } => unique = Some(cluster),
+            Decision::Repost(dup) => {
+                tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
+                    similarity = dup.similarity, containment = dup.containment, "repost");
+                outs.push(Output::json(Topic::Duplicates, dup.id.clone(), &dup));
+            }
+            Decision::Correction(dup) => {
+                tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
+                    "an earlier copy arrived: correction");
+                outs.push(Output::json(Topic::Duplicates, dup.id.clone(), &dup));
+            }
+        }
+    }
+    // The article itself first, then any correction it causes.
+    if let Some(cluster) = unique {
+        outs.insert(0, msg.unique(cluster));
+    }
+    outs
+}
+
+/// The dedup stage on either bus.
+pub struct DedupStage {
+    core: Arc<Mutex<Deduper>>,
+    input: Topic,
+}
+
+impl DedupStage {
+    pub fn new(cfg: DedupConfig) -> Self {
+        DedupStage {
+            core: Arc::new(Mutex::new(Deduper::new(cfg, Topic::Articles))),
+            input: Topic::Articles,
+        }
+    }
+
+    /// Reads summarized articles instead of bare ones; a unique one goes to
+    /// `unique` with its summaries.
+    pub fn after_summarize(self, yes: bool) -> Self {
+        let input = if yes {
+            Topic::Summarized
+        } else {
+            Topic::Articles
+        };
+        let cfg = self.lock().window.config().clone();
+        DedupStage {
+            core: Arc::new(Mutex::new(Deduper::new(cfg, input))),
+            input,
+        }
+    }
+
+    fn lock(&self) -> std::sync::MutexGuard<'_, Deduper> {
+        // A panic while judging leaves at worst one article half-added;
+        // the window is still usable.
+        self.core.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// See [`Deduper::remember`].
+    pub fn remember(&mut self, articles: &[Article]) -> usize {
+        self.lock().remember(articles)
+    }
+}
+
+#[async_trait]
+impl Stage for DedupStage {
+    fn name(&self) -> &'static str {
+        "dedup"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![self.input]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::Unique, Topic::Duplicates]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        self.handle_batch(std::slice::from_ref(input))
+            .await
+            .pop()
+            .unwrap_or(Ok(vec![]))
+    }
+
+    async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        let core = self.core.clone();
+        let batch = inputs.to_vec();
+        let n = inputs.len();
+        match tokio::task::spawn_blocking(move || {
+            core.lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .process(&batch)
+        })
+        .await
+        {
+            Ok(results) => results,
+            Err(e) => {
+                let msg = format!("dedup task failed: {e}");
+                (0..n).map(|_| Err(anyhow::anyhow!(msg.clone()))).collect()
+            }
+        }
+    }
+}

@@ -1,0 +1,519 @@
+//! The window: the articles recent reposts are compared with, and the
+//! verdicts. An article is a repost of one in the window when their TF-IDF
+//! vectors are at least `threshold` alike (the same subject) and at least
+//! `containment` of the shorter one's word 4-grams are in the other (the
+//! same text), so that a copy trimmed to part of its original is found
+//! while a different report of one event is not. The earliest published
+//! copy of a group is its original; a copy that was let through before an
+//! earlier one arrived is corrected.
+//!
+//! Cost per article does not depend on what the window holds: candidates
+//! come from capped postings of each article's smallest shingle hashes, at
+//! most [`MAX_VERIFY`] of them are verified, and the window holds at most
+//! `window_count` articles, the earliest published leaving first.
+//!
+//! Age is publication time, not arrival: two articles published more than
+//! `window_age_secs` apart are never copies of each other. It is a bound
+//! on what is compared rather than on what is kept, since a crawl meets a
+//! site's back catalogue in no order of date: an archive page and its
+//! repost, crawled after newer pages, are still compared.
+
+use crate::docfreq::DocFreq;
+use crate::features::Features;
+use crate::postings::Postings;
+use crate::sketch::containment;
+use crate::termset::TermSet;
+use crate::vector::{shared_weight, top_terms, Vector};
+use gleaner_core::event::Event;
+use gleaner_core::messages::{Article, Duplicate};
+use gleaner_core::util::fnv1a64;
+use rustc_hash::FxHashMap;
+use std::collections::BTreeSet;
+use std::sync::Arc;
+
+#[derive(Debug, Clone)]
+pub struct DedupConfig {
+    /// Least cosine of the two TF-IDF vectors for a repost.
+    pub threshold: f64,
+    /// Least share of the shorter text's shingles found in the other.
+    pub containment: f64,
+    pub window_count: usize,
+    pub window_age_secs: u64,
+    /// Terms kept in each article's vector.
+    pub vector_terms: usize,
+    /// Shingle hashes kept in each article's sketch.
+    pub sketch_size: usize,
+    /// Of those, how many (the smallest) are looked up and indexed.
+    pub index_keys: usize,
+    /// Articles with fewer distinct content words (not stop words, not
+    /// numbers) are never compared.
+    pub min_content_words: usize,
+}
+
+impl From<&gleaner_core::config::Dedup> for DedupConfig {
+    fn from(c: &gleaner_core::config::Dedup) -> Self {
+        DedupConfig {
+            threshold: c.threshold,
+            containment: c.containment,
+            window_count: c.window_count,
+            window_age_secs: c.window_age_secs,
+            vector_terms: c.vector_terms,
+            sketch_size: c.sketch_size,
+            index_keys: c.index_keys,
+            min_content_words: c.min_content_words,
+        }
+    }
+}
+
+/// Most candidates verified per article (those sharing the most keys).
+pub const MAX_VERIFY: usize = 32;
+
+/// Publication times more than this far in the future are taken as now.
+const FUTURE_SLACK_SECS: i64 = 86_400;
+
+struct Entry {
+    id: Box<str>,
+    url: Box<str>,
+    /// The copies' cluster; `None` is the entry's own id.
+    cluster: Option<Arc<str>>,
+    event: Event,
+    seq: u64,
+    text_hash: u64,
+    vector: Vector,
+    terms: TermSet,
+    sketch: Box<[u32]>,
+    /// Cosine and containment with the copy it was matched to, if any,
+    /// so that a replay gets the same verdict.
+    matched: (f32, f32),
+}
+
+impl Entry {
+    fn keys(&self, n: usize) -> &[u32] {
+        &self.sketch[..n.min(self.sketch.len())]
+    }
+}
+
+/// The article of a group of copies that counts as the original.
+#[derive(Clone)]
+struct Member {
+    id: Box<str>,
+    url: Box<str>,
+    event: Event,
+}
+
+struct Group {
+    original: Member,
+    /// Entries of the group in the window; the group goes with the last.
+    members: u32,
+}
+
+/// What dedup says about an article (and sometimes about an earlier one).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Decision {
+    /// Not a repost: goes on, carrying its cluster id.
+    Unique { cluster: String },
+    /// This article repeats `original_id`.
+    Repost(Duplicate),
+    /// An article let through before is a repost of this one, which was
+    /// published earlier.
+    Correction(Duplicate),
+}
+
+/// Counters for reports and benchmarks.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Stats {
+    pub judged: u64,
+    pub candidates: u64,
+    pub verified: u64,
+    pub corrections: u64,
+}
+
+pub struct Window {
+    cfg: DedupConfig,
+    slots: Vec<Option<Entry>>,
+    free: Vec<u32>,
+    by_id: FxHashMap<u64, u32>,
+    /// Eviction order when full: (publication time, arrival, slot).
+    order: BTreeSet<(i64, u64, u32)>,
+    index: Postings,
+    groups: FxHashMap<Arc<str>, Group>,
+    df: DocFreq,
+    seq: u64,
+    scratch: Vec<u32>,
+    pub stats: Stats,
+}
+
+impl Window {
+    pub fn new(cfg: DedupConfig) -> Self {
+        Window {
+            df: DocFreq::for_window(cfg.window_count),
+            cfg,
+            slots: Vec::new(),
+            free: Vec::new(),
+            by_id: FxHashMap::default(),
+            order: BTreeSet::new(),
+            index: Postings::new(),
+            groups: FxHashMap::default(),
+            seq: 0,
+            scratch: Vec::new(),
+            stats: Stats::default(),
+        }
+    }
+
+    pub fn config(&self) -> &DedupConfig {
+        &self.cfg
+    }
+
+    pub fn len(&self) -> usize {
+        self.order.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.order.is_empty()
+    }
+
+    /// Bytes the window holds, counted from its parts (the benchmark
+    /// measures resident memory too).
+    pub fn bytes(&self) -> usize {
+        let entries: usize = self
+            .slots
+            .iter()
+            .flatten()
+            .map(|e| {
+                e.id.len() + e.url.len() + e.vector.len() * 8 + e.terms.bytes() + e.sketch.len() * 4
+            })
+            .sum();
+        self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
+            + entries
+            + self.by_id.capacity() * 13
+            + self.order.len() * 32
+            + self.index.bytes()
+            + self.df.bytes()
+            + self.groups.capacity() * 80
+    }
+
+    fn entry(&self, slot: u32) -> &Entry {
+        self.slots[slot as usize]
+            .as_ref()
+            .expect("slots in the index and order are filled")
+    }
+
+    fn find(&self, id: &str) -> Option<u32> {
+        let slot = *self.by_id.get(&fnv1a64(id.as_bytes()))?;
+        (&*self.entry(slot).id == id).then_some(slot)
+    }
+
+    fn cluster_of(&self, e: &Entry) -> Arc<str> {
+        e.cluster.clone().unwrap_or_else(|| Arc::from(&*e.id))
+    }
+
+    fn original_of(&self, e: &Entry) -> Member {
+        match self.groups.get(&*self.cluster_of(e)) {
+            Some(g) => g.original.clone(),
+            None => Member {
+                id: e.id.clone(),
+                url: e.url.clone(),
+                event: e.event,
+            },
+        }
+    }
+
+    /// Judges an article: unique (it joins the window), a repost, or the
+    /// earlier original of a copy let through before.
+    pub fn judge(&mut self, a: &Article, f: &Features, now: i64) -> Vec<Decision> {
+        self.stats.judged += 1;
+        if let Some(slot) = self.find(&a.id) {
+            if self.entry(slot).text_hash == f.text_hash {
+                return vec![self.verdict_of(slot)];
+            }
+            // The same id with another text: an update, judged afresh.
+            self.remove(slot);
+        }
+        if f.words.len() < self.cfg.min_content_words {
+            return vec![Decision::Unique {
+                cluster: a.id.clone(),
+            }];
+        }
+        let event = Self::event(a, now);
+        let vector = top_terms(&f.terms, &self.df, self.cfg.vector_terms);
+        let best = self.best_match(&vector, f, event);
+        self.df.add(f.terms.iter().map(|t| t.0));
+        let Some((slot, cos, cont)) = best else {
+            self.insert(a, f, vector, event, None, (0.0, 0.0));
+            return vec![Decision::Unique {
+                cluster: a.id.clone(),
+            }];
+        };
+        let matched = self.entry(slot);
+        let cluster = self.cluster_of(matched);
+        let original = self.original_of(matched);
+        if !self.groups.contains_key(&cluster) {
+            // The matched article was alone: it and this one form a group.
+            let in_window = 1;
+            self.groups.insert(
+                cluster.clone(),
+                Group {
+                    original: original.clone(),
+                    members: in_window,
+                },
+            );
+            self.slots[slot as usize]
+                .as_mut()
+                .expect("matched slot is filled")
+                .cluster = Some(cluster.clone());
+        }
+        let dup = |id: &str, url: &str, of: &str, of_url: &str, correction| Duplicate {
+            id: id.to_string(),
+            url: url.to_string(),
+            original_id: of.to_string(),
+            original_url: of_url.to_string(),
+            similarity: f64::from(cos),
+            containment: f64::from(cont),
+            cluster: Some(cluster.to_string()),
+            correction,
+        };
+        let decisions = if *original.id == *a.id {
+            // An update of the group's original that still matches its
+            // copies: it stays the original.
+            vec![Decision::Unique {
+                cluster: cluster.to_string(),
+            }]
+        } else if event.earlier_than(original.event) {
+            // Published before the copy that stood as original: it takes
+            // that place, and the copy is corrected to a repost.
+            let correction = dup(&original.id, &original.url, &a.id, &a.url, true);
+            self.stats.corrections += 1;
+            if let Some(g) = self.groups.get_mut(&cluster) {
+                g.original = Member {
+                    id: a.id.as_str().into(),
+                    url: a.url.as_str().into(),
+                    event,
+                };
+            }
+            vec![
+                Decision::Unique {
+                    cluster: cluster.to_string(),
+                },
+                Decision::Correction(correction),
+            ]
+        } else {
+            vec![Decision::Repost(dup(
+                &a.id,
+                &a.url,
+                &original.id,
+                &original.url,
+                false,
+            ))]
+        };
+        self.insert(a, f, vector, event, Some(cluster), (cos, cont));
+        decisions
+    }
+
+    /// Adds an article known to be unique (from the stage's own output,
+    /// after a restart) without judging it, with the cluster it carries.
+    pub fn remember(&mut self, a: &Article, f: &Features, now: i64) {
+        if f.words.len() < self.cfg.min_content_words || self.find(&a.id).is_some() {
+            return;
+        }
+        let event = Self::event(a, now);
+        let vector = top_terms(&f.terms, &self.df, self.cfg.vector_terms);
+        self.df.add(f.terms.iter().map(|t| t.0));
+        let cluster: Option<Arc<str>> = a.cluster.as_deref().filter(|c| *c != a.id).map(Arc::from);
+        if let Some(c) = &cluster {
+            // Its group's original is the earliest published member seen.
+            let me = Member {
+                id: a.id.as_str().into(),
+                url: a.url.as_str().into(),
+                event,
+            };
+            let first = self.find(c).map(|s| {
+                let e = self.entry(s);
+                (
+                    s,
+                    Member {
+                        id: e.id.clone(),
+                        url: e.url.clone(),
+                        event: e.event,
+                    },
+                )
+            });
+            let g = self
+                .groups
+                .entry(c.clone())
+                .or_insert_with(|| match &first {
+                    Some((_, m)) => Group {
+                        original: m.clone(),
+                        members: 1,
+                    },
+                    None => Group {
+                        original: me.clone(),
+                        members: 0,
+                    },
+                });
+            if event.earlier_than(g.original.event) {
+                g.original = me;
+            }
+            if let Some((s, _)) = first {
+                if let Some(e) = self.slots[s as usize].as_mut() {
+                    e.cluster = Some(c.clone());
+                }
+            }
+        }
+        self.insert(a, f, vector, event, cluster, (0.0, 0.0));
+    }
+
+    fn event(a: &Article, now: i64) -> Event {
+        let mut e = Event::of(a, now);
+        e.secs = e.secs.min(now.saturating_add(FUTURE_SLACK_SECS));
+        e
+    }
+
+    fn verdict_of(&self, slot: u32) -> Decision {
+        let e = self.entry(slot);
+        let cluster = self.cluster_of(e);
+        let original = self.original_of(e);
+        if *original.id == *e.id {
+            Decision::Unique {
+                cluster: cluster.to_string(),
+            }
+        } else {
+            Decision::Repost(Duplicate {
+                id: e.id.to_string(),
+                url: e.url.to_string(),
+                original_id: original.id.to_string(),
+                original_url: original.url.to_string(),
+                similarity: f64::from(e.matched.0),
+                containment: f64::from(e.matched.1),
+                cluster: Some(cluster.to_string()),
+                correction: false,
+            })
+        }
+    }
+
+    /// The window entry most like the article, if any passes both
+    /// thresholds: most contained first, then most alike, then earliest.
+    fn best_match(
+        &mut self,
+        vector: &[(u32, f32)],
+        f: &Features,
+        event: Event,
+    ) -> Option<(u32, f32, f32)> {
+        let age = self.cfg.window_age_secs.min(i64::MAX as u64) as i64;
+        let sketch = &f.sketch[..];
+        let mut slots = std::mem::take(&mut self.scratch);
+        slots.clear();
+        for &k in &sketch[..self.cfg.index_keys.min(sketch.len())] {
+            self.index.for_each(k, |s| slots.push(s));
+        }
+        slots.sort_unstable();
+        // (shared keys, slot), most shared first.
+        let mut counted: Vec<(u32, u32)> = Vec::new();
+        for s in slots.chunk_by(|a, b| a == b) {
+            counted.push((s.len() as u32, s[0]));
+        }
+        counted.sort_unstable_by(|a, b| b.0.cmp(&a.0).then(a.1.cmp(&b.1)));
+        self.stats.candidates += counted.len() as u64;
+        counted.truncate(MAX_VERIFY);
+        self.scratch = slots;
+        self.stats.verified += counted.len() as u64;
+        let mut best: Option<(u32, f32, f32, u64)> = None;
+        for &(_, slot) in &counted {
+            let e = self.entry(slot);
+            if e.event.secs.abs_diff(event.secs) > age as u64 {
+                continue; // published too far apart to be copies
+            }
+            // Containment first: a merge of two short sorted lists, it
+            // turns away most candidates (stock phrases in common).
+            let cont = containment(sketch, &e.sketch);
+            if f64::from(cont) < self.cfg.containment {
+                continue;
+            }
+            let cos = shared_weight(vector, &f.terms, &e.vector, &e.terms);
+            if f64::from(cos) < self.cfg.threshold {
+                continue;
+            }
+            let better = best.is_none_or(|(_, bc, bx, bs)| {
+                (cont, cos) > (bx, bc) || ((cont, cos) == (bx, bc) && e.seq < bs)
+            });
+            if better {
+                best = Some((slot, cos, cont, e.seq));
+            }
+        }
+        best.map(|(s, c, x, _)| (s, c, x))
+    }
+
+    fn insert(
+        &mut self,
+        a: &Article,
+        f: &Features,
+        vector: Vector,
+        event: Event,
+        cluster: Option<Arc<str>>,
+        matched: (f32, f32),
+    ) {
+        if self.cfg.window_count == 0 {
+            return;
+        }
+        if let Some(g) = cluster.as_ref().and_then(|c| self.groups.get_mut(c)) {
+            g.members += 1;
+        }
+        let seq = self.seq;
+        self.seq += 1;
+        let entry = Entry {
+            id: a.id.as_str().into(),
+            url: a.url.as_str().into(),
+            cluster,
+            event,
+            seq,
+            text_hash: f.text_hash,
+            vector,
+            terms: TermSet::of(f.terms.iter().map(|t| t.0)),
+            sketch: f.sketch.clone().into_boxed_slice(),
+            matched,
+        };
+        let slot = match self.free.pop() {
+            Some(s) => {
+                self.slots[s as usize] = Some(entry);
+                s
+            }
+            None => {
+                self.slots.push(Some(entry));
+                (self.slots.len() - 1) as u32
+            }
+        };
+        for i in 0..self.cfg.index_keys.min(f.sketch.len()) {
+            self.index.insert(f.sketch[i], slot);
+        }
+        self.by_id.insert(fnv1a64(a.id.as_bytes()), slot);
+        self.order.insert((event.secs, seq, slot));
+        while self.order.len() > self.cfg.window_count {
+            let Some(&(_, _, s)) = self.order.first() else {
+                break;
+            };
+            self.remove(s);
+        }
+    }
+
+    fn remove(&mut self, slot: u32) {
+        let Some(e) = self.slots[slot as usize].take() else {
+            return;
+        };
+        for &k in e.keys(self.cfg.index_keys) {
+            self.index.remove(k, slot);
+        }
+        self.by_id.remove(&fnv1a64(e.id.as_bytes()));
+        self.order.remove(&(e.event.secs, e.seq, slot));
+        let cluster = self.cluster_of(&e);
+        if let Some(g) = self.groups.get_mut(&cluster) {
+            g.members = g.members.saturating_sub(1);
+            if g.members == 0 {
+                self.groups.remove(&cluster);
+            }
+        }
+        self.free.push(slot);
+    }
+}
+
+#[cfg(test)]
+#[path = "window_tests.rs"]
+mod tests;
