@@ -544,29 +544,28 @@ fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
 }
 
 fn print_dedup_report(r: &gleaner_dedup::offline::Report, out: &Path) {
-    println!(
-        "{} articles in {:.2}s: {:.0} articles/s",
+    use std::io::Write;
+    let judged = r.stats.judged.max(1) as f64;
+    let text = format!(
+        "{} articles in {:.2}s: {:.0} articles/s\n  \
+         unique {}  duplicates {}  corrections {}  dead letters {}  (in {})\n  \
+         window {} articles, {} bytes/article counted; {:.1} candidates and {:.1} verified per article; peak RSS {} MiB\n",
         r.articles,
         r.seconds,
-        r.per_second()
-    );
-    println!(
-        "  unique {}  duplicates {}  corrections {}  dead letters {}  (in {})",
+        r.per_second(),
         r.unique,
         r.duplicates,
         r.corrections,
         r.dead_letters,
-        out.display()
-    );
-    let judged = r.stats.judged.max(1) as f64;
-    println!(
-        "  window {} articles, {} bytes/article counted; {:.1} candidates and {:.1} verified per article; peak RSS {} MiB",
+        out.display(),
         r.window_len,
         r.window_bytes / r.window_len.max(1),
         r.stats.candidates as f64 / judged,
         r.stats.verified as f64 / judged,
         peak_rss_kib().map_or("?".into(), |k| (k / 1024).to_string()),
     );
+    // A closed pipe (`| head`) is not an error worth a panic.
+    let _ = std::io::stdout().lock().write_all(text.as_bytes());
 }
 
 /// The process's peak resident memory (VmHWM), on Linux.

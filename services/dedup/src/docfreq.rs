@@ -19,11 +19,11 @@ pub struct DocFreq {
 }
 
 impl DocFreq {
-    /// A table for a window of `window` articles: 32 buckets per article
-    /// (a few terms per bucket at a full window), between 2^16 and 2^22.
+    /// A table for a window of `window` articles: 16 counters per article
+    /// in two rows, between 2^16 and 2^22 counters.
     pub fn for_window(window: usize) -> Self {
         let buckets = window
-            .saturating_mul(32)
+            .saturating_mul(16)
             .checked_next_power_of_two()
             .unwrap_or(1 << 22)
             .clamp(1 << 16, 1 << 22);
@@ -110,8 +110,8 @@ mod tests {
 
     #[test]
     fn size_follows_the_window_within_bounds() {
-        assert_eq!(DocFreq::for_window(100_000).bytes(), (1 << 22) * 2);
-        assert_eq!(DocFreq::for_window(10_000).bytes(), (1 << 19) * 2);
+        assert_eq!(DocFreq::for_window(100_000).bytes(), (1 << 21) * 2);
+        assert_eq!(DocFreq::for_window(10_000).bytes(), (1 << 18) * 2);
         assert_eq!(DocFreq::for_window(usize::MAX).bytes(), (1 << 22) * 2);
     }
 }

@@ -6,6 +6,7 @@
 //! - [`vector`]: top-K TF-IDF vectors and their cosine;
 //! - [`termset`]: every term of an article, as a small Bloom filter;
 //! - [`sketch`]: containment of one text in another from two sketches;
+//! - [`stored`]: sketch, vector and term filter packed in one allocation;
 //! - [`postings`]: the capped candidate index;
 //! - [`window`]: the window and the verdicts;
 //! - [`stage`]: the stage on either bus; [`offline`]: the same over JSON lines.
@@ -16,6 +17,7 @@ pub mod offline;
 pub mod postings;
 pub mod sketch;
 pub mod stage;
+pub mod stored;
 pub mod termset;
 pub mod vector;
 pub mod window;

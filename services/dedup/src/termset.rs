@@ -7,39 +7,35 @@
 //! Written here: a few lines over a hash the caller already has; Bloom
 //! crates hash their items again and add per-filter headers.
 
-#[derive(Debug, Clone, PartialEq)]
-pub struct TermSet {
-    bits: Box<[u64]>,
+/// Most 32-bit words per filter: past 8 Kibit (1 KiB) a long article's
+/// filter fills up a little instead of growing.
+const MAX_WORDS: usize = 256;
+
+/// Words a filter of `n` terms takes (about a byte a term).
+pub fn words_for(n: usize) -> usize {
+    (n * 8).div_ceil(32).clamp(1, MAX_WORDS)
 }
 
-/// Most words per filter: past 8 Kibit (1 KiB) a long article's filter
-/// fills up a little instead of growing.
-const MAX_WORDS: usize = 128;
-
-impl TermSet {
-    /// A filter of `terms` (hashed ids).
-    pub fn of(terms: impl ExactSizeIterator<Item = u32>) -> TermSet {
-        let words = (terms.len() * 8).div_ceil(64).clamp(1, MAX_WORDS);
-        let mut bits = vec![0u64; words].into_boxed_slice();
-        let n = (words * 64) as u64;
-        for t in terms {
-            for p in probes(t, n) {
-                bits[(p / 64) as usize] |= 1 << (p % 64);
-            }
+/// Appends a filter of `terms` (hashed ids) to `out`.
+pub fn write(terms: impl ExactSizeIterator<Item = u32>, out: &mut Vec<u32>) {
+    let words = words_for(terms.len());
+    let start = out.len();
+    out.resize(start + words, 0);
+    let bits = &mut out[start..];
+    let n = (words * 32) as u64;
+    for t in terms {
+        for p in probes(t, n) {
+            bits[(p / 32) as usize] |= 1 << (p % 32);
         }
-        TermSet { bits }
     }
+}
 
-    /// True if `term` may be in the set; false if it is not.
-    pub fn contains(&self, term: u32) -> bool {
-        probes(term, (self.bits.len() * 64) as u64)
+/// True if `term` may be in the filter `bits`; false if it is not.
+pub fn contains(bits: &[u32], term: u32) -> bool {
+    !bits.is_empty()
+        && probes(term, (bits.len() * 32) as u64)
             .iter()
-            .all(|&p| self.bits[(p / 64) as usize] & (1 << (p % 64)) != 0)
-    }
-
-    pub fn bytes(&self) -> usize {
-        self.bits.len() * 8
-    }
+            .all(|&p| bits[(p / 32) as usize] & (1 << (p % 32)) != 0)
 }
 
 /// Three bit positions below `n` by double hashing of the (already
@@ -62,25 +58,31 @@ mod tests {
         range.map(|i| i.wrapping_mul(2_654_435_761)).collect()
     }
 
+    fn filter(terms: &[u32]) -> Vec<u32> {
+        let mut out = Vec::new();
+        write(terms.iter().copied(), &mut out);
+        out
+    }
+
     #[test]
     fn holds_its_terms_and_few_others() {
         let terms = ids(0..300);
-        let set = TermSet::of(terms.iter().copied());
-        assert!(terms.iter().all(|&t| set.contains(t)));
+        let set = filter(&terms);
+        assert!(terms.iter().all(|&t| contains(&set, t)));
         let false_hits = ids(1000..11_000)
             .iter()
-            .filter(|&&t| set.contains(t))
+            .filter(|&&t| contains(&set, t))
             .count();
         assert!(false_hits < 600, "{false_hits} of 10000");
-        assert_eq!(set.bytes(), 304, "about a byte a term");
+        assert_eq!(set.len() * 4, 300, "about a byte a term");
     }
 
     #[test]
     fn small_and_huge_sets_stay_bounded() {
-        let empty = TermSet::of(std::iter::empty());
-        assert_eq!(empty.bytes(), 8);
-        assert!(!empty.contains(12345));
-        let huge = TermSet::of(ids(0..100_000).into_iter());
-        assert_eq!(huge.bytes(), MAX_WORDS * 8);
+        let empty = filter(&[]);
+        assert_eq!(empty.len(), 1);
+        assert!(!contains(&empty, 12345));
+        assert!(!contains(&[], 12345));
+        assert_eq!(filter(&ids(0..100_000)).len(), MAX_WORDS);
     }
 }

@@ -22,7 +22,7 @@ use crate::docfreq::DocFreq;
 use crate::features::Features;
 use crate::postings::Postings;
 use crate::sketch::containment;
-use crate::termset::TermSet;
+use crate::stored::Stored;
 use crate::vector::{shared_weight, top_terms, Vector};
 use gleaner_core::event::Event;
 use gleaner_core::messages::{Article, Duplicate};
@@ -57,8 +57,10 @@ impl From<&gleaner_core::config::Dedup> for DedupConfig {
             containment: c.containment,
             window_count: c.window_count,
             window_age_secs: c.window_age_secs,
-            vector_terms: c.vector_terms,
-            sketch_size: c.sketch_size,
+            // Bounded, so one article's share of the window stays small
+            // (and fits the stored form's u16 lengths).
+            vector_terms: c.vector_terms.min(1024),
+            sketch_size: c.sketch_size.min(1024),
             index_keys: c.index_keys,
             min_content_words: c.min_content_words,
         }
@@ -72,24 +74,30 @@ pub const MAX_VERIFY: usize = 32;
 const FUTURE_SLACK_SECS: i64 = 86_400;
 
 struct Entry {
-    id: Box<str>,
-    url: Box<str>,
+    /// The id followed by the URL (one allocation for both).
+    key: Box<str>,
+    id_len: u32,
     /// The copies' cluster; `None` is the entry's own id.
     cluster: Option<Arc<str>>,
     event: Event,
     seq: u64,
     text_hash: u64,
-    vector: Vector,
-    terms: TermSet,
-    sketch: Box<[u32]>,
+    text: Stored,
     /// Cosine and containment with the copy it was matched to, if any,
     /// so that a replay gets the same verdict.
     matched: (f32, f32),
 }
 
 impl Entry {
+    fn id(&self) -> &str {
+        &self.key[..self.id_len as usize]
+    }
+    fn url(&self) -> &str {
+        &self.key[self.id_len as usize..]
+    }
     fn keys(&self, n: usize) -> &[u32] {
-        &self.sketch[..n.min(self.sketch.len())]
+        let sketch = self.text.sketch();
+        &sketch[..n.min(sketch.len())]
     }
 }
 
@@ -179,9 +187,7 @@ impl Window {
             .slots
             .iter()
             .flatten()
-            .map(|e| {
-                e.id.len() + e.url.len() + e.vector.len() * 8 + e.terms.bytes() + e.sketch.len() * 4
-            })
+            .map(|e| e.key.len() + e.text.bytes())
             .sum();
         self.slots.capacity() * std::mem::size_of::<Option<Entry>>()
             + entries
@@ -200,19 +206,19 @@ impl Window {
 
     fn find(&self, id: &str) -> Option<u32> {
         let slot = *self.by_id.get(&fnv1a64(id.as_bytes()))?;
-        (&*self.entry(slot).id == id).then_some(slot)
+        (self.entry(slot).id() == id).then_some(slot)
     }
 
     fn cluster_of(&self, e: &Entry) -> Arc<str> {
-        e.cluster.clone().unwrap_or_else(|| Arc::from(&*e.id))
+        e.cluster.clone().unwrap_or_else(|| Arc::from(e.id()))
     }
 
     fn original_of(&self, e: &Entry) -> Member {
         match self.groups.get(&*self.cluster_of(e)) {
             Some(g) => g.original.clone(),
             None => Member {
-                id: e.id.clone(),
-                url: e.url.clone(),
+                id: e.id().into(),
+                url: e.url().into(),
                 event: e.event,
             },
         }
@@ -331,8 +337,8 @@ impl Window {
                 (
                     s,
                     Member {
-                        id: e.id.clone(),
-                        url: e.url.clone(),
+                        id: e.id().into(),
+                        url: e.url().into(),
                         event: e.event,
                     },
                 )
@@ -372,14 +378,14 @@ impl Window {
         let e = self.entry(slot);
         let cluster = self.cluster_of(e);
         let original = self.original_of(e);
-        if *original.id == *e.id {
+        if *original.id == *e.id() {
             Decision::Unique {
                 cluster: cluster.to_string(),
             }
         } else {
             Decision::Repost(Duplicate {
-                id: e.id.to_string(),
-                url: e.url.to_string(),
+                id: e.id().to_string(),
+                url: e.url().to_string(),
                 original_id: original.id.to_string(),
                 original_url: original.url.to_string(),
                 similarity: f64::from(e.matched.0),
@@ -424,11 +430,11 @@ impl Window {
             }
             // Containment first: a merge of two short sorted lists, it
             // turns away most candidates (stock phrases in common).
-            let cont = containment(sketch, &e.sketch);
+            let cont = containment(sketch, e.text.sketch());
             if f64::from(cont) < self.cfg.containment {
                 continue;
             }
-            let cos = shared_weight(vector, &f.terms, &e.vector, &e.terms);
+            let cos = shared_weight(vector, &f.terms, &e.text);
             if f64::from(cos) < self.cfg.threshold {
                 continue;
             }
@@ -460,15 +466,13 @@ impl Window {
         let seq = self.seq;
         self.seq += 1;
         let entry = Entry {
-            id: a.id.as_str().into(),
-            url: a.url.as_str().into(),
+            key: format!("{}{}", a.id, a.url).into_boxed_str(),
+            id_len: a.id.len() as u32,
             cluster,
             event,
             seq,
             text_hash: f.text_hash,
-            vector,
-            terms: TermSet::of(f.terms.iter().map(|t| t.0)),
-            sketch: f.sketch.clone().into_boxed_slice(),
+            text: Stored::new(&f.sketch, &vector, &f.terms),
             matched,
         };
         let slot = match self.free.pop() {
@@ -501,7 +505,7 @@ impl Window {
         for &k in e.keys(self.cfg.index_keys) {
             self.index.remove(k, slot);
         }
-        self.by_id.remove(&fnv1a64(e.id.as_bytes()));
+        self.by_id.remove(&fnv1a64(e.id().as_bytes()));
         self.order.remove(&(e.event.secs, e.seq, slot));
         let cluster = self.cluster_of(&e);
         if let Some(g) = self.groups.get_mut(&cluster) {

@@ -247,7 +247,7 @@ fn a_window_rebuilt_from_unique_articles_keeps_clusters_and_dates() {
     assert_eq!(tail.len(), 3);
     let mut restarted = Window::new(cfg(1000));
     for a in &tail {
-        let f = Features::of(&a.title, &a.text, 64);
+        let f = Features::of(&a.title, &a.text, restarted.cfg.sketch_size);
         restarted.remember(a, &f, T0 + 30 * DAY);
     }
     assert_eq!(restarted.len(), 3);
