@@ -382,7 +382,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             let cfg = Config::load(common.config.as_deref())?;
             let report = if input.as_os_str() == "-" {
                 gleaner_dedup::offline::run(
-                    (&cfg.dedup).into(),
+                    cfg.dedup.clone(),
                     std::io::BufReader::with_capacity(1 << 20, std::io::stdin()),
                     &output,
                 )?
@@ -390,7 +390,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
                 let f = std::fs::File::open(&input)
                     .with_context(|| format!("opening {}", input.display()))?;
                 gleaner_dedup::offline::run(
-                    (&cfg.dedup).into(),
+                    cfg.dedup.clone(),
                     std::io::BufReader::with_capacity(1 << 20, f),
                     &output,
                 )?
@@ -540,7 +540,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
 }
 
 fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
-    gleaner_dedup::DedupStage::new((&cfg.dedup).into()).after_summarize(cfg.summarize.before_dedup)
+    gleaner_dedup::DedupStage::new(cfg.dedup.clone()).after_summarize(cfg.summarize.before_dedup)
 }
 
 fn print_dedup_report(r: &gleaner_dedup::offline::Report, out: &Path) {

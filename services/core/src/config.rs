@@ -103,13 +103,20 @@ pub struct Extract {
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Dedup {
+    /// Least share of one article's TF-IDF weight on words the other has.
     pub threshold: f64,
+    /// Least share of the shorter text's word 4-grams found in the other.
     pub containment: f64,
     pub window_count: usize,
     pub window_age_secs: u64,
+    /// Terms kept in each article's vector.
     pub vector_terms: usize,
+    /// Shingle hashes kept in each article's sketch.
     pub sketch_size: usize,
+    /// Of those, how many (the smallest) are looked up and indexed.
     pub index_keys: usize,
+    /// Articles with fewer distinct words (not stop words, not numbers)
+    /// are never compared.
     pub min_content_words: usize,
 }
 

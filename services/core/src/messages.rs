@@ -203,7 +203,8 @@ pub struct Duplicate {
     pub url: String,
     pub original_id: String,
     pub original_url: String,
-    /// Cosine similarity of the two articles' TF-IDF vectors.
+    /// Share of one article's TF-IDF weight on words the other has too
+    /// (the larger of the two ways round).
     pub similarity: f64,
     /// Share of the shorter article's word 4-grams found in the other.
     #[serde(default)]

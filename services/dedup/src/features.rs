@@ -1,7 +1,7 @@
 //! What dedup keeps of an article's text, computed once, without the window:
 //! hashed term counts (for the TF-IDF vector), a bottom-k sketch of its word
 //! 4-gram hashes (for containment and for finding candidates), the number of
-//! ids of its distinct words (not numbers) and a hash of the whole text (to tell a replay
+//! number of distinct content words and a hash of the whole text (to tell a replay
 //! from an update). Pure, so a batch is computed in parallel.
 
 use gleaner_core::util::fnv1a64;
@@ -19,9 +19,8 @@ pub struct Features {
     /// The smallest `sketch_size` distinct shingle hashes, ascending: a
     /// uniform sample of the text's shingles that two texts take alike.
     pub sketch: Vec<u32>,
-    /// Ids of the distinct terms that are not numbers, ascending: the
-    /// words a minimum of content is counted in.
-    pub words: Vec<u32>,
+    /// Distinct terms that are not numbers.
+    pub content_words: u32,
     /// Of the title and text as given.
     pub text_hash: u64,
 }
@@ -66,22 +65,20 @@ impl Features {
         }
         words.sort_unstable_by_key(|t| t.0);
         let mut terms: Vec<(u32, u16)> = Vec::with_capacity(words.len());
-        let mut content = Vec::with_capacity(words.len());
+        let mut content_words = 0u32;
         for (t, number) in words {
             match terms.last_mut() {
                 Some(last) if last.0 == t => last.1 = last.1.saturating_add(1),
                 _ => {
                     terms.push((t, 1));
-                    if !number {
-                        content.push(t);
-                    }
+                    content_words += u32::from(!number);
                 }
             }
         }
         Features {
             terms,
             sketch: bottom_k(shingles, sketch_size),
-            words: content,
+            content_words,
             text_hash: gleaner_core::util::fnv1a64_parts(&[
                 title.as_bytes(),
                 b"\n",
@@ -128,7 +125,7 @@ mod tests {
         // bridge (3), opened, 2024: "the" and "in" are stop words.
         assert_eq!(f.terms.len(), 3);
         assert_eq!(f.terms.iter().map(|t| u32::from(t.1)).sum::<u32>(), 5);
-        assert_eq!(f.words.len(), 2, "bridge and opened; 2024 is a number");
+        assert_eq!(f.content_words, 2, "bridge and opened; 2024 is a number");
         assert!(f.terms.windows(2).all(|w| w[0].0 < w[1].0));
     }
 
@@ -169,7 +166,7 @@ mod tests {
     #[test]
     fn empty_and_tiny_texts() {
         let e = Features::of("", "", 8);
-        assert!(e.terms.is_empty() && e.sketch.is_empty() && e.words.is_empty());
+        assert!(e.terms.is_empty() && e.sketch.is_empty() && e.content_words == 0);
         let t = Features::of("", "two words", 8);
         assert_eq!(t.sketch.len(), 1);
     }

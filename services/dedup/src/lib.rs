@@ -3,7 +3,7 @@
 //!
 //! - [`features`]: what is kept of a text (hashed terms, a shingle sketch);
 //! - [`docfreq`]: the streaming document frequencies behind IDF;
-//! - [`vector`]: top-K TF-IDF vectors and their cosine;
+//! - [`vector`]: top-K TF-IDF vectors and the weight two articles share;
 //! - [`termset`]: every term of an article, as a small Bloom filter;
 //! - [`sketch`]: containment of one text in another from two sketches;
 //! - [`stored`]: sketch, vector and term filter packed in one allocation;

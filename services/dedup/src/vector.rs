@@ -1,6 +1,6 @@
 //! An article's TF-IDF vector cut to its heaviest terms: hashed term ids
 //! and f32 weights, ascending by term, scaled to unit length once, so that
-//! the cosine of two vectors is their dot product.
+//! a term's squared weight is its share of the article's weight.
 
 use crate::docfreq::DocFreq;
 use crate::stored::Stored;

@@ -1,8 +1,8 @@
 //! The window: the articles recent reposts are compared with, and the
-//! verdicts. An article is a repost of one in the window when their TF-IDF
-//! vectors are at least `threshold` alike (the same subject) and at least
-//! `containment` of the shorter one's word 4-grams are in the other (the
-//! same text), so that a copy trimmed to part of its original is found
+//! verdicts. An article is a repost of one in the window when at least
+//! `threshold` of one's TF-IDF weight lies on words the other has too (the
+//! same subject; see [`shared_weight`]) and at least `containment` of the
+//! shorter one's word 4-grams are in the other (the same text), so that a copy trimmed to part of its original is found
 //! while a different report of one event is not. The earliest published
 //! copy of a group is its original; a copy that was let through before an
 //! earlier one arrived is corrected.
@@ -31,41 +31,13 @@ use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-#[derive(Debug, Clone)]
-pub struct DedupConfig {
-    /// Least cosine of the two TF-IDF vectors for a repost.
-    pub threshold: f64,
-    /// Least share of the shorter text's shingles found in the other.
-    pub containment: f64,
-    pub window_count: usize,
-    pub window_age_secs: u64,
-    /// Terms kept in each article's vector.
-    pub vector_terms: usize,
-    /// Shingle hashes kept in each article's sketch.
-    pub sketch_size: usize,
-    /// Of those, how many (the smallest) are looked up and indexed.
-    pub index_keys: usize,
-    /// Articles with fewer distinct content words (not stop words, not
-    /// numbers) are never compared.
-    pub min_content_words: usize,
-}
+/// The `[dedup]` section of pipelines.toml, where each option is explained.
+pub use gleaner_core::config::Dedup as DedupConfig;
 
-impl From<&gleaner_core::config::Dedup> for DedupConfig {
-    fn from(c: &gleaner_core::config::Dedup) -> Self {
-        DedupConfig {
-            threshold: c.threshold,
-            containment: c.containment,
-            window_count: c.window_count,
-            window_age_secs: c.window_age_secs,
-            // Bounded, so one article's share of the window stays small
-            // (and fits the stored form's u16 lengths).
-            vector_terms: c.vector_terms.min(1024),
-            sketch_size: c.sketch_size.min(1024),
-            index_keys: c.index_keys,
-            min_content_words: c.min_content_words,
-        }
-    }
-}
+/// Most terms and sketch hashes kept per article, whatever the config says,
+/// so one article's share of the window stays small (and fits the stored
+/// form's u16 lengths).
+const MAX_KEPT: usize = 1024;
 
 /// Most candidates verified per article (those sharing the most keys).
 pub const MAX_VERIFY: usize = 32;
@@ -83,7 +55,7 @@ struct Entry {
     seq: u64,
     text_hash: u64,
     text: Stored,
-    /// Cosine and containment with the copy it was matched to, if any,
+    /// Shared weight and containment with the copy it was matched to, if any,
     /// so that a replay gets the same verdict.
     matched: (f32, f32),
 }
@@ -107,6 +79,16 @@ struct Member {
     id: Box<str>,
     url: Box<str>,
     event: Event,
+}
+
+impl Member {
+    fn of(e: &Entry) -> Member {
+        Member {
+            id: e.id().into(),
+            url: e.url().into(),
+            event: e.event,
+        }
+    }
 }
 
 struct Group {
@@ -152,7 +134,9 @@ pub struct Window {
 }
 
 impl Window {
-    pub fn new(cfg: DedupConfig) -> Self {
+    pub fn new(mut cfg: DedupConfig) -> Self {
+        cfg.vector_terms = cfg.vector_terms.min(MAX_KEPT);
+        cfg.sketch_size = cfg.sketch_size.min(MAX_KEPT);
         Window {
             df: DocFreq::for_window(cfg.window_count),
             cfg,
@@ -216,11 +200,7 @@ impl Window {
     fn original_of(&self, e: &Entry) -> Member {
         match self.groups.get(&*self.cluster_of(e)) {
             Some(g) => g.original.clone(),
-            None => Member {
-                id: e.id().into(),
-                url: e.url().into(),
-                event: e.event,
-            },
+            None => Member::of(e),
         }
     }
 
@@ -235,7 +215,7 @@ impl Window {
             // The same id with another text: an update, judged afresh.
             self.remove(slot);
         }
-        if f.words.len() < self.cfg.min_content_words {
+        if (f.content_words as usize) < self.cfg.min_content_words {
             return vec![Decision::Unique {
                 cluster: a.id.clone(),
             }];
@@ -244,7 +224,7 @@ impl Window {
         let vector = top_terms(&f.terms, &self.df, self.cfg.vector_terms);
         let best = self.best_match(&vector, f, event);
         self.df.add(f.terms.iter().map(|t| t.0));
-        let Some((slot, cos, cont)) = best else {
+        let Some((slot, shared, cont)) = best else {
             self.insert(a, f, vector, event, None, (0.0, 0.0));
             return vec![Decision::Unique {
                 cluster: a.id.clone(),
@@ -255,12 +235,11 @@ impl Window {
         let original = self.original_of(matched);
         if !self.groups.contains_key(&cluster) {
             // The matched article was alone: it and this one form a group.
-            let in_window = 1;
             self.groups.insert(
                 cluster.clone(),
                 Group {
                     original: original.clone(),
-                    members: in_window,
+                    members: 1, // the matched entry; this one is added below
                 },
             );
             self.slots[slot as usize]
@@ -273,7 +252,7 @@ impl Window {
             url: url.to_string(),
             original_id: of.to_string(),
             original_url: of_url.to_string(),
-            similarity: f64::from(cos),
+            similarity: f64::from(shared),
             containment: f64::from(cont),
             cluster: Some(cluster.to_string()),
             correction,
@@ -311,14 +290,14 @@ impl Window {
                 false,
             ))]
         };
-        self.insert(a, f, vector, event, Some(cluster), (cos, cont));
+        self.insert(a, f, vector, event, Some(cluster), (shared, cont));
         decisions
     }
 
     /// Adds an article known to be unique (from the stage's own output,
     /// after a restart) without judging it, with the cluster it carries.
     pub fn remember(&mut self, a: &Article, f: &Features, now: i64) {
-        if f.words.len() < self.cfg.min_content_words || self.find(&a.id).is_some() {
+        if (f.content_words as usize) < self.cfg.min_content_words || self.find(&a.id).is_some() {
             return;
         }
         let event = Self::event(a, now);
@@ -332,17 +311,7 @@ impl Window {
                 url: a.url.as_str().into(),
                 event,
             };
-            let first = self.find(c).map(|s| {
-                let e = self.entry(s);
-                (
-                    s,
-                    Member {
-                        id: e.id().into(),
-                        url: e.url().into(),
-                        event: e.event,
-                    },
-                )
-            });
+            let first = self.find(c).map(|s| (s, Member::of(self.entry(s))));
             let g = self
                 .groups
                 .entry(c.clone())
@@ -434,18 +403,19 @@ impl Window {
             if f64::from(cont) < self.cfg.containment {
                 continue;
             }
-            let cos = shared_weight(vector, &f.terms, &e.text);
-            if f64::from(cos) < self.cfg.threshold {
+            let shared = shared_weight(vector, &f.terms, &e.text);
+            if f64::from(shared) < self.cfg.threshold {
                 continue;
             }
-            let better = best.is_none_or(|(_, bc, bx, bs)| {
-                (cont, cos) > (bx, bc) || ((cont, cos) == (bx, bc) && e.seq < bs)
+            let better = best.is_none_or(|(_, b_shared, b_cont, b_seq)| {
+                let (this, that) = ((cont, shared), (b_cont, b_shared));
+                this > that || (this == that && e.seq < b_seq)
             });
             if better {
-                best = Some((slot, cos, cont, e.seq));
+                best = Some((slot, shared, cont, e.seq));
             }
         }
-        best.map(|(s, c, x, _)| (s, c, x))
+        best.map(|(slot, shared, cont, _)| (slot, shared, cont))
     }
 
     fn insert(

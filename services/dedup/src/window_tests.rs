@@ -9,7 +9,7 @@ fn cfg(window_count: usize) -> DedupConfig {
     let c: gleaner_core::Config = gleaner_core::Config::load(None).unwrap();
     DedupConfig {
         window_count,
-        ..DedupConfig::from(&c.dedup)
+        ..c.dedup
     }
 }
 

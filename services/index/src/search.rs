@@ -9,7 +9,7 @@ use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
 use tantivy::schema::{Field, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{DocAddress, Index, IndexReader, ReloadPolicy, TantivyDocument};
+use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
 
 /// One search result.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -87,8 +87,7 @@ impl SearchIndex {
         let mut snippets = SnippetGenerator::create(&searcher, &*query, f.body)?;
         snippets.set_max_num_chars(self.snippet_chars);
         let mut hits = Vec::with_capacity(top.len());
-        for (score, addr, copies) in top {
-            let doc: TantivyDocument = searcher.doc(addr)?;
+        for (score, doc, copies) in top {
             let get = |field: Field| {
                 doc.get_first(field)
                     .and_then(|v| v.as_str())
@@ -132,14 +131,19 @@ impl SearchIndex {
         searcher: &tantivy::Searcher,
         query: &dyn tantivy::query::Query,
         limit: usize,
-    ) -> anyhow::Result<Vec<(f32, DocAddress, u32)>> {
+    ) -> anyhow::Result<Vec<(f32, TantivyDocument, u32)>> {
+        struct Cluster {
+            score: f32,
+            doc: TantivyDocument,
+            published: i64,
+            copies: u32,
+        }
         let f = self.fields;
         let mut depth = limit.saturating_mul(4).max(16);
         loop {
             let top = searcher.search(query, &TopDocs::with_limit(depth).order_by_score())?;
-            // cluster -> (best score, earliest doc, its published time, copies)
             let mut order: Vec<String> = Vec::new();
-            let mut groups: HashMap<String, (f32, DocAddress, i64, u32)> = HashMap::new();
+            let mut clusters: HashMap<String, Cluster> = HashMap::new();
             for &(score, addr) in &top {
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let cluster = doc
@@ -151,16 +155,25 @@ impl SearchIndex {
                     .get_first(f.published)
                     .and_then(|v| v.as_i64())
                     .unwrap_or(i64::MAX);
-                match groups.get_mut(&cluster) {
-                    Some(g) => {
-                        g.3 += 1;
-                        if published < g.2 {
-                            (g.1, g.2) = (addr, published);
+                match clusters.get_mut(&cluster) {
+                    Some(c) => {
+                        c.copies += 1;
+                        if published < c.published {
+                            (c.doc, c.published) = (doc, published);
                         }
                     }
                     None => {
                         order.push(cluster.clone());
-                        groups.insert(cluster, (score, addr, published, 0));
+                        let copies = 0;
+                        clusters.insert(
+                            cluster,
+                            Cluster {
+                                score,
+                                doc,
+                                published,
+                                copies,
+                            },
+                        );
                     }
                 }
             }
@@ -169,10 +182,8 @@ impl SearchIndex {
                 return Ok(order
                     .iter()
                     .take(limit)
-                    .map(|c| {
-                        let g = groups[c];
-                        (g.0, g.1, g.3)
-                    })
+                    .filter_map(|c| clusters.remove(c))
+                    .map(|c| (c.score, c.doc, c.copies))
                     .collect());
             }
             depth = depth.saturating_mul(4);
