@@ -2,19 +2,18 @@
 //! or one per process on Kafka (`fetch`, `clean`, ...), plus `seed`,
 //! `search`, `serve`, `topics` and one-shot `extract`.
 
+mod dedup;
 mod eval;
 mod oneshot;
+mod run;
+mod seeds;
 mod serve;
 
-use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
-use gleaner_core::messages::Seed;
-use gleaner_core::stage::{Output, Stage};
-use gleaner_core::{Config, Topic};
-use std::io::IsTerminal;
+use gleaner_core::stage::Stage;
+use gleaner_core::Config;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[derive(Parser)]
 #[command(
@@ -286,7 +285,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
                 cfg.fetch.per_host_delay_ms = ms;
             }
             let follow = follow || schedule.every_secs.is_some();
-            run_embedded(
+            run::run_embedded(
                 &cfg,
                 &seeds,
                 data_dir(&cfg, data),
@@ -380,22 +379,8 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
         } => {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
-            let report = if input.as_os_str() == "-" {
-                gleaner_dedup::offline::run(
-                    cfg.dedup.clone(),
-                    std::io::BufReader::with_capacity(1 << 20, std::io::stdin()),
-                    &output,
-                )?
-            } else {
-                let f = std::fs::File::open(&input)
-                    .with_context(|| format!("opening {}", input.display()))?;
-                gleaner_dedup::offline::run(
-                    cfg.dedup.clone(),
-                    std::io::BufReader::with_capacity(1 << 20, f),
-                    &output,
-                )?
-            };
-            print_dedup_report(&report, &output);
+            // Judging is CPU work: off the async runtime.
+            tokio::task::spawn_blocking(move || dedup::offline(&cfg, &input, &output)).await??;
         }
         Cmd::Dedup {
             input: None,
@@ -405,28 +390,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
         } => {
             init_logs("info");
             let cfg = Config::load(common.config.as_deref())?;
-            let mut stage = dedup_stage(&cfg);
-            // The window is rebuilt from the tail of this stage's own
-            // output, so reposts of articles seen before a restart are
-            // still caught.
-            let brokers = brokers(&cfg, &kafka);
-            let (b, topic) = (brokers.clone(), cfg.topics.unique.clone());
-            let per_partition =
-                (cfg.dedup.window_count as i64 / i64::from(cfg.kafka.partitions.max(1))).max(1);
-            let tail = tokio::task::spawn_blocking(move || {
-                gleaner_core::kafka::read_tail(&b, &topic, per_partition)
-            })
-            .await??;
-            let articles: Vec<gleaner_core::messages::Article> = tail
-                .iter()
-                .filter_map(|p| serde_json::from_slice(p).ok())
-                .collect();
-            let n = stage.remember(&articles);
-            tracing::info!(
-                articles = n,
-                "dedup window rebuilt from {}",
-                cfg.topics.unique
-            );
+            let stage = dedup::kafka_stage(&cfg, &brokers(&cfg, &kafka)).await?;
             service(Box::new(stage), &cfg, &kafka).await?;
         }
         Cmd::Summarize { kafka, common } => {
@@ -456,7 +420,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             init_logs("warn");
             let cfg = Config::load(common.config.as_deref())?;
             let producer = gleaner_core::kafka::producer(&cfg, &brokers(&cfg, &kafka))?;
-            let outs = seed_outputs(&urls, depth, recrawl, &schedule)?;
+            let outs = seeds::seed_outputs(&urls, depth, recrawl, &schedule)?;
             gleaner_core::kafka::produce_all(&producer, &cfg, &outs).await?;
             println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
         }
@@ -539,42 +503,6 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn dedup_stage(cfg: &Config) -> gleaner_dedup::DedupStage {
-    gleaner_dedup::DedupStage::new(cfg.dedup.clone()).after_summarize(cfg.summarize.before_dedup)
-}
-
-fn print_dedup_report(r: &gleaner_dedup::offline::Report, out: &Path) {
-    use std::io::Write;
-    let judged = r.stats.judged.max(1) as f64;
-    let text = format!(
-        "{} articles in {:.2}s: {:.0} articles/s\n  \
-         unique {}  duplicates {}  corrections {}  dead letters {}  (in {})\n  \
-         window {} articles, {} bytes/article counted; {:.1} candidates and {:.1} verified per article; peak RSS {} MiB\n",
-        r.articles,
-        r.seconds,
-        r.per_second(),
-        r.unique,
-        r.duplicates,
-        r.corrections,
-        r.dead_letters,
-        out.display(),
-        r.window_len,
-        r.window_bytes / r.window_len.max(1),
-        r.stats.candidates as f64 / judged,
-        r.stats.verified as f64 / judged,
-        peak_rss_kib().map_or("?".into(), |k| (k / 1024).to_string()),
-    );
-    // A closed pipe (`| head`) is not an error worth a panic.
-    let _ = std::io::stdout().lock().write_all(text.as_bytes());
-}
-
-/// The process's peak resident memory (VmHWM), on Linux.
-fn peak_rss_kib() -> Option<u64> {
-    let status = std::fs::read_to_string("/proc/self/status").ok()?;
-    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
-    line.split_whitespace().nth(1)?.parse().ok()
-}
-
 fn index_stage(cfg: &Config, dir: &Path) -> anyhow::Result<gleaner_index::IndexStage> {
     Ok(
         gleaner_index::IndexStage::open(dir, cfg.index.writer_heap_bytes)?
@@ -605,172 +533,6 @@ async fn service(stage: Box<dyn Stage>, cfg: &Config, kafka: &Kafka) -> anyhow::
     }
     let stop = gleaner_core::kafka::shutdown_signal();
     gleaner_core::kafka::run_stage(stage, cfg, &brokers(cfg, kafka), stop).await
-}
-
-/// Seed messages for URLs, or files of URLs (one per line, `#` comments).
-fn seed_outputs(
-    args: &[String],
-    depth: Option<u32>,
-    recrawl: bool,
-    schedule: &SeedOptions,
-) -> anyhow::Result<Vec<Output>> {
-    let mut urls = Vec::new();
-    for a in args {
-        let p = Path::new(a);
-        if !a.contains("://") && p.is_file() {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading seeds from {a}"))?;
-            urls.extend(
-                text.lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                    .map(str::to_string),
-            );
-        } else {
-            urls.push(a.clone());
-        }
-    }
-    urls.iter()
-        .map(|u| {
-            let parsed = gleaner_core::util::normalise_url(u)
-                .with_context(|| format!("bad seed URL {u:?}"))?;
-            anyhow::ensure!(
-                matches!(parsed.scheme(), "http" | "https"),
-                "seed {u:?} is not an http(s) URL"
-            );
-            let seed = Seed {
-                url: parsed.to_string(),
-                depth,
-                scope: None,
-                priority: None,
-                recrawl,
-                every_secs: schedule.every_secs,
-                adaptive: schedule.adaptive,
-                allow: schedule.allow.clone(),
-                deny: schedule.deny.clone(),
-            };
-            Ok(Output::json(
-                Topic::Seeds,
-                gleaner_core::util::host_of(parsed.as_str()),
-                &seed,
-            ))
-        })
-        .collect()
-}
-
-async fn run_embedded(
-    cfg: &Config,
-    seeds: &[String],
-    data: PathBuf,
-    allow_private: bool,
-    depth: Option<u32>,
-    scope: &SeedOptions,
-    follow: bool,
-) -> anyhow::Result<()> {
-    let started = Instant::now();
-    let seed_msgs = seed_outputs(seeds, depth, false, scope)?;
-    std::fs::create_dir_all(&data)
-        .with_context(|| format!("creating data directory {}", data.display()))?;
-    let index_dir = data.join("index");
-    let stages: Vec<Box<dyn Stage>> = vec![
-        Box::new(
-            gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?
-                .wait_for_paused_hosts(follow),
-        ),
-        Box::new(gleaner_clean::CleanStage),
-        Box::new(gleaner_extract::ExtractStage::new(
-            cfg.extract.extractor.parse()?,
-            &cfg.extract,
-        )),
-        Box::new(dedup_stage(cfg)),
-        Box::new(summarize_stage(cfg)?),
-        Box::new(index_stage(cfg, &index_dir)?),
-    ];
-    let pipeline = MemoryPipeline::start(
-        stages,
-        &MemoryOptions {
-            channel_capacity: cfg.run.channel_capacity,
-            batch_max: cfg.kafka.batch_max,
-            max_record_bytes: cfg.kafka.max_record_bytes,
-            sink_dir: Some(data.clone()),
-            sink_topics: vec![Topic::Articles, Topic::Duplicates, Topic::DeadLetter],
-        },
-    )?;
-    for s in seed_msgs {
-        pipeline.publish(s).await;
-    }
-    let tty = std::io::stderr().is_terminal();
-    let mut stop = gleaner_core::kafka::shutdown_signal();
-    let mut tick =
-        tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
-    let mut last_line = String::new();
-    loop {
-        tokio::select! {
-            _ = pipeline.wait_idle(), if !follow => break,
-            _ = stop.wait_for(|s| *s) => { eprintln!("\ninterrupted: finishing in-flight work"); break }
-            _ = tick.tick() => {
-                let c = pipeline.counts();
-                let line = format!(
-                    "fetched {} pages | {} articles | {} duplicates | {} summarized | {} dead letters | {} queued",
-                    c[&Topic::Pages], c[&Topic::Articles], c[&Topic::Duplicates], c[&Topic::Summarized],
-                    c[&Topic::DeadLetter], pipeline.in_flight()
-                );
-                if tty {
-                    eprint!("\r{line}\x1b[K");
-                } else if line != last_line {
-                    eprintln!("{line}");
-                }
-                last_line = line;
-            }
-        }
-    }
-    let c = pipeline.shutdown().await?;
-    if tty {
-        eprintln!();
-    }
-    let secs = started.elapsed().as_secs_f64();
-    let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars)
-        .map(|s| s.num_docs())
-        .unwrap_or(0);
-    // The same figures, for scripts and tests.
-    let summary = serde_json::json!({
-        "seconds": secs,
-        "produced": c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect::<std::collections::BTreeMap<_, _>>(),
-        "index_docs": in_index,
-    });
-    std::fs::write(
-        data.join("summary.json"),
-        serde_json::to_vec_pretty(&summary)?,
-    )?;
-    println!("done in {secs:.1}s");
-    println!(
-        "  pages fetched   {} ({:.1} pages/s)",
-        c[&Topic::Pages],
-        c[&Topic::Pages] as f64 / secs.max(1e-3)
-    );
-    println!("  articles        {}", c[&Topic::Articles]);
-    println!(
-        "  duplicates      {}  (see {})",
-        c[&Topic::Duplicates],
-        data.join("duplicates.jsonl").display()
-    );
-    // The index reads unique articles when they come summarized already.
-    let indexed = if cfg.summarize.before_dedup {
-        Topic::Unique
-    } else {
-        Topic::Summarized
-    };
-    println!(
-        "  indexed         {}  (index holds {in_index} in {})",
-        c[&indexed],
-        index_dir.display()
-    );
-    println!(
-        "  dead letters    {}  (see {})",
-        c[&Topic::DeadLetter],
-        data.join("dead-letter.jsonl").display()
-    );
-    Ok(())
 }
 
 fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {

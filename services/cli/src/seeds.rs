@@ -1,0 +1,59 @@
+//! Seed messages from URLs and seed files, for `gleaner seed` and `gleaner run`.
+
+use crate::SeedOptions;
+use anyhow::Context;
+use gleaner_core::messages::Seed;
+use gleaner_core::stage::Output;
+use gleaner_core::Topic;
+use std::path::Path;
+
+/// Seed messages for URLs, or files of URLs (one per line, `#` comments).
+pub(crate) fn seed_outputs(
+    args: &[String],
+    depth: Option<u32>,
+    recrawl: bool,
+    schedule: &SeedOptions,
+) -> anyhow::Result<Vec<Output>> {
+    let mut urls = Vec::new();
+    for a in args {
+        let p = Path::new(a);
+        if !a.contains("://") && p.is_file() {
+            let text =
+                std::fs::read_to_string(p).with_context(|| format!("reading seeds from {a}"))?;
+            urls.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+                    .map(str::to_string),
+            );
+        } else {
+            urls.push(a.clone());
+        }
+    }
+    urls.iter()
+        .map(|u| {
+            let parsed = gleaner_core::util::normalise_url(u)
+                .with_context(|| format!("bad seed URL {u:?}"))?;
+            anyhow::ensure!(
+                matches!(parsed.scheme(), "http" | "https"),
+                "seed {u:?} is not an http(s) URL"
+            );
+            let seed = Seed {
+                url: parsed.to_string(),
+                depth,
+                scope: None,
+                priority: None,
+                recrawl,
+                every_secs: schedule.every_secs,
+                adaptive: schedule.adaptive,
+                allow: schedule.allow.clone(),
+                deny: schedule.deny.clone(),
+            };
+            Ok(Output::json(
+                Topic::Seeds,
+                gleaner_core::util::host_of(parsed.as_str()),
+                &seed,
+            ))
+        })
+        .collect()
+}
