@@ -8,6 +8,7 @@ pub mod memory;
 pub mod messages;
 pub mod metrics;
 pub mod stage;
+pub mod sync;
 pub mod util;
 
 pub use config::{Config, Topic};

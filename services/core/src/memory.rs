@@ -4,6 +4,7 @@
 
 use crate::config::Topic;
 use crate::stage::{limit_unsourced, settle, Input, Output, Stage};
+use crate::sync::Locked;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
@@ -57,7 +58,7 @@ impl Bus {
             c.fetch_add(1, Ordering::Relaxed);
         }
         if let Some(sink) = self.sinks.get(&out.topic) {
-            let mut w = sink.lock().unwrap_or_else(|p| p.into_inner());
+            let mut w = sink.locked();
             let _ = w.write_all(&out.payload).and_then(|_| w.write_all(b"\n"));
         }
         let Some(txs) = self.consumers.get(&out.topic) else {
@@ -217,7 +218,7 @@ impl MemoryPipeline {
             }
         }
         for sink in self.bus.sinks.values() {
-            sink.lock().unwrap_or_else(|p| p.into_inner()).flush()?;
+            sink.locked().flush()?;
         }
         match first_err {
             Some(e) => Err(e),

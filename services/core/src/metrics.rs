@@ -1,6 +1,7 @@
 //! Process-wide counters and gauges in the Prometheus text format, served
 //! on `GET /metrics` by [`serve`].
 
+use crate::sync::Locked;
 use std::collections::BTreeMap;
 use std::sync::{Mutex, OnceLock};
 
@@ -23,7 +24,7 @@ fn key(name: &str, labels: &[(&str, &str)]) -> Key {
 
 /// Adds to a counter.
 pub fn add(name: &str, labels: &[(&str, &str)], v: f64) {
-    let mut r = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let mut r = registry().locked();
     *r.entry(key(name, labels)).or_insert(0.0) += v;
 }
 
@@ -34,19 +35,19 @@ pub fn inc(name: &str, labels: &[(&str, &str)]) {
 
 /// Sets a gauge.
 pub fn set(name: &str, labels: &[(&str, &str)], v: f64) {
-    let mut r = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let mut r = registry().locked();
     r.insert(key(name, labels), v);
 }
 
 /// Drops a series (per-host gauges must not pile up for every host seen).
 pub fn remove(name: &str, labels: &[(&str, &str)]) {
-    let mut r = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let mut r = registry().locked();
     r.remove(&key(name, labels));
 }
 
 /// The current value of a series (for tests and summaries).
 pub fn get(name: &str, labels: &[(&str, &str)]) -> f64 {
-    let r = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let r = registry().locked();
     r.get(&key(name, labels)).copied().unwrap_or(0.0)
 }
 
@@ -58,7 +59,7 @@ fn escape(v: &str) -> String {
 
 /// Every series in the Prometheus text exposition format.
 pub fn render() -> String {
-    let r = registry().lock().unwrap_or_else(|p| p.into_inner());
+    let r = registry().locked();
     let mut out = String::new();
     for ((name, labels), v) in r.iter() {
         out.push_str(name);

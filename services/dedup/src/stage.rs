@@ -11,6 +11,7 @@ use crate::window::{Decision, DedupConfig, Window};
 use async_trait::async_trait;
 use gleaner_core::messages::{Article, Summarized};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::sync::Locked;
 use gleaner_core::Topic;
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
@@ -198,7 +199,7 @@ impl DedupStage {
     fn lock(&self) -> std::sync::MutexGuard<'_, Deduper> {
         // A panic while judging leaves at worst one article half-added;
         // the window is still usable.
-        self.core.lock().unwrap_or_else(|p| p.into_inner())
+        self.core.locked()
     }
 
     /// See [`Deduper::remember`].
@@ -230,13 +231,7 @@ impl Stage for DedupStage {
         let core = self.core.clone();
         let batch = inputs.to_vec();
         let n = inputs.len();
-        match tokio::task::spawn_blocking(move || {
-            core.lock()
-                .unwrap_or_else(|p| p.into_inner())
-                .process(&batch)
-        })
-        .await
-        {
+        match tokio::task::spawn_blocking(move || core.locked().process(&batch)).await {
             Ok(results) => results,
             Err(e) => {
                 let msg = format!("dedup task failed: {e}");

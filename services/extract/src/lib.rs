@@ -21,6 +21,7 @@ mod tree;
 use async_trait::async_trait;
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::sync::Locked;
 use gleaner_core::Topic;
 use std::ops::Range;
 
@@ -499,7 +500,7 @@ impl ExtractStage {
 
     /// Sets or (with `None`) deletes a host's rules, as the rules topic does.
     pub fn set_rules(&self, host: &str, rules: Option<SiteRules>) {
-        let mut site = self.site.lock().unwrap_or_else(|p| p.into_inner());
+        let mut site = self.site.locked();
         match rules {
             Some(r) => site.rules.insert(host.to_ascii_lowercase(), r),
             None => site.rules.remove(&host.to_ascii_lowercase()),
@@ -544,7 +545,7 @@ impl Stage for ExtractStage {
         let which = self.extractor;
         let site = self.site.clone();
         let (article, link_share) = tokio::task::spawn_blocking(move || {
-            let mut site = site.lock().unwrap_or_else(|p| p.into_inner());
+            let mut site = site.locked();
             let (article, chosen) = extract_chosen(&cleaned, which, Some(&mut site));
             let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
                 let b = &cleaned.blocks[i];

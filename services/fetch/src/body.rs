@@ -1,0 +1,73 @@
+//! Response bodies: read up to a cap while streaming, then decoded to UTF-8.
+
+use futures::StreamExt;
+
+/// Reads a body up to `cap` bytes while streaming (after decompression, so a
+/// decompression bomb stops at the cap too). Returns whether it was cut.
+pub(crate) async fn read_capped(
+    resp: reqwest::Response,
+    cap: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
+    let mut body = Vec::new();
+    let mut stream = resp.bytes_stream();
+    while let Some(chunk) = stream.next().await {
+        let chunk = chunk?;
+        let room = cap - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok((body, false))
+}
+
+/// Decodes HTML bytes to UTF-8: the charset from the Content-Type header, a
+/// BOM, a `<meta charset>` in the first KiB, then detection (chardetng).
+pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
+    let from_label = |label: &str| {
+        encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
+    };
+    let declared = content_type
+        .split(';')
+        .filter_map(|p| p.trim().strip_prefix("charset="))
+        .find_map(from_label);
+    let enc = encoding_rs::Encoding::for_bom(body)
+        .map(|(e, _)| e)
+        .or(declared)
+        .or_else(|| meta_charset(&body[..body.len().min(1024)]).and_then(|l| from_label(&l)))
+        .unwrap_or_else(|| {
+            let mut d = chardetng::EncodingDetector::new();
+            d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
+            d.guess(None, true)
+        });
+    let (text, used, _had_errors) = enc.decode(body);
+    (text.into_owned(), used.name().to_string())
+}
+
+fn meta_charset(head: &[u8]) -> Option<String> {
+    let s = String::from_utf8_lossy(head).to_ascii_lowercase();
+    let at = s.find("charset=")? + "charset=".len();
+    let rest = s[at..].trim_start_matches(['"', '\'', ' ']);
+    let end = rest
+        .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
+        .unwrap_or(rest.len());
+    (end > 0).then(|| rest[..end].to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn charset_from_header_meta_and_detection() {
+        let (t, cs) = decode_html(b"caf\xe9", "text/html; charset=ISO-8859-1");
+        assert_eq!((t.as_str(), cs.as_str()), ("café", "windows-1252"));
+        let gbk = b"<meta charset=\"gbk\"><p>\xc4\xe3\xba\xc3</p>";
+        assert!(decode_html(gbk, "text/html").0.contains("你好"));
+        let sjis: &[u8] = b"<p>\x82\xb1\x82\xf1\x82\xc9\x82\xbf\x82\xcd\x81\x41\x90\xa2\x8a\x45\x81\x42\x82\xb1\x82\xea\x82\xcd\x93\xfa\x96\x7b\x8c\xea\x82\xcc\x83\x65\x83\x4c\x83\x58\x83\x67\x82\xc5\x82\xb7\x81\x42</p>";
+        let (t, cs) = decode_html(sjis, "text/html");
+        assert_eq!(cs, "Shift_JIS");
+        assert!(t.contains("こんにちは、世界。"), "{t}");
+    }
+}

@@ -1,0 +1,173 @@
+//! The HTTP clients: one direct, or one per proxy. Each host is assigned a
+//! route by hash; a proxy that fails to connect is benched for a while and
+//! its hosts move to the next one, so a dead proxy costs no URL.
+
+use crate::address::GuardedResolver;
+use crate::schedule::Validators;
+use gleaner_core::sync::Locked;
+use gleaner_core::{config, metrics};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+use url::Url;
+
+pub(crate) struct Routes {
+    routes: Vec<Route>,
+    bench_for: Duration,
+}
+
+/// A way out: direct, or through one proxy.
+struct Route {
+    client: reqwest::Client,
+    proxy: Option<String>,
+    benched_until: Mutex<Option<Instant>>,
+}
+
+impl Routes {
+    pub(crate) fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
+        let build = |proxy: Option<&str>| -> anyhow::Result<Route> {
+            let mut b = reqwest::Client::builder()
+                .user_agent(&cfg.user_agent)
+                .connect_timeout(Duration::from_millis(cfg.connect_timeout_ms))
+                .timeout(Duration::from_millis(cfg.total_timeout_ms))
+                .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
+                .dns_resolver(Arc::new(GuardedResolver { allow_private }))
+                .cookie_store(cfg.cookies)
+                .gzip(true)
+                .brotli(true);
+            b = match proxy {
+                Some(p) => {
+                    b.proxy(reqwest::Proxy::all(p).map_err(|e| anyhow::anyhow!("proxy {p}: {e}"))?)
+                }
+                None => b.no_proxy(),
+            };
+            Ok(Route {
+                client: b.build()?,
+                proxy: proxy.map(str::to_string),
+                benched_until: Mutex::new(None),
+            })
+        };
+        let routes = if cfg.proxies.is_empty() {
+            vec![build(None)?]
+        } else {
+            cfg.proxies
+                .iter()
+                .map(|p| build(Some(p)))
+                .collect::<anyhow::Result<Vec<_>>>()?
+        };
+        Ok(Routes {
+            routes,
+            bench_for: Duration::from_secs(cfg.proxy_bench_secs),
+        })
+    }
+
+    /// The route for a host: proxies are assigned per host (by hash) and
+    /// rotated past the benched ones; with every proxy benched, the one
+    /// whose bench ends first.
+    fn route(&self, host: &str) -> usize {
+        let n = self.routes.len();
+        if n == 1 {
+            return 0;
+        }
+        let start = (gleaner_core::util::fnv1a64(host.as_bytes()) % n as u64) as usize;
+        let now = Instant::now();
+        let benched = |i: usize| *self.routes[i].benched_until.locked();
+        (0..n)
+            .map(|k| (start + k) % n)
+            .find(|&i| benched(i).is_none_or(|u| u <= now))
+            .unwrap_or_else(|| (0..n).min_by_key(|&i| benched(i)).unwrap_or(0))
+    }
+
+    /// GET through the host's route; a proxy that cannot be reached is
+    /// benched and the next route tried.
+    pub(crate) async fn send(
+        &self,
+        host: &str,
+        url: &Url,
+        validators: Option<&Validators>,
+    ) -> Result<reqwest::Response, reqwest::Error> {
+        let mut tried = 0;
+        loop {
+            let route = self.route(host);
+            let mut request = self.routes[route].client.get(url.as_str());
+            if let Some(v) = validators {
+                if let Some(etag) = &v.etag {
+                    request = request.header(reqwest::header::IF_NONE_MATCH, etag);
+                }
+                if let Some(date) = &v.last_modified {
+                    request = request.header(reqwest::header::IF_MODIFIED_SINCE, date);
+                }
+            }
+            let result = request.send().await;
+            match (&result, &self.routes[route].proxy) {
+                (Err(e), Some(proxy))
+                    if (e.is_connect() || e.is_timeout()) && tried + 1 < self.routes.len() =>
+                {
+                    tracing::warn!(proxy = %proxy, error = %error_chain(e), "proxy failed; benched");
+                    self.bench(route);
+                    tried += 1;
+                }
+                (Err(e), Some(_)) if e.is_connect() || e.is_timeout() => {
+                    self.bench(route);
+                    return result;
+                }
+                _ => return result,
+            }
+        }
+    }
+
+    fn bench(&self, route: usize) {
+        *self.routes[route].benched_until.locked() = Some(Instant::now() + self.bench_for);
+        metrics::inc("gleaner_fetch_proxy_benched_total", &[]);
+    }
+}
+
+/// An error with its causes, one line.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
+}
+
+pub(crate) fn header(h: &reqwest::header::HeaderMap, name: &str) -> Option<String> {
+    h.get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::to_string)
+}
+
+/// Seconds to wait from a Retry-After header (delta-seconds form).
+pub(crate) fn retry_after(h: &reqwest::header::HeaderMap) -> Option<u64> {
+    h.get("retry-after")?.to_str().ok()?.trim().parse().ok()
+}
+
+/// Exponential backoff with jitter: base · 2^attempt · [0.5, 1.5).
+pub(crate) fn backoff(base_ms: u64, attempt: u32) -> Duration {
+    let base = base_ms.saturating_mul(1 << attempt.min(16));
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let jitter = (gleaner_core::util::fnv1a64(&nanos.to_le_bytes()) % 1000) as f64 / 1000.0;
+    Duration::from_millis((base as f64 * (0.5 + jitter)) as u64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn backoff_doubles_within_its_jitter() {
+        for attempt in 0..4 {
+            let d = backoff(100, attempt).as_millis() as u64;
+            let base = 100 << attempt;
+            assert!(
+                d >= base / 2 && d < base * 3 / 2,
+                "attempt {attempt}: {d} ms"
+            );
+        }
+    }
+}

@@ -1,0 +1,327 @@
+//! Fetching one URL: the address check, robots.txt, the host's politeness
+//! clock and slots, retries, and the body read, capped and decoded. Shared
+//! by every fetch task of the stage.
+
+use crate::address::check_address;
+use crate::body::{decode_html, read_capped};
+use crate::client::{backoff, error_chain, header, retry_after, Routes};
+use crate::error::FetchError;
+use crate::health::{looks_like_challenge, Health, Outcome};
+use crate::politeness::{host_key, Politeness};
+use crate::robots::{AgentRules, Robots};
+use crate::robots_cache::RobotsCache;
+use crate::schedule::Validators;
+use crate::{feeds, links};
+use gleaner_core::messages::Page;
+use gleaner_core::util::{doc_id, now_rfc3339};
+use gleaner_core::{config, metrics};
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use url::Url;
+
+/// What one fetch produced.
+pub struct Fetched {
+    /// The page, or `None` for a sitemap or feed (which only lists URLs).
+    pub page: Option<Page>,
+    /// URLs found: links of a page, or the pages a sitemap or feed lists.
+    pub links: Vec<String>,
+    /// Sitemaps to read next: from a sitemap index, or from robots.txt.
+    /// They do not count as a step of depth.
+    pub sitemaps: Vec<String>,
+    /// A conditional recrawl answered 304, or a recrawl returned the same
+    /// body as last time: the page has not changed since it was last
+    /// fetched, and nothing goes downstream.
+    pub not_modified: bool,
+}
+
+impl Fetched {
+    fn listing(links: Vec<String>, sitemaps: Vec<String>) -> Self {
+        Fetched {
+            page: None,
+            links,
+            sitemaps,
+            not_modified: false,
+        }
+    }
+}
+
+pub(crate) struct Crawler {
+    pub(crate) cfg: config::Fetch,
+    pub(crate) routes: Routes,
+    pub(crate) politeness: Politeness,
+    pub(crate) health: Health,
+    pub(crate) robots: RobotsCache,
+    agent_token: String,
+    allow_private: bool,
+    /// At most fetch.concurrency requests in flight, batches and background
+    /// together.
+    pub(crate) slots: Arc<tokio::sync::Semaphore>,
+}
+
+impl Crawler {
+    pub(crate) fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
+        let agent_token = cfg
+            .user_agent
+            .split(['/', ' '])
+            .next()
+            .unwrap_or("gleaner")
+            .to_ascii_lowercase();
+        Ok(Crawler {
+            routes: Routes::new(cfg, allow_private)?,
+            politeness: Politeness::new(cfg.per_host_concurrency),
+            health: Health::new(cfg),
+            robots: RobotsCache::new(Duration::from_secs(cfg.robots_cache_secs)),
+            agent_token,
+            allow_private,
+            slots: Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1))),
+            cfg: cfg.clone(),
+        })
+    }
+
+    fn base_delay(&self) -> Duration {
+        Duration::from_millis(self.cfg.per_host_delay_ms)
+    }
+
+    /// Fetches one URL, unless its host is paused, and books the outcome in
+    /// the host's health.
+    pub(crate) async fn fetch(
+        &self,
+        url: &Url,
+        depth: u32,
+        defer_at: Option<Instant>,
+        validators: Option<Validators>,
+    ) -> Result<Fetched, FetchError> {
+        let host = host_key(url);
+        if let Some(paused) = self.health.pause_error(&host) {
+            return Err(paused);
+        }
+        let result = match self
+            .fetch_inner(url, depth, defer_at, validators.as_ref())
+            .await
+        {
+            Err(FetchError::Deferred(u)) => return Err(FetchError::Deferred(u)),
+            Ok(f)
+                if f.page
+                    .as_ref()
+                    .is_some_and(|p| looks_like_challenge(&p.html)) =>
+            {
+                Err(FetchError::Challenge(url.to_string()))
+            }
+            r => r,
+        };
+        self.health.record(&host, Outcome::of(&result));
+        result
+    }
+
+    /// The robots.txt rules for the URL's host, fetched once per expiry.
+    async fn robots_rules(&self, url: &Url) -> Result<AgentRules, FetchError> {
+        let host = host_key(url);
+        if let Some(r) = self.robots.get(&host) {
+            return Ok(r);
+        }
+        let lock = self.robots.fetch_lock(&host);
+        let _guard = lock.lock().await;
+        if let Some(r) = self.robots.get(&host) {
+            return Ok(r);
+        }
+        let mut robots_url = url.clone();
+        robots_url.set_path("/robots.txt");
+        robots_url.set_query(None);
+        self.politeness.wait_turn(&host, self.base_delay()).await;
+        // RFC 9309: 5xx or unreachable means "disallow everything for now";
+        // the host waits (backoff) and robots.txt is asked again, up to
+        // fetch.max_retries times, before its URLs fail.
+        let mut attempt = 0;
+        let robots = loop {
+            let sent = self.routes.send(&host, &robots_url, None).await;
+            self.politeness.mark_answered(&host);
+            let failure = match sent {
+                Ok(resp) if resp.status().is_success() => {
+                    let body = read_capped(resp, 512 * 1024)
+                        .await
+                        .map(|(b, _)| b)
+                        .unwrap_or_default();
+                    break Robots::parse(&String::from_utf8_lossy(&body));
+                }
+                // RFC 9309: a 4xx means there are no rules.
+                Ok(resp) if resp.status().is_client_error() => break Robots::allow_all(),
+                Ok(resp) => format!("HTTP {}", resp.status().as_u16()),
+                Err(e) => error_chain(&e),
+            };
+            if attempt >= self.cfg.max_retries {
+                return Err(FetchError::RobotsUnavailable { host, why: failure });
+            }
+            let wait = backoff(self.cfg.retry_base_ms, attempt);
+            tracing::info!(host, attempt, why = %failure, wait_ms = wait.as_millis() as u64, "robots.txt unavailable; waiting");
+            attempt += 1;
+            tokio::time::sleep(wait).await;
+            self.politeness.wait_turn(&host, self.base_delay()).await;
+        };
+        let rules = robots.for_agent(&self.agent_token);
+        if self.cfg.follow_sitemaps && !robots.sitemaps.is_empty() {
+            let base = url.join("/").ok();
+            let absolute = robots
+                .sitemaps
+                .iter()
+                .filter_map(|s| base.as_ref()?.join(s).ok())
+                .map(|u| u.to_string());
+            self.robots.add_sitemaps(&host, absolute);
+        }
+        self.robots.put(&host, rules.clone());
+        Ok(rules)
+    }
+
+    async fn fetch_inner(
+        &self,
+        url: &Url,
+        depth: u32,
+        defer_at: Option<Instant>,
+        validators: Option<&Validators>,
+    ) -> Result<Fetched, FetchError> {
+        check_address(url, self.allow_private)?;
+        let host = host_key(url);
+        let mut delay = self.base_delay();
+        if self.cfg.respect_robots {
+            let rules = self.robots_rules(url).await?;
+            let path = match url.query() {
+                Some(q) => format!("{}?{q}", url.path()),
+                None => url.path().to_string(),
+            };
+            if !rules.allowed(&path) {
+                return Err(FetchError::Robots(url.to_string()));
+            }
+            if let Some(cd) = rules.crawl_delay {
+                delay = delay.max(Duration::from_secs_f64(cd.min(86_400.0)));
+            }
+        }
+        // Held until the body is read: one request at a time per host by
+        // default. A URL whose host is busy past the batch's deadline goes
+        // back to the frontier instead of holding the batch (and every other
+        // host) up.
+        let acquire = self.politeness.slot(&host).acquire_owned();
+        let permit = match defer_at {
+            Some(d) => tokio::time::timeout_at(d.into(), acquire)
+                .await
+                .map_err(|_| FetchError::Deferred(url.to_string()))?,
+            None => acquire.await,
+        };
+        let _permit = permit.map_err(|e| FetchError::Request {
+            url: url.to_string(),
+            why: e.to_string(),
+        })?;
+        let req_err = |e: reqwest::Error| FetchError::Request {
+            url: url.to_string(),
+            why: error_chain(&e),
+        };
+        let mut attempt = 0;
+        let resp = loop {
+            let deadline = if attempt == 0 { defer_at } else { None };
+            if !self
+                .politeness
+                .wait_turn_until(&host, delay, deadline)
+                .await
+            {
+                return Err(FetchError::Deferred(url.to_string()));
+            }
+            let result = self.routes.send(&host, url, validators).await;
+            self.politeness.mark_answered(&host);
+            let wait = match &result {
+                Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
+                    match retry_after(r.headers()) {
+                        Some(secs) if secs > self.cfg.max_retry_after_secs => None,
+                        Some(secs) => Some(Duration::from_secs(secs)),
+                        None => Some(backoff(self.cfg.retry_base_ms, attempt)),
+                    }
+                }
+                Err(e) if e.is_connect() || e.is_timeout() => {
+                    Some(backoff(self.cfg.retry_base_ms, attempt))
+                }
+                _ => None,
+            };
+            match wait {
+                Some(w) if attempt < self.cfg.max_retries => {
+                    metrics::inc("gleaner_fetch_retries_total", &[]);
+                    tracing::info!(url = %url, attempt, wait_ms = w.as_millis() as u64, "retrying");
+                    attempt += 1;
+                    tokio::time::sleep(w).await;
+                }
+                _ => break result.map_err(req_err)?,
+            }
+        };
+        let status = resp.status().as_u16();
+        let final_url = resp.url().clone();
+        if status == 304 && validators.is_some() {
+            return Ok(Fetched {
+                not_modified: true,
+                ..Fetched::listing(vec![], vec![])
+            });
+        }
+        if !resp.status().is_success() {
+            return Err(FetchError::Status {
+                status,
+                url: url.to_string(),
+            });
+        }
+        let headers = resp.headers().clone();
+        let content_type = header(&headers, "content-type").unwrap_or_default();
+        let ct = content_type.to_ascii_lowercase();
+        let htmlish =
+            ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml");
+        let xmlish = ct.contains("xml") || ct.contains("rss") || ct.contains("atom");
+        if !htmlish && !xmlish {
+            return Err(FetchError::NotHtml {
+                content_type,
+                url: url.to_string(),
+            });
+        }
+        let (body, truncated) = read_capped(resp, self.cfg.max_body_bytes)
+            .await
+            .map_err(req_err)?;
+        let (html, charset) = decode_html(&body, &ct);
+        if xmlish || html.trim_start().starts_with("<?xml") {
+            match feeds::parse(&html) {
+                Some(feeds::Feed::SitemapIndex(sitemaps)) => {
+                    return Ok(Fetched::listing(vec![], sitemaps))
+                }
+                Some(feeds::Feed::Pages(links)) => return Ok(Fetched::listing(links, vec![])),
+                None if !htmlish => {
+                    return Err(FetchError::NotHtml {
+                        content_type,
+                        url: url.to_string(),
+                    })
+                }
+                None => {}
+            }
+        }
+        let mut kept = BTreeMap::new();
+        for name in ["last-modified", "etag", "content-language"] {
+            if let Some(v) = header(&headers, name) {
+                kept.insert(name.to_string(), v);
+            }
+        }
+        if truncated {
+            kept.insert(
+                "x-gleaner-truncated".into(),
+                self.cfg.max_body_bytes.to_string(),
+            );
+        }
+        let links = links::extract(&html, &final_url, self.cfg.max_links_per_page);
+        let page = Page {
+            id: doc_id(url.as_str()),
+            url: url.to_string(),
+            final_url: final_url.to_string(),
+            status,
+            fetched_at: now_rfc3339(),
+            charset,
+            content_type,
+            headers: kept,
+            depth,
+            html,
+        };
+        Ok(Fetched {
+            page: Some(page),
+            ..Fetched::listing(links, vec![])
+        })
+    }
+}

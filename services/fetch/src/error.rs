@@ -1,0 +1,51 @@
+//! Why a URL was not fetched: each reason is a dead-letter message and a
+//! metric label.
+
+#[derive(Debug, thiserror::Error)]
+pub enum FetchError {
+    #[error("not an http(s) URL: {0}")]
+    BadUrl(String),
+    #[error("refused: {0} is a private or reserved address (see fetch.allow_private)")]
+    Private(String),
+    #[error("disallowed by robots.txt: {0}")]
+    Robots(String),
+    #[error("robots.txt of {host} unavailable ({why}); not crawling the host")]
+    RobotsUnavailable { host: String, why: String },
+    #[error("host {host} is paused for {secs} s more ({why}); not fetched")]
+    HostPaused {
+        host: String,
+        secs: u64,
+        why: String,
+    },
+    #[error("challenge page instead of content at {0}")]
+    Challenge(String),
+    #[error("deferred: {0} would wait too long for its host in this batch")]
+    Deferred(String),
+    #[error("HTTP {status} for {url}")]
+    Status { status: u16, url: String },
+    #[error("not HTML ({content_type}) at {url}")]
+    NotHtml { content_type: String, url: String },
+    #[error("request to {url} failed: {why}")]
+    Request { url: String, why: String },
+}
+
+impl FetchError {
+    /// A short name for metrics.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            FetchError::BadUrl(_) => "bad_url",
+            FetchError::Private(_) => "private_address",
+            FetchError::Robots(_) => "robots_disallowed",
+            FetchError::RobotsUnavailable { .. } => "robots_unavailable",
+            FetchError::HostPaused { .. } => "host_paused",
+            FetchError::Challenge(_) => "challenge",
+            FetchError::Deferred(_) => "deferred",
+            FetchError::Status { status: 429, .. } => "http_429",
+            FetchError::Status { status: 403, .. } => "http_403",
+            FetchError::Status { status, .. } if *status >= 500 => "http_5xx",
+            FetchError::Status { .. } => "http_4xx",
+            FetchError::NotHtml { .. } => "not_html",
+            FetchError::Request { .. } => "request",
+        }
+    }
+}

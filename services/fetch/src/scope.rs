@@ -1,0 +1,190 @@
+//! A fetch job (a URL with its crawl context) and which links it may follow:
+//! depth, scope (same host, same site, seed only) and the allow and deny
+//! patterns of its seed.
+
+use crate::error::FetchError;
+use gleaner_core::messages::{FrontierLink, Scope, Seed};
+use gleaner_core::util::normalise_url_stripping;
+use std::net::IpAddr;
+use url::Url;
+
+pub(crate) struct Job {
+    pub(crate) url: Url,
+    pub(crate) depth: u32,
+    pub(crate) max_depth: u32,
+    pub(crate) scope: Scope,
+    pub(crate) seed_host: String,
+    pub(crate) allow: Vec<String>,
+    pub(crate) deny: Vec<String>,
+    pub(crate) priority: i32,
+}
+
+impl Job {
+    pub(crate) fn from_seed(seed: Seed, url: Url, default_depth: u32) -> Self {
+        Job {
+            seed_host: url.host_str().unwrap_or_default().to_ascii_lowercase(),
+            depth: 0,
+            max_depth: seed.depth.unwrap_or(default_depth),
+            scope: seed.scope.unwrap_or_default(),
+            url,
+            allow: seed.allow,
+            deny: seed.deny,
+            priority: seed.priority.unwrap_or(0),
+        }
+    }
+
+    pub(crate) fn from_link(link: FrontierLink, url: Url) -> Self {
+        Job {
+            seed_host: link.seed_host,
+            depth: link.depth,
+            max_depth: link.max_depth,
+            scope: link.scope,
+            url,
+            allow: link.allow,
+            deny: link.deny,
+            priority: link.priority,
+        }
+    }
+
+    /// A link found on this job's page, at `depth`.
+    pub(crate) fn child(&self, url: &Url, depth: u32) -> FrontierLink {
+        FrontierLink {
+            url: url.to_string(),
+            depth,
+            max_depth: self.max_depth,
+            scope: self.scope,
+            seed_host: self.seed_host.clone(),
+            parent: self.url.to_string(),
+            priority: self.priority,
+            allow: self.allow.clone(),
+            deny: self.deny.clone(),
+            deferred: false,
+        }
+    }
+
+    /// The job as a frontier link marked deferred, which the seen-set lets
+    /// in again.
+    pub(crate) fn to_link(&self) -> FrontierLink {
+        FrontierLink {
+            parent: String::new(),
+            depth: self.depth,
+            deferred: true,
+            ..self.child(&self.url, self.depth)
+        }
+    }
+
+    /// Whether a link found on this job's page may be followed.
+    pub(crate) fn admits(&self, u: &Url) -> bool {
+        matches!(u.scheme(), "http" | "https")
+            && match self.scope {
+                Scope::SameHost => u
+                    .host_str()
+                    .is_some_and(|h| h.eq_ignore_ascii_case(&self.seed_host)),
+                Scope::SameDomain => u
+                    .host_str()
+                    .is_some_and(|h| registered_domain(h) == registered_domain(&self.seed_host)),
+                Scope::SeedOnly => false,
+            }
+            && (self.allow.is_empty() || self.allow.iter().any(|p| url_matches(p, u.as_str())))
+            && !self.deny.iter().any(|p| url_matches(p, u.as_str()))
+    }
+}
+
+/// A normalised http(s) URL, or why not.
+pub(crate) fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError> {
+    let u = normalise_url_stripping(raw, strip)
+        .map_err(|e| FetchError::BadUrl(format!("{raw}: {e}")))?;
+    if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
+        return Err(FetchError::BadUrl(raw.to_string()));
+    }
+    Ok(u)
+}
+
+/// A URL pattern: `*` matches any run of characters and the pattern must
+/// then match the whole URL; without `*` the pattern is a prefix. Same
+/// matcher as robots.txt rules (a `*` pattern is one anchored with `$`).
+pub fn url_matches(pattern: &str, url: &str) -> bool {
+    if pattern.contains('*') {
+        crate::robots::matches(&format!("{pattern}$"), url)
+    } else {
+        url.starts_with(pattern)
+    }
+}
+
+/// The registered domain of a host, without a public-suffix list: the last
+/// two labels, or three when the second-level label is a short generic one
+/// under a country code (`bbc.co.uk`, `abc.net.au`).
+pub fn registered_domain(host: &str) -> String {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.parse::<IpAddr>().is_ok() {
+        return host;
+    }
+    let labels: Vec<&str> = host.split('.').collect();
+    let n = labels.len();
+    let keep = if n >= 3
+        && labels[n - 1].len() == 2
+        && matches!(
+            labels[n - 2],
+            "co" | "com" | "net" | "org" | "gov" | "ac" | "edu" | "ne" | "or" | "go"
+        ) {
+        3
+    } else {
+        2
+    };
+    labels[n.saturating_sub(keep)..].join(".")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn job(scope: Scope, allow: &[&str], deny: &[&str]) -> Job {
+        let seed = Seed {
+            url: "https://news.example.co.uk/".into(),
+            scope: Some(scope),
+            allow: allow.iter().map(|s| s.to_string()).collect(),
+            deny: deny.iter().map(|s| s.to_string()).collect(),
+            ..Default::default()
+        };
+        let url = Url::parse(&seed.url).unwrap();
+        Job::from_seed(seed, url, 2)
+    }
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn scope_and_patterns_decide_which_links_are_followed() {
+        let same_host = job(Scope::SameHost, &[], &[]);
+        assert!(same_host.admits(&url("https://news.example.co.uk/a")));
+        assert!(!same_host.admits(&url("https://sport.example.co.uk/a")));
+        let same_site = job(Scope::SameDomain, &[], &["*/tag/*"]);
+        assert!(same_site.admits(&url("https://sport.example.co.uk/a")));
+        assert!(!same_site.admits(&url("https://other.co.uk/a")));
+        assert!(!same_site.admits(&url("https://sport.example.co.uk/tag/x")));
+        let allowed = job(Scope::SameHost, &["https://news.example.co.uk/2024/"], &[]);
+        assert!(allowed.admits(&url("https://news.example.co.uk/2024/a")));
+        assert!(!allowed.admits(&url("https://news.example.co.uk/about")));
+        assert!(!job(Scope::SeedOnly, &[], &[]).admits(&url("https://news.example.co.uk/a")));
+    }
+
+    #[test]
+    fn a_deferred_link_keeps_its_context() {
+        let j = job(Scope::SameDomain, &["x"], &[]);
+        let l = j.to_link();
+        assert!(l.deferred && l.url == j.url.as_str() && l.allow == ["x"]);
+        assert_eq!(l.max_depth, 2);
+    }
+
+    #[test]
+    fn registered_domains_and_bad_urls() {
+        assert_eq!(registered_domain("a.b.bbc.co.uk"), "bbc.co.uk");
+        assert_eq!(registered_domain("www.example.com."), "example.com");
+        assert_eq!(registered_domain("10.0.0.1"), "10.0.0.1");
+        assert!(parse_http("ftp://x.org/", &[]).is_err());
+        assert!(parse_http("not a url", &[]).is_err());
+        assert!(parse_http("http://x.org/?utm_source=a", &["utm_*".into()])
+            .is_ok_and(|u| u.query().is_none()));
+    }
+}

@@ -1,0 +1,431 @@
+//! Faults: retries and Retry-After, block detection and host pauses, deferred and stalled requests, what is handed back on stopping.
+
+mod common;
+
+use axum::http::{header, StatusCode};
+use axum::response::IntoResponse;
+use axum::routing::get;
+use axum::Router;
+use common::*;
+use gleaner_core::messages::FrontierLink;
+use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::Topic;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+#[tokio::test]
+async fn fetch_retries_honour_retry_after_and_give_up() {
+    let hits: Arc<Mutex<Vec<(String, Instant)>>> = Arc::default();
+    let h = hits.clone();
+    let app = Router::new().fallback(move |uri: axum::http::Uri| {
+        let h = h.clone();
+        async move {
+            let path = uri.path().to_string();
+            let n = {
+                let mut h = h.lock().unwrap();
+                h.push((path.clone(), Instant::now()));
+                h.iter().filter(|(p, _)| *p == path).count()
+            };
+            match (path.as_str(), n) {
+                ("/robots.txt", _) => {
+                    (StatusCode::NOT_FOUND, [(header::RETRY_AFTER, "0")], "").into_response()
+                }
+                ("/busy", 1) => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, "1")],
+                    "slow down",
+                )
+                    .into_response(),
+                ("/busy", _) => axum::response::Html("<p>finally</p>").into_response(),
+                ("/down", _) => (StatusCode::SERVICE_UNAVAILABLE, "down").into_response(),
+                (_, _) => (
+                    StatusCode::TOO_MANY_REQUESTS,
+                    [(header::RETRY_AFTER, "3600")],
+                    "",
+                )
+                    .into_response(),
+            }
+        }
+    });
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.retry_base_ms = 50;
+    cfg.max_retries = 2;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let page = page_of(&f.handle(&seed(&format!("{base}/busy"), 0)).await.unwrap());
+    assert!(page.html.contains("finally"));
+    let err = fetch_error(&mut f, &format!("{base}/down")).await;
+    assert!(err.to_string().contains("HTTP 503"), "{err}");
+    let err = fetch_error(&mut f, &format!("{base}/later")).await;
+    assert!(err.to_string().contains("HTTP 429"), "{err}");
+    let hits = hits.lock().unwrap().clone();
+    let times = |p: &str| {
+        hits.iter()
+            .filter(|(x, _)| x == p)
+            .map(|(_, t)| *t)
+            .collect::<Vec<_>>()
+    };
+    let busy = times("/busy");
+    assert_eq!(busy.len(), 2);
+    assert!(
+        busy[1] - busy[0] >= Duration::from_millis(950),
+        "Retry-After: 1 honoured"
+    );
+    assert_eq!(times("/down").len(), 3, "first try and max_retries retries");
+    assert_eq!(
+        times("/later").len(),
+        1,
+        "a Retry-After beyond max_retry_after_secs is not waited for"
+    );
+}
+
+/// A host answering 403 (or challenge pages) is paused and not asked again;
+/// other hosts are not affected.
+#[tokio::test]
+async fn fetch_detects_blocks_and_pauses_the_host() {
+    let hits = Arc::new(AtomicUsize::new(0));
+    let h = hits.clone();
+    let blocking = serve(Router::new().fallback(move || {
+        let h = h.clone();
+        async move {
+            h.fetch_add(1, Ordering::SeqCst);
+            (StatusCode::FORBIDDEN, "forbidden")
+        }
+    }))
+    .await;
+    let challenge = serve(Router::new().fallback(|| async {
+        axum::response::Html("<html><body><h1>Verify you are human</h1><div class='g-recaptcha'></div></body></html>")
+    }))
+    .await;
+    let fine =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>fine</p>") })).await;
+    let mut cfg = fetch_cfg();
+    cfg.block_window = 4;
+    cfg.block_ratio = 0.5;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    for i in 0..4 {
+        let err = fetch_error(&mut f, &format!("{blocking}/{i}")).await;
+        assert!(err.to_string().contains("HTTP 403"), "{err}");
+    }
+    let requests = hits.load(Ordering::SeqCst);
+    let err = fetch_error(&mut f, &format!("{blocking}/later")).await;
+    assert!(
+        err.to_string().contains("paused") && err.to_string().contains("blocked"),
+        "{err}"
+    );
+    assert_eq!(
+        hits.load(Ordering::SeqCst),
+        requests,
+        "a paused host is not asked"
+    );
+    let err = fetch_error(&mut f, &format!("{challenge}/c")).await;
+    assert!(err.to_string().contains("challenge page"), "{err}");
+    assert!(
+        page_of(&f.handle(&seed(&format!("{fine}/ok"), 0)).await.unwrap())
+            .html
+            .contains("fine")
+    );
+    assert!(gleaner_core::metrics::get("gleaner_fetch_paused_hosts", &[]) >= 1.0);
+}
+
+/// URLs of a host that is busy past the batch deadline go back to the
+/// frontier (marked deferred) instead of holding up the batch; a deferred
+/// link is fetched when it comes back, despite the seen-set.
+#[tokio::test]
+async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
+    let slow = slow_site(300, "<p>slow</p>").await;
+    let fast =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 700;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let mut batch: Vec<Input> = (0..8).map(|i| seed(&format!("{slow}/{i}"), 0)).collect();
+    batch.push(seed(&format!("{fast}/x"), 0));
+    let t0 = Instant::now();
+    let results = f.handle_batch(&batch).await;
+    let took = t0.elapsed();
+    assert!(
+        took < Duration::from_millis(1500),
+        "the batch waited {took:?}"
+    );
+    let pages = results
+        .iter()
+        .filter(|r| {
+            r.as_ref()
+                .is_ok_and(|o| o.iter().any(|o| o.topic == Topic::Pages))
+        })
+        .count();
+    let deferred: Vec<FrontierLink> = results
+        .iter()
+        .filter_map(|r| r.as_ref().ok())
+        .flatten()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .collect();
+    assert!(
+        deferred.iter().all(|l| l.deferred) && deferred.len() >= 4,
+        "{deferred:?}"
+    );
+    assert_eq!(
+        pages + deferred.len() + f.held(),
+        9,
+        "every URL is a page, deferred, or still running in the background"
+    );
+    assert!(
+        results[8]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .any(|o| o.topic == Topic::Pages),
+        "the fast host was fetched"
+    );
+    let back = Input {
+        topic: Topic::Frontier,
+        key: None,
+        payload: Some(Output::json(Topic::Frontier, "h", &deferred[0]).payload),
+        origin: None,
+    };
+    // The host may still be busy with a request in the background.
+    let end = Instant::now() + Duration::from_secs(3);
+    while f.held() > 0 && Instant::now() < end {
+        f.tick().await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    assert!(
+        f.handle(&back)
+            .await
+            .unwrap()
+            .iter()
+            .any(|o| o.topic == Topic::Pages),
+        "fetched when it came back"
+    );
+}
+
+/// A host whose Crawl-delay is longer than the deferral deadline still
+/// progresses: the first URL of each batch waits its turn (in the
+/// background once the batch's deadline passes).
+#[tokio::test]
+async fn fetch_never_defers_a_hosts_first_url() {
+    let base = serve(
+        Router::new()
+            .route(
+                "/robots.txt",
+                get(|| async { "User-agent: *\nCrawl-delay: 1\n" }),
+            )
+            .fallback(|| async { axum::response::Html("<p>p</p>") }),
+    )
+    .await;
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 200;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    let batch = [seed(&format!("{base}/1"), 0), seed(&format!("{base}/2"), 0)];
+    let results = f.handle_batch(&batch).await;
+    assert!(
+        results[1]
+            .as_ref()
+            .unwrap()
+            .iter()
+            .all(|o| o.topic == Topic::Frontier),
+        "the second was deferred"
+    );
+    let outs = match results[0].as_ref().unwrap() {
+        outs if outs.is_empty() => {
+            assert_eq!(
+                f.held(),
+                1,
+                "the first URL waits its turn in the background"
+            );
+            tick_until(&mut f, 3, |o| o.iter().any(|o| o.topic == Topic::Pages)).await
+        }
+        outs => outs.clone(),
+    };
+    assert!(
+        page_of(&outs).html.contains('p'),
+        "the first URL was fetched"
+    );
+}
+
+/// A server that takes seconds to answer holds up neither its batch nor the
+/// next: its request finishes in the background and its page comes out of a
+/// tick; its host's next URL waits in the stage meanwhile (not fetched side
+/// by side, not lost) and returns to the frontier once the host is free.
+/// With a state directory, URLs still parked when the process dies come back
+/// after a restart.
+#[tokio::test]
+async fn fetch_finishes_a_stalled_request_in_the_background() {
+    let stalled = slow_site(2500, "<p>late but here</p>").await;
+    let fast =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
+    let state = tempfile::tempdir().unwrap();
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 300;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .with_state(state.path())
+        .unwrap();
+    let t0 = Instant::now();
+    let first = f
+        .handle_batch(&[
+            seed(&format!("{stalled}/a"), 0),
+            seed(&format!("{fast}/1"), 0),
+        ])
+        .await;
+    assert!(
+        t0.elapsed() < Duration::from_millis(1000),
+        "batch took {:?}",
+        t0.elapsed()
+    );
+    assert!(
+        first[0].as_ref().unwrap().is_empty(),
+        "stalled URL is parked"
+    );
+    page_of(first[1].as_ref().unwrap());
+    assert_eq!(f.held(), 1);
+    let t1 = Instant::now();
+    let second = f
+        .handle_batch(&[
+            seed(&format!("{stalled}/b"), 0),
+            seed(&format!("{fast}/2"), 0),
+        ])
+        .await;
+    assert!(
+        t1.elapsed() < Duration::from_millis(500),
+        "the next batch is not held up"
+    );
+    assert!(
+        second[0].as_ref().unwrap().is_empty(),
+        "busy host: waits in the stage"
+    );
+    page_of(second[1].as_ref().unwrap());
+    assert_eq!(f.held(), 2);
+    // A crash now (no close): both URLs are in the state directory. (A
+    // copy of it, so the stage that goes on keeps its own.)
+    let crashed = tempfile::tempdir().unwrap();
+    for e in std::fs::read_dir(state.path()).unwrap() {
+        let e = e.unwrap();
+        std::fs::copy(e.path(), crashed.path().join(e.file_name())).unwrap();
+    }
+    let mut restarted = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .with_state(crashed.path())
+        .unwrap();
+    assert_eq!(restarted.held(), 2, "parked URLs survive the crash");
+    let back: Vec<FrontierLink> = restarted
+        .tick()
+        .await
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .collect();
+    let mut urls: Vec<&str> = back.iter().map(|l| l.url.as_str()).collect();
+    urls.sort();
+    assert_eq!(urls, [format!("{stalled}/a"), format!("{stalled}/b")]);
+    assert!(back.iter().all(|l| l.deferred));
+    drop(restarted);
+    // The original stage: the late page comes out of a tick, then /b goes
+    // back to the frontier.
+    let outs = tick_until(&mut f, 6, |o| o.iter().any(|o| o.topic == Topic::Frontier)).await;
+    assert!(page_of(&outs).html.contains("late but here"));
+    assert!(t0.elapsed() >= Duration::from_millis(2500));
+    let link: FrontierLink = serde_json::from_slice(
+        &outs
+            .iter()
+            .find(|o| o.topic == Topic::Frontier)
+            .unwrap()
+            .payload,
+    )
+    .unwrap();
+    assert_eq!(link.url, format!("{stalled}/b"));
+    assert!(link.deferred);
+    assert_eq!(f.held(), 0);
+    // Released once produced (the next tick): a restart finds nothing parked.
+    assert!(f.tick().await.is_empty());
+    drop(f);
+    let again = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .with_state(state.path())
+        .unwrap();
+    assert_eq!(again.held(), 0);
+}
+
+/// In a service, URLs of a host paused for blocking us wait for the pause
+/// to end instead of going to the dead-letter topic.
+#[tokio::test]
+async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
+    let blocking = Arc::new(std::sync::atomic::AtomicBool::new(true));
+    let b = blocking.clone();
+    let site = serve(Router::new().fallback(move || {
+        let b = b.clone();
+        async move {
+            if b.load(Ordering::SeqCst) {
+                (StatusCode::FORBIDDEN, "forbidden").into_response()
+            } else {
+                axum::response::Html("<p>welcome back</p>").into_response()
+            }
+        }
+    }))
+    .await;
+    let mut cfg = fetch_cfg();
+    cfg.block_window = 2;
+    cfg.block_ratio = 0.5;
+    cfg.pause_secs = 1;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true)
+        .unwrap()
+        .wait_for_paused_hosts(true);
+    for i in 0..2 {
+        assert!(f.handle(&seed(&format!("{site}/{i}"), 0)).await.is_err());
+    }
+    let held = f.handle(&seed(&format!("{site}/later"), 0)).await.unwrap();
+    assert!(held.is_empty(), "paused: parked, not a dead letter");
+    assert_eq!(f.held(), 1);
+    assert!(f.tick().await.is_empty(), "still paused");
+    blocking.store(false, Ordering::SeqCst);
+    let outs = tick_until(&mut f, 4, |o| !o.is_empty()).await;
+    let link: FrontierLink = serde_json::from_slice(&outs[0].payload).unwrap();
+    assert_eq!(link.url, format!("{site}/later"));
+    assert!(link.deferred);
+    let back = Input {
+        topic: Topic::Frontier,
+        key: None,
+        payload: Some(outs[0].payload.clone()),
+        origin: None,
+    };
+    assert!(page_of(&f.handle(&back).await.unwrap())
+        .html
+        .contains("welcome back"));
+}
+
+/// A fetch service that stops while a request hangs hands the URL (and its
+/// host's waiting URLs) back to the frontier rather than lose them, even
+/// without a state directory: their inputs' offsets are already committed.
+#[tokio::test]
+async fn fetch_hands_back_what_it_holds_when_stopping() {
+    let hung = slow_site(60000, "<p>never</p>").await;
+    let mut cfg = fetch_cfg();
+    cfg.defer_after_ms = 200;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+    f.handle_batch(&[seed(&format!("{hung}/a"), 0)]).await;
+    f.handle_batch(&[seed(&format!("{hung}/b"), 0)]).await;
+    assert_eq!(f.held(), 2);
+    let t0 = Instant::now();
+    let outs = f.drain().await;
+    assert!(
+        t0.elapsed() < Duration::from_secs(7),
+        "drain took {:?}",
+        t0.elapsed()
+    );
+    let mut urls: Vec<String> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| {
+            serde_json::from_slice::<FrontierLink>(&o.payload)
+                .unwrap()
+                .url
+        })
+        .collect();
+    urls.sort();
+    assert_eq!(urls, [format!("{hung}/a"), format!("{hung}/b")]);
+    assert_eq!(f.held(), 0);
+    f.close().await.unwrap();
+}

@@ -1,0 +1,167 @@
+//! Which links are followed: tracking parameters, scope, allow and deny patterns, sitemaps and feeds.
+
+mod common;
+
+use axum::http::header;
+use axum::routing::get;
+use axum::Router;
+use common::*;
+use gleaner_core::messages::{FrontierLink, Seed};
+use gleaner_core::stage::{Output, Stage};
+use gleaner_core::Topic;
+
+#[tokio::test]
+async fn fetch_strips_tracking_parameters_and_keeps_scope() {
+    let app = Router::new().fallback(|| async {
+        axum::response::Html(
+            "<a href='/a?utm_source=x&id=1'>a</a><a href='/a?id=1&fbclid=y'>again</a>\
+             <a href='http://other.test/b'>other host</a><a href='/c#frag'>c</a>",
+        )
+    });
+    let base = serve(app).await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let outs = f
+        .handle(&seed(&format!("{base}/?utm_campaign=z"), 1))
+        .await
+        .unwrap();
+    assert_eq!(page_of(&outs).url, format!("{base}/"));
+    let links: Vec<String> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| {
+            serde_json::from_slice::<FrontierLink>(&o.payload)
+                .unwrap()
+                .url
+        })
+        .collect();
+    assert_eq!(links, vec![format!("{base}/a?id=1"), format!("{base}/c")]);
+    assert_eq!(
+        gleaner_fetch::registered_domain("news.bbc.co.uk"),
+        "bbc.co.uk"
+    );
+    assert_eq!(
+        gleaner_fetch::registered_domain("www.example.com"),
+        "example.com"
+    );
+}
+
+/// A seed's allow and deny patterns bound the links it follows.
+#[tokio::test]
+async fn fetch_follows_allow_and_deny_patterns() {
+    let base = serve(Router::new().fallback(|| async {
+        axum::response::Html(
+            "<a href='/news/a'>a</a><a href='/news/old-1'>old</a><a href='/about'>about</a>",
+        )
+    }))
+    .await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let s = Seed {
+        url: format!("{base}/"),
+        depth: Some(1),
+        allow: vec![format!("{base}/news/")],
+        deny: vec!["*/news/old*".into()],
+        ..Seed::default()
+    };
+    let input = seed_input(&s);
+    let outs = f.handle(&input).await.unwrap();
+    let links: Vec<FrontierLink> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::Frontier)
+        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .collect();
+    assert_eq!(
+        links.iter().map(|l| l.url.clone()).collect::<Vec<_>>(),
+        vec![format!("{base}/news/a")]
+    );
+    assert_eq!(
+        links[0].deny,
+        vec!["*/news/old*".to_string()],
+        "patterns travel with the link"
+    );
+    assert!(gleaner_fetch::url_matches(
+        "https://x.test/a/*/b",
+        "https://x.test/a/1/2/b"
+    ));
+    assert!(!gleaner_fetch::url_matches(
+        "https://x.test/a/*/b",
+        "https://x.test/a/1/c"
+    ));
+}
+
+/// Sitemaps (found in robots.txt, and sitemap indexes) and RSS feeds give
+/// their URLs to the frontier; a sitemap step does not use up depth.
+#[tokio::test]
+async fn fetch_reads_sitemaps_from_robots_and_feeds() {
+    let app = Router::new()
+        .route("/robots.txt", get(|| async { "User-agent: *\nAllow: /\nSitemap: /sitemap_index.xml\n" }))
+        .route(
+            "/sitemap_index.xml",
+            get(|| async {
+                ([(header::CONTENT_TYPE, "application/xml")], "<?xml version=\"1.0\"?><sitemapindex><sitemap><loc>SELF/sitemap1.xml</loc></sitemap></sitemapindex>")
+            }),
+        )
+        .route(
+            "/sitemap1.xml",
+            get(|| async { ([(header::CONTENT_TYPE, "text/xml")], "<urlset><url><loc>SELF/a</loc></url><url><loc>SELF/b</loc></url></urlset>") }),
+        )
+        .route(
+            "/feed.rss",
+            get(|| async {
+                ([(header::CONTENT_TYPE, "application/rss+xml")], "<rss><channel><item><link>SELF/news/1</link></item></channel></rss>")
+            }),
+        )
+        .fallback(|| async { axum::response::Html("<p>page</p>") });
+    // The documents name absolute URLs: serve them with this server's address.
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let b = base.clone();
+    let app = app.layer(axum::middleware::map_response(
+        move |resp: axum::response::Response| {
+            let b = b.clone();
+            async move {
+                let (parts, body) = resp.into_parts();
+                let bytes = axum::body::to_bytes(body, 1 << 20).await.unwrap();
+                let text = String::from_utf8_lossy(&bytes).replace("SELF", &b);
+                axum::response::Response::from_parts(parts, axum::body::Body::from(text))
+            }
+        },
+    ));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let frontier = |outs: &[Output]| -> Vec<(String, u32)> {
+        outs.iter()
+            .filter(|o| o.topic == Topic::Frontier)
+            .map(|o| serde_json::from_slice::<FrontierLink>(&o.payload).unwrap())
+            .map(|l| (l.url, l.depth))
+            .collect()
+    };
+    let outs = f.handle(&seed(&format!("{base}/"), 1)).await.unwrap();
+    assert_eq!(
+        frontier(&outs),
+        vec![(format!("{base}/sitemap_index.xml"), 0)]
+    );
+    let follow = |url: &str, depth: u32| frontier_link(url, depth);
+    let outs = f
+        .handle(&follow(&format!("{base}/sitemap_index.xml"), 0))
+        .await
+        .unwrap();
+    assert!(
+        outs.iter().all(|o| o.topic != Topic::Pages),
+        "a sitemap is not a page"
+    );
+    assert_eq!(frontier(&outs), vec![(format!("{base}/sitemap1.xml"), 0)]);
+    let outs = f
+        .handle(&follow(&format!("{base}/sitemap1.xml"), 0))
+        .await
+        .unwrap();
+    assert_eq!(
+        frontier(&outs),
+        vec![(format!("{base}/a"), 1), (format!("{base}/b"), 1)]
+    );
+    let outs = f
+        .handle(&seed(&format!("{base}/feed.rss"), 1))
+        .await
+        .unwrap();
+    assert_eq!(frontier(&outs), vec![(format!("{base}/news/1"), 1)]);
+}

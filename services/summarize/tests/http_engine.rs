@@ -1,0 +1,117 @@
+//! The HTTP summary engine against a real server: retries, time-out, fallback.
+
+use axum::http::StatusCode;
+use axum::response::IntoResponse;
+use axum::routing::post;
+use axum::{Json, Router};
+use gleaner_core::config::SummaryLength;
+use gleaner_core::messages::{Article, Summarized};
+use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::Topic;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+async fn serve(app: Router) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}")
+}
+
+fn article() -> Input {
+    let a = Article {
+        id: "a1".into(),
+        url: "http://x.test/a".into(),
+        title: "Bridge".into(),
+        author: None,
+        date: None,
+        language: None,
+        text: "The bridge reopened on Monday. Engineers replaced the cables. Tolls rise next month. Commuters cheered.".into(),
+        extractor: "auto".into(),
+        fetched_at: String::new(),
+        cluster: None,
+    };
+    Input {
+        topic: Topic::Unique,
+        key: None,
+        payload: Some(Output::json(Topic::Unique, "a1", &a).payload),
+        origin: None,
+    }
+}
+
+fn lengths() -> Vec<SummaryLength> {
+    vec![SummaryLength {
+        name: "one_sentence".into(),
+        sentences: Some(1),
+        words: None,
+    }]
+}
+
+#[tokio::test]
+async fn summarize_http_engine_retries_then_answers() {
+    let calls = Arc::new(AtomicUsize::new(0));
+    let c = calls.clone();
+    let app = Router::new().route(
+        "/summarize",
+        post(move |Json(req): Json<serde_json::Value>| {
+            let c = c.clone();
+            async move {
+                // Fails twice, then answers with the lengths it was asked for.
+                if c.fetch_add(1, Ordering::SeqCst) < 2 {
+                    return (StatusCode::SERVICE_UNAVAILABLE, "busy").into_response();
+                }
+                let name = req["lengths"][0]["name"].as_str().unwrap().to_string();
+                Json(serde_json::json!({"summaries": [{"name": name, "text": format!("summary of {}", req["title"].as_str().unwrap())}]}))
+                    .into_response()
+            }
+        }),
+    );
+    let base = serve(app).await;
+    let engine =
+        gleaner_summarize::Engine::http(&format!("{base}/summarize"), Duration::from_secs(5), 3)
+            .unwrap();
+    let mut s = gleaner_summarize::SummarizeStage {
+        engine,
+        lengths: lengths(),
+        before_dedup: false,
+    };
+    let outs = s.handle(&article()).await.unwrap();
+    let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
+    assert_eq!(calls.load(Ordering::SeqCst), 3);
+    assert_eq!(out.summaries[0].text, "summary of Bridge");
+    assert!(out.engine.starts_with("http:"));
+}
+
+#[tokio::test]
+async fn summarize_http_engine_times_out_and_falls_back() {
+    let app = Router::new().route(
+        "/summarize",
+        post(|| async {
+            tokio::time::sleep(Duration::from_secs(10)).await;
+            "late"
+        }),
+    );
+    let base = serve(app).await;
+    let engine = gleaner_summarize::Engine::http(
+        &format!("{base}/summarize"),
+        Duration::from_millis(200),
+        1,
+    )
+    .unwrap();
+    let mut s = gleaner_summarize::SummarizeStage {
+        engine,
+        lengths: lengths(),
+        before_dedup: false,
+    };
+    let t0 = Instant::now();
+    let outs = s.handle(&article()).await.unwrap();
+    assert!(t0.elapsed() < Duration::from_secs(3));
+    let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
+    assert!(
+        out.engine.starts_with("extractive (fallback"),
+        "{}",
+        out.engine
+    );
+    assert_eq!(out.summaries[0].text, "The bridge reopened on Monday.");
+}
