@@ -1,4 +1,5 @@
-//! Faults: retries and Retry-After, block detection and host pauses, deferred and stalled requests, what is handed back on stopping.
+//! Faults: retries and Retry-After, block detection and host pauses, deferred
+//! and stalled requests, what is handed back on stopping.
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! Which links are followed: tracking parameters, scope, allow and deny patterns, sitemaps and feeds.
+//! Which links are followed: tracking parameters, scope, allow and deny
+//! patterns, sitemaps and feeds.
 
 mod common;
 

@@ -1,4 +1,5 @@
-//! Politeness: the per-host clock and slots, robots.txt (Crawl-delay, 5xx, cache expiry, redirects), priorities.
+//! Politeness: the per-host clock and slots, robots.txt (Crawl-delay, 5xx,
+//! cache expiry, redirects), priorities.
 
 mod common;
 

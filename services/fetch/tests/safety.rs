@@ -1,4 +1,5 @@
-//! Safety and bodies: refused addresses, the size cap, decompression bombs, charsets, redirects.
+//! Safety and bodies: refused addresses, the size cap, decompression bombs,
+//! charsets, redirects.
 
 mod common;
 

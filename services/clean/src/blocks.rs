@@ -1,0 +1,218 @@
+//! The state of one cleaning pass: the open elements and their path, and
+//! the block being filled, with its features.
+
+use crate::attrs::{push_label, Attrs};
+use crate::entities::decode_entities;
+use crate::tags::*;
+use gleaner_core::messages::{Block, PageMeta};
+
+/// Limits that keep hostile pages bounded in time and memory.
+pub(crate) const MAX_DEPTH: usize = 256;
+pub(crate) const MAX_BLOCK_BYTES: usize = 1 << 20;
+pub(crate) const MAX_BLOCKS: usize = 50_000;
+pub(crate) const MAX_NOSCRIPT_BYTES: usize = 4 << 20;
+pub(crate) const MAX_PARSER_MEMORY: usize = 64 << 20;
+
+#[derive(Debug)]
+pub(crate) struct Open {
+    pub(crate) serial: u64,
+    pub(crate) tag: String,
+    /// Length of `State::path` before this element's label was added.
+    pub(crate) path_len: usize,
+    pub(crate) dropped: bool,
+    pub(crate) link: bool,
+    pub(crate) hidden: bool,
+    pub(crate) chrome_role: bool,
+}
+
+#[derive(Default)]
+pub(crate) struct State {
+    pub(crate) stack: Vec<Open>,
+    /// The labels of `stack` joined by `/`, kept as elements open and close.
+    pub(crate) path: String,
+    pub(crate) serial: u64,
+    pub(crate) dropped_depth: usize,
+    /// Inside `<noscript>` (and nothing else dropped): its raw markup is kept
+    /// aside, for pages that put their content there for crawlers.
+    pub(crate) noscript_depth: usize,
+    pub(crate) noscript_raw: String,
+    pub(crate) link_depth: usize,
+    pub(crate) hidden_depth: usize,
+    pub(crate) chrome_role_depth: usize,
+    pub(crate) in_title: bool,
+    pub(crate) title_raw: String,
+    pub(crate) ld_json: Vec<String>,
+    pub(crate) in_ld_json: bool,
+    // The block being filled.
+    pub(crate) raw: String,
+    pub(crate) link_raw: String,
+    /// Bytes of `raw` that came from hidden elements.
+    pub(crate) hidden_raw_bytes: usize,
+    /// Whether any of the block's text was inside a chrome role.
+    pub(crate) chrome_role: bool,
+    pub(crate) link_count: u32,
+    pub(crate) image_count: u32,
+    pub(crate) markup_bytes: u32,
+    pub(crate) blocks: Vec<Block>,
+    pub(crate) meta: PageMeta,
+    pub(crate) time_datetime: Option<String>,
+}
+
+impl State {
+    pub(crate) fn path(&self) -> String {
+        self.path.clone()
+    }
+
+    pub(crate) fn block_tag(&self) -> String {
+        self.stack
+            .iter()
+            .rev()
+            .find(|o| is_block(&o.tag))
+            .map(|o| o.tag.clone())
+            .unwrap_or_default()
+    }
+
+    /// Ends the current block: decodes and collapses its text and records it
+    /// with its features, if it has any text.
+    pub(crate) fn flush(&mut self) {
+        // Most flushes see only the whitespace between two tags.
+        if self.raw.bytes().all(|b| b.is_ascii_whitespace()) {
+            self.raw.clear();
+            self.link_raw.clear();
+            self.hidden_raw_bytes = 0;
+            self.chrome_role = false;
+            self.link_count = 0;
+            self.image_count = 0;
+            self.markup_bytes = 0;
+            return;
+        }
+        let text = collapse(&decode_entities(&self.raw));
+        // The hidden share of the raw text, in characters of the clean one.
+        let hidden_share = self.hidden_raw_bytes as f64 / self.raw.len().max(1) as f64;
+        self.raw.clear();
+        if !text.is_empty() && self.blocks.len() < MAX_BLOCKS {
+            let link_text = collapse(&decode_entities(&self.link_raw));
+            let text_len = text.chars().count() as u32;
+            self.blocks.push(Block {
+                hidden_len: (f64::from(text_len) * hidden_share).round() as u32,
+                chrome_role: self.chrome_role,
+                text_len,
+                link_text_len: link_text.chars().count() as u32,
+                text,
+                path: self.path(),
+                ancestors: self.stack.iter().map(|o| o.serial as u32).collect(),
+                tag: self.block_tag(),
+                link_count: self.link_count,
+                image_count: self.image_count,
+                markup_bytes: self.markup_bytes,
+            });
+        }
+        self.link_raw.clear();
+        self.hidden_raw_bytes = 0;
+        self.chrome_role = false;
+        self.link_count = 0;
+        self.image_count = 0;
+        self.markup_bytes = 0;
+    }
+
+    pub(crate) fn push(&mut self, tag: String, a: &Attrs) -> u64 {
+        let (id, class) = (a.id.as_deref(), a.class.as_deref());
+        self.serial += 1;
+        let dropped = is_dropped(&tag);
+        let link = tag == "a";
+        self.dropped_depth += usize::from(dropped);
+        self.noscript_depth += usize::from(tag == "noscript");
+        self.link_depth += usize::from(link);
+        self.hidden_depth += usize::from(a.hidden);
+        self.chrome_role_depth += usize::from(a.chrome_role);
+        let path_len = self.path.len();
+        if !self.stack.is_empty() {
+            self.path.push('/');
+        }
+        push_label(&mut self.path, &tag, id, class);
+        self.stack.push(Open {
+            serial: self.serial,
+            tag,
+            path_len,
+            dropped,
+            link,
+            hidden: a.hidden,
+            chrome_role: a.chrome_role,
+        });
+        self.serial
+    }
+
+    /// Pops the stack down to and including the element with `serial`;
+    /// elements left open inside it (missing end tags) close with it.
+    pub(crate) fn pop_to(&mut self, serial: u64) {
+        if let Some(pos) = self.stack.iter().rposition(|o| o.serial == serial) {
+            self.path.truncate(self.stack[pos].path_len);
+            for o in self.stack.drain(pos..) {
+                self.dropped_depth -= usize::from(o.dropped);
+                self.noscript_depth -= usize::from(o.tag == "noscript");
+                self.link_depth -= usize::from(o.link);
+                self.hidden_depth -= usize::from(o.hidden);
+                self.chrome_role_depth -= usize::from(o.chrome_role);
+            }
+        }
+    }
+
+    /// HTML's implied end tags for the common cases (`<p>` closed by a block,
+    /// `<li>` by the next `<li>`, table cells and rows, and a `<head>` left
+    /// open by `<body>`, which would otherwise drop the whole page).
+    pub(crate) fn close_implied(&mut self, tag: &str) {
+        if tag == "body" {
+            if let Some(head) = self.stack.iter().rposition(|o| o.tag == "head") {
+                let serial = self.stack[head].serial;
+                self.pop_to(serial);
+            }
+        }
+        let closes = |open: &str| -> bool {
+            match open {
+                "p" => closes_p(tag),
+                "li" => tag == "li",
+                "dt" | "dd" => tag == "dt" || tag == "dd",
+                "td" | "th" => matches!(tag, "td" | "th" | "tr"),
+                "tr" => tag == "tr",
+                "option" => tag == "option",
+                _ => false,
+            }
+        };
+        while let Some(top) = self.stack.last() {
+            if closes(&top.tag) {
+                let s = top.serial;
+                self.pop_to(s);
+            } else {
+                break;
+            }
+        }
+    }
+}
+
+/// Collapses whitespace runs to one space and trims, and drops the
+/// invisible characters that split words (soft hyphen, zero-width space,
+/// byte-order mark): "Assis\u{ad}tance" is one word.
+pub(crate) fn collapse(s: &str) -> String {
+    const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
+    // Their UTF-8 forms end in these bytes; most texts have none.
+    let may_hide = s.bytes().any(|b| matches!(b, 0xAD | 0x8B | 0xBF));
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if may_hide && w.contains(INVISIBLE) {
+            let visible: String = w.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+            if visible.is_empty() {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&visible);
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
+}

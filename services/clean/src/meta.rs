@@ -1,0 +1,106 @@
+//! Page metadata from <meta>, <html lang>, <time> and JSON-LD.
+
+use crate::blocks::{collapse, State};
+use crate::entities::decode_entities;
+use gleaner_core::messages::PageMeta;
+
+pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
+    let attr = |n: &str| {
+        el.get_attribute(n)
+            .map(|v| collapse(&decode_entities(&v)))
+            .filter(|v| !v.is_empty())
+    };
+    match tag {
+        "html" if s.meta.language.is_none() => s.meta.language = attr("lang"),
+        "meta" => {
+            let key = attr("name")
+                .or_else(|| attr("property"))
+                .or_else(|| attr("itemprop"))
+                .or_else(|| attr("http-equiv"));
+            let (Some(key), Some(content)) = (key, attr("content")) else {
+                return;
+            };
+            let m = &mut s.meta;
+            match key.to_ascii_lowercase().as_str() {
+                "description" | "og:description" if m.description.is_none() => {
+                    m.description = Some(content)
+                }
+                "author" | "article:author" | "dc.creator" | "sailthru.author"
+                | "parsely-author"
+                    if m.author.is_none() && !content.starts_with("http") =>
+                {
+                    m.author = Some(content)
+                }
+                "article:published_time"
+                | "datepublished"
+                | "date"
+                | "dc.date"
+                | "dc.date.issued"
+                | "pubdate"
+                | "publish-date"
+                | "sailthru.date"
+                | "parsely-pub-date"
+                    if m.date.is_none() =>
+                {
+                    m.date = Some(content)
+                }
+                "content-language" | "og:locale" | "language" if m.language.is_none() => {
+                    m.language = Some(content.replace('_', "-"))
+                }
+                "og:title" | "twitter:title" if m.og_title.is_none() => m.og_title = Some(content),
+                "og:site_name" if m.site_name.is_none() => m.site_name = Some(content),
+                "og:url" if m.canonical_url.is_none() => m.canonical_url = Some(content),
+                _ => {}
+            }
+        }
+        "link" if attr("rel").is_some_and(|r| r.eq_ignore_ascii_case("canonical")) => {
+            if let Some(href) = attr("href") {
+                s.meta.canonical_url = Some(href);
+            }
+        }
+        "time" if s.time_datetime.is_none() => s.time_datetime = attr("datetime"),
+        _ => {}
+    }
+}
+
+/// Author, date and headline from JSON-LD (`Article`, `NewsArticle`, ... or
+/// a `@graph` of them), which wins over meta tags for the date.
+pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) {
+    pub(crate) fn visit(v: &serde_json::Value, meta: &mut PageMeta, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        match v {
+            serde_json::Value::Array(a) => a.iter().for_each(|x| visit(x, meta, depth + 1)),
+            serde_json::Value::Object(o) => {
+                if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
+                    meta.date = Some(d.trim().to_string());
+                }
+                if meta.author.is_none() {
+                    let author = o.get("author").and_then(|a| match a {
+                        serde_json::Value::String(s) => Some(s.clone()),
+                        serde_json::Value::Object(p) => {
+                            p.get("name").and_then(|n| n.as_str()).map(str::to_string)
+                        }
+                        serde_json::Value::Array(list) => list
+                            .iter()
+                            .filter_map(|p| p.get("name").and_then(|n| n.as_str()).or(p.as_str()))
+                            .next()
+                            .map(str::to_string),
+                        _ => None,
+                    });
+                    meta.author = author.map(|a| collapse(&a)).filter(|a| !a.is_empty());
+                }
+                if let Some(g) = o.get("@graph") {
+                    visit(g, meta, depth + 1);
+                }
+            }
+            _ => {}
+        }
+    }
+    for s in scripts {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(s.trim()) {
+            visit(&v, meta, 0);
+        }
+    }
+}

@@ -1,0 +1,49 @@
+//! The clean stage: `pages` in, `cleaned` out.
+
+use crate::{clean_html, CleanError};
+use async_trait::async_trait;
+use gleaner_core::messages::{Cleaned, Page};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::Topic;
+
+/// Cleans a page message into a cleaned message.
+pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
+    let (title, meta, blocks) = clean_html(&page.html)?;
+    Ok(Cleaned {
+        id: page.id.clone(),
+        url: page.url.clone(),
+        final_url: page.final_url.clone(),
+        fetched_at: page.fetched_at.clone(),
+        title,
+        meta,
+        blocks,
+    })
+}
+
+/// The clean stage: `pages` in, `cleaned` out.
+#[derive(Default)]
+pub struct CleanStage;
+
+#[async_trait]
+impl Stage for CleanStage {
+    fn name(&self) -> &'static str {
+        "clean"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::Pages]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::Cleaned]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        let page: Page = input.decode()?;
+        let key = input
+            .key
+            .clone()
+            .unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
+        // Parsing is CPU work: keep it off the async runtime's threads.
+        let cleaned = tokio::task::spawn_blocking(move || clean_page(&page)).await??;
+        Ok(vec![Output::json(Topic::Cleaned, key, &cleaned)])
+    }
+}
