@@ -305,19 +305,23 @@ async fn embedded_run_end_to_end() {
     check(&base, &log, &cfg, &data, &outcome);
 }
 
-/// With `summarize.before_dedup`, every article is summarized (the repost
-/// too), dedup still drops the repost, and the index gets the unique
-/// articles with their summaries.
+/// With summarize before dedup in `[pipeline] stages`, every article is
+/// summarized (the repost too), dedup still drops the repost, and the index
+/// gets the unique articles with their summaries.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn embedded_run_can_summarize_before_dedup() {
     let (base, _log) = start_site().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = test_config(tmp.path(), None);
     let text = std::fs::read_to_string(&cfg).unwrap();
-    assert!(text.contains("before_dedup = false"));
+    let dedup_first = r#"stages = ["fetch", "clean", "extract", "dedup", "summarize", "index"]"#;
+    assert!(text.contains(dedup_first));
     std::fs::write(
         &cfg,
-        text.replace("before_dedup = false", "before_dedup = true"),
+        text.replace(
+            dedup_first,
+            r#"stages = ["fetch", "clean", "extract", "summarize", "dedup", "index"]"#,
+        ),
     )
     .unwrap();
     let data = tmp.path().join("data");
@@ -469,7 +473,7 @@ async fn kafka_test_config(
     let prefix = format!("{name}{}", unique());
     let path = test_config(dir, Some(&prefix));
     let cfg = gleaner_core::Config::load(Some(&path)).unwrap();
-    gleaner_core::kafka::create_topics(&cfg, brokers)
+    gleaner_core::kafka::create_topics(&cfg, brokers, &gleaner_core::Topic::BUILT_IN)
         .await
         .unwrap();
     (prefix, path, cfg)
@@ -700,14 +704,14 @@ async fn kafka_largest_records_round_trip() {
         depth: 0,
         html,
     };
-    let page_out = gleaner_core::stage::Output::json(gleaner_core::Topic::Pages, "x.test", &page);
+    let page_out = gleaner_core::stage::Output::json(gleaner_core::Topic::PAGES, "x.test", &page);
     assert!(
         page_out.payload.len() <= cfg.kafka.max_record_bytes,
         "a 4 MiB page is {} bytes as JSON",
         page_out.payload.len()
     );
     let noise_out = gleaner_core::stage::Output {
-        topic: gleaner_core::Topic::Pages,
+        topic: gleaner_core::Topic::PAGES,
         key: "x.test".into(),
         payload: noise.clone(),
     };
@@ -882,7 +886,7 @@ async fn kafka_dedup_window_survives_restart() {
     }
     };
     let produce = |a: Article| {
-        let out = gleaner_core::stage::Output::json(gleaner_core::Topic::Articles, "x.test", &a);
+        let out = gleaner_core::stage::Output::json(gleaner_core::Topic::ARTICLES, "x.test", &a);
         let (producer, cfg) = (&producer, &cfg);
         async move {
             gleaner_core::kafka::produce_all(producer, cfg, &[out])
@@ -969,7 +973,7 @@ async fn kafka_site_rules_survive_restart() {
     gleaner_core::kafka::produce_all(
         &producer,
         &cfg,
-        &[Output::json(Topic::Rules, "rules.test", &rules)],
+        &[Output::json(Topic::RULES, "rules.test", &rules)],
     )
     .await
     .unwrap();
@@ -1023,7 +1027,7 @@ async fn kafka_site_rules_survive_restart() {
     gleaner_core::kafka::produce_all(
         &producer,
         &cfg,
-        &[Output::json(Topic::Cleaned, "rules.test", &page)],
+        &[Output::json(Topic::CLEANED, "rules.test", &page)],
     )
     .await
     .unwrap();

@@ -23,7 +23,7 @@ use tags::*;
 
 pub use bench::{bare_text, structural_floor};
 pub use entities::decode_entities;
-pub use stage::{clean_page, CleanStage};
+pub use stage::{clean_page, CleanSpec, CleanStage};
 
 /// Errors that make a page unusable.
 #[derive(Debug, thiserror::Error)]

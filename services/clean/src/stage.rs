@@ -3,6 +3,7 @@
 use crate::{clean_html, CleanError};
 use async_trait::async_trait;
 use gleaner_core::messages::{Cleaned, Page};
+use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
 
@@ -20,9 +21,44 @@ pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
     })
 }
 
-/// The clean stage: `pages` in, `cleaned` out.
-#[derive(Default)]
-pub struct CleanStage;
+/// The clean stage: pages in (from the topic before it in the pipeline),
+/// `cleaned` out.
+pub struct CleanStage {
+    pub input: Topic,
+}
+
+impl Default for CleanStage {
+    fn default() -> Self {
+        CleanStage {
+            input: Topic::PAGES,
+        }
+    }
+}
+
+/// The clean stage in the registry.
+pub struct CleanSpec;
+
+#[async_trait]
+impl StageSpec for CleanSpec {
+    fn name(&self) -> &'static str {
+        "clean"
+    }
+    fn about(&self) -> &'static str {
+        "Streams each page's HTML through lol_html into text blocks with their features"
+    }
+    fn config_section(&self) -> &'static str {
+        ""
+    }
+    fn output(&self) -> Option<Topic> {
+        Some(Topic::CLEANED)
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[Topic::PAGES]
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        Ok(Box::new(CleanStage { input: ctx.input }))
+    }
+}
 
 #[async_trait]
 impl Stage for CleanStage {
@@ -30,10 +66,10 @@ impl Stage for CleanStage {
         "clean"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Pages]
+        vec![self.input]
     }
     fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::Cleaned]
+        vec![Topic::CLEANED]
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
@@ -44,6 +80,6 @@ impl Stage for CleanStage {
             .unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
         // Parsing is CPU work: keep it off the async runtime's threads.
         let cleaned = tokio::task::spawn_blocking(move || clean_page(&page)).await??;
-        Ok(vec![Output::json(Topic::Cleaned, key, &cleaned)])
+        Ok(vec![Output::json(Topic::CLEANED, key, &cleaned)])
     }
 }

@@ -2,18 +2,15 @@
 //! or one per process on Kafka (`fetch`, `clean`, ...), plus `seed`,
 //! `search`, `serve`, `topics` and one-shot `extract`.
 
-mod dedup;
-mod eval;
-mod oneshot;
-mod run;
-mod seeds;
-mod serve;
+mod commands;
+mod stages;
 
 use clap::{Args, Parser, Subcommand};
-use gleaner_core::stage::Stage;
+use commands::service::Place;
+use commands::{data_dir, init_logs};
 use gleaner_core::Config;
-use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 #[derive(Parser)]
 #[command(
@@ -233,39 +230,23 @@ enum Cmd {
     },
 }
 
-fn init_logs(default: &str) {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_writer(std::io::stderr)
-        .try_init();
-}
-
-fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {
-    data.unwrap_or_else(|| PathBuf::from(&cfg.run.data_dir))
-}
-
-fn brokers(cfg: &Config, k: &Kafka) -> String {
-    k.brokers
-        .clone()
-        .unwrap_or_else(|| cfg.kafka.brokers.clone())
-}
-
 #[tokio::main]
-async fn main() -> std::process::ExitCode {
+async fn main() -> ExitCode {
     let cli = Cli::parse();
     match dispatch(cli.cmd).await {
         Ok(code) => code,
         Err(e) => {
             eprintln!("gleaner: error: {e:#}");
-            std::process::ExitCode::from(2)
+            ExitCode::from(2)
         }
     }
 }
 
-async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
-    use std::process::ExitCode;
+fn config(common: &Common) -> anyhow::Result<Config> {
+    Config::load(common.config.as_deref())
+}
+
+async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd {
         Cmd::Run {
             seeds,
@@ -280,21 +261,20 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             // Dead letters are counted in the summary and kept in a file;
             // only errors go to the terminal.
             init_logs("error");
-            let mut cfg = Config::load(common.config.as_deref())?;
+            let mut cfg = config(&common)?;
             if let Some(ms) = delay {
                 cfg.fetch.per_host_delay_ms = ms;
             }
             let follow = follow || schedule.every_secs.is_some();
-            run::run_embedded(
-                &cfg,
-                &seeds,
-                data_dir(&cfg, data),
+            let data = data_dir(&cfg, data);
+            let registry = stages::registry();
+            let run = commands::run::RunOptions {
+                data,
                 allow_private,
                 depth,
-                &schedule,
                 follow,
-            )
-            .await?;
+            };
+            commands::run::run_embedded(&cfg, &registry, &seeds, &schedule, run).await?;
         }
         Cmd::Fetch {
             allow_private,
@@ -303,18 +283,16 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             common,
         } => {
             init_logs("info");
-            let cfg = Config::load(common.config.as_deref())?;
-            let mut stage = gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?
-                .wait_for_paused_hosts(true);
-            if let Some(dir) = state {
-                stage = stage.with_state(&dir)?;
-            }
-            service(Box::new(stage), &cfg, &kafka).await?;
+            let place = Place {
+                state,
+                allow_private,
+                ..Place::default()
+            };
+            commands::service::run("fetch", config(&common)?, &kafka, place).await?;
         }
         Cmd::Clean { kafka, common } => {
             init_logs("info");
-            let cfg = Config::load(common.config.as_deref())?;
-            service(Box::new(gleaner_clean::CleanStage), &cfg, &kafka).await?;
+            commands::service::run("clean", config(&common)?, &kafka, Place::default()).await?;
         }
         Cmd::Extract {
             inputs,
@@ -323,49 +301,18 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             kafka,
             common,
         } => {
-            let cfg = Config::load(common.config.as_deref())?;
-            let which = extractor
-                .as_deref()
-                .unwrap_or(&cfg.extract.extractor)
-                .parse()?;
+            let cfg = config(&common)?;
             if inputs.is_empty() {
                 init_logs("info");
-                let stage = gleaner_extract::ExtractStage::new(which, &cfg.extract);
-                // The rules topic is a compacted table: read it whole on every
-                // start (the consumer group only brings changes after that).
-                let (b, topic) = (brokers(&cfg, &kafka), cfg.topics.rules.clone());
-                let records = tokio::task::spawn_blocking(move || {
-                    gleaner_core::kafka::read_records(&b, &topic, i64::MAX)
-                })
-                .await??;
-                let n = records.len();
-                for (key, value) in records {
-                    let rules = match value
-                        .as_deref()
-                        .map(serde_json::from_slice::<gleaner_core::messages::SiteRules>)
-                    {
-                        None => None,
-                        Some(Ok(r)) => Some(r),
-                        Some(Err(e)) => {
-                            tracing::warn!(?key, error = %e, "malformed site rules skipped");
-                            continue;
-                        }
-                    };
-                    let host = rules
-                        .as_ref()
-                        .map(|r| r.host.clone())
-                        .filter(|h| !h.is_empty())
-                        .or(key)
-                        .unwrap_or_default();
-                    if !host.is_empty() {
-                        stage.set_rules(&host, rules);
-                    }
-                }
-                tracing::info!(records = n, "site rules loaded from {}", cfg.topics.rules);
-                service(Box::new(stage), &cfg, &kafka).await?;
+                commands::service::run("extract", cfg, &kafka, Place::default()).await?;
             } else {
                 init_logs("warn");
-                let failures = oneshot::extract_inputs(&cfg, &inputs, which, json).await?;
+                let which = extractor
+                    .as_deref()
+                    .unwrap_or(&cfg.extract.extractor)
+                    .parse()?;
+                let failures =
+                    commands::extract::extract_inputs(&cfg, &inputs, which, json).await?;
                 if failures > 0 {
                     return Ok(ExitCode::from(1));
                 }
@@ -378,9 +325,10 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             ..
         } => {
             init_logs("warn");
-            let cfg = Config::load(common.config.as_deref())?;
+            let cfg = config(&common)?;
             // Judging is CPU work: off the async runtime.
-            tokio::task::spawn_blocking(move || dedup::offline(&cfg, &input, &output)).await??;
+            tokio::task::spawn_blocking(move || commands::dedup::offline(&cfg, &input, &output))
+                .await??;
         }
         Cmd::Dedup {
             input: None,
@@ -389,14 +337,11 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             ..
         } => {
             init_logs("info");
-            let cfg = Config::load(common.config.as_deref())?;
-            let stage = dedup::kafka_stage(&cfg, &brokers(&cfg, &kafka)).await?;
-            service(Box::new(stage), &cfg, &kafka).await?;
+            commands::service::run("dedup", config(&common)?, &kafka, Place::default()).await?;
         }
         Cmd::Summarize { kafka, common } => {
             init_logs("info");
-            let cfg = Config::load(common.config.as_deref())?;
-            service(Box::new(summarize_stage(&cfg)?), &cfg, &kafka).await?;
+            commands::service::run("summarize", config(&common)?, &kafka, Place::default()).await?;
         }
         Cmd::Index {
             data,
@@ -404,10 +349,11 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             common,
         } => {
             init_logs("info");
-            let cfg = Config::load(common.config.as_deref())?;
-            let dir = data_dir(&cfg, data).join("index");
-            let stage = index_stage(&cfg, &dir)?;
-            service(Box::new(stage), &cfg, &kafka).await?;
+            let place = Place {
+                data,
+                ..Place::default()
+            };
+            commands::service::run("index", config(&common)?, &kafka, place).await?;
         }
         Cmd::Seed {
             urls,
@@ -418,11 +364,8 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             common,
         } => {
             init_logs("warn");
-            let cfg = Config::load(common.config.as_deref())?;
-            let producer = gleaner_core::kafka::producer(&cfg, &brokers(&cfg, &kafka))?;
-            let outs = seeds::seed_outputs(&urls, depth, recrawl, &schedule)?;
-            gleaner_core::kafka::produce_all(&producer, &cfg, &outs).await?;
-            println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
+            let cfg = config(&common)?;
+            commands::seed::run(&cfg, &kafka, &urls, depth, recrawl, &schedule).await?;
         }
         Cmd::Search {
             data,
@@ -432,13 +375,9 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             common,
         } => {
             init_logs("warn");
-            let cfg = Config::load(common.config.as_deref())?;
-            let idx = gleaner_index::SearchIndex::open(
-                &data_dir(&cfg, data).join("index"),
-                cfg.index.snippet_chars,
-            )?;
-            let hits = idx.search(&query.join(" "), limit)?;
-            print_hits(&hits, json)?;
+            let cfg = config(&common)?;
+            let data = data_dir(&cfg, data);
+            commands::search::run(&cfg, &data, &query.join(" "), limit, json)?;
         }
         Cmd::Serve {
             data,
@@ -446,9 +385,10 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             common,
         } => {
             init_logs("info");
-            let cfg = Config::load(common.config.as_deref())?;
+            let cfg = config(&common)?;
             let dir = data_dir(&cfg, data).join("index");
-            serve::serve(&cfg, &dir, listen.as_deref().unwrap_or(&cfg.serve.listen)).await?;
+            let listen = listen.unwrap_or_else(|| cfg.serve.listen.clone());
+            commands::serve::serve(&cfg, &dir, &listen).await?;
         }
         Cmd::Eval {
             dir,
@@ -463,101 +403,29 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<std::process::ExitCode> {
             common,
         } => {
             init_logs("error");
-            let cfg = Config::load(common.config.as_deref())?;
+            let cfg = config(&common)?;
             let which = extractor
                 .as_deref()
                 .unwrap_or(&cfg.extract.extractor)
                 .parse()?;
             if bench {
-                eval::bench(&dir, which, 3)?;
+                commands::eval::bench(&dir, which, 3)?;
             } else {
-                eval::run(
-                    &dir,
-                    which,
-                    &eval::Options {
-                        per_type,
-                        json,
-                        ids,
-                        dump_features,
-                        per_page,
-                        oracle,
-                    },
-                )?;
+                let opts = commands::eval::Options {
+                    per_type,
+                    json,
+                    ids,
+                    dump_features,
+                    per_page,
+                    oracle,
+                };
+                commands::eval::run(&dir, which, &opts)?;
             }
         }
         Cmd::Topics { kafka, common } => {
             init_logs("warn");
-            let cfg = Config::load(common.config.as_deref())?;
-            let created = gleaner_core::kafka::create_topics(&cfg, &brokers(&cfg, &kafka)).await?;
-            println!(
-                "created {} topic(s){}",
-                created.len(),
-                if created.is_empty() {
-                    String::new()
-                } else {
-                    format!(": {}", created.join(", "))
-                }
-            );
+            commands::topics::run(&config(&common)?, &kafka).await?;
         }
     }
     Ok(ExitCode::SUCCESS)
-}
-
-fn index_stage(cfg: &Config, dir: &Path) -> anyhow::Result<gleaner_index::IndexStage> {
-    Ok(
-        gleaner_index::IndexStage::open(dir, cfg.index.writer_heap_bytes)?
-            .reading_unique(cfg.summarize.before_dedup),
-    )
-}
-
-fn summarize_stage(cfg: &Config) -> anyhow::Result<gleaner_summarize::SummarizeStage> {
-    let s = &cfg.summarize;
-    let engine = match s.engine.as_str() {
-        "http" => gleaner_summarize::Engine::http(
-            &s.http_url,
-            Duration::from_millis(s.http_timeout_ms),
-            s.http_retries,
-        )?,
-        _ => gleaner_summarize::Engine::Extractive,
-    };
-    Ok(gleaner_summarize::SummarizeStage {
-        engine,
-        lengths: s.lengths.clone(),
-        before_dedup: s.before_dedup,
-    })
-}
-
-async fn service(stage: Box<dyn Stage>, cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
-    if let Some(addr) = &kafka.metrics {
-        gleaner_core::metrics::serve(addr).await?;
-    }
-    let stop = gleaner_core::kafka::shutdown_signal();
-    gleaner_core::kafka::run_stage(stage, cfg, &brokers(cfg, kafka), stop).await
-}
-
-fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
-    use std::io::Write;
-    let mut out = std::io::stdout().lock();
-    if json {
-        for h in hits {
-            writeln!(out, "{}", serde_json::to_string(h)?)?;
-        }
-        return Ok(());
-    }
-    if hits.is_empty() {
-        writeln!(out, "no hits")?;
-    }
-    for (i, h) in hits.iter().enumerate() {
-        writeln!(
-            out,
-            "{}. {}  (score {:.2})\n   {}\n   {}\n",
-            i + 1,
-            h.title,
-            h.score,
-            h.url,
-            // One line: paragraph breaks become single spaces.
-            h.snippet.split_whitespace().collect::<Vec<_>>().join(" ")
-        )?;
-    }
-    Ok(())
 }

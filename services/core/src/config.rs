@@ -12,6 +12,7 @@ pub const DEFAULT_TOML: &str = include_str!("../../../pipelines.toml");
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Config {
+    pub pipeline: Pipeline,
     pub topics: Topics,
     pub kafka: Kafka,
     pub run: Run,
@@ -21,6 +22,13 @@ pub struct Config {
     pub summarize: Summarize,
     pub index: Index,
     pub serve: Serve,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pipeline {
+    /// The stages in flow order, by name (see `gleaner_core::registry`).
+    pub stages: Vec<String>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -137,12 +145,6 @@ pub struct Summarize {
     pub http_url: String,
     pub http_timeout_ms: u64,
     pub http_retries: u32,
-    /// Summarize every article (reposts too) before dedup, which then reads
-    /// the summarized articles and passes the unique ones on, summaries
-    /// and all, to `unique`, which the index reads. Off by default: dedup
-    /// first never asks the engine about a repost.
-    #[serde(default)]
-    pub before_dedup: bool,
     pub lengths: Vec<SummaryLength>,
 }
 
@@ -213,72 +215,93 @@ impl Config {
         Ok(())
     }
 
-    /// The topic name for a topic kind.
-    pub fn topic_name(&self, t: Topic) -> &str {
+    /// The broker's name for a topic: from `[topics]` for the built-in
+    /// ones, `gleaner.<name>` for a topic a added stage writes.
+    pub fn topic_name(&self, t: Topic) -> String {
         let n = &self.topics;
         match t {
-            Topic::Seeds => &n.seeds,
-            Topic::Frontier => &n.frontier,
-            Topic::Pages => &n.pages,
-            Topic::Cleaned => &n.cleaned,
-            Topic::Articles => &n.articles,
-            Topic::Unique => &n.unique,
-            Topic::Duplicates => &n.duplicates,
-            Topic::Summarized => &n.summarized,
-            Topic::Rules => &n.rules,
-            Topic::DeadLetter => &n.dead_letter,
+            Topic::SEEDS => n.seeds.clone(),
+            Topic::FRONTIER => n.frontier.clone(),
+            Topic::PAGES => n.pages.clone(),
+            Topic::CLEANED => n.cleaned.clone(),
+            Topic::ARTICLES => n.articles.clone(),
+            Topic::UNIQUE => n.unique.clone(),
+            Topic::DUPLICATES => n.duplicates.clone(),
+            Topic::SUMMARIZED => n.summarized.clone(),
+            Topic::RULES => n.rules.clone(),
+            Topic::DEAD_LETTER => n.dead_letter.clone(),
+            other => format!("gleaner.{}", other.short()),
         }
     }
-
-    /// The topic kind for a topic name.
-    pub fn topic_of(&self, name: &str) -> Option<Topic> {
-        Topic::ALL.into_iter().find(|t| self.topic_name(*t) == name)
-    }
 }
 
-/// The topics of the flow (their names come from the configuration).
+/// A topic of the flow, by its short name (`pages`, `dead-letter`); the
+/// broker's name comes from the configuration ([`Config::topic_name`]).
+/// A stage added to the pipeline names its own output topic with
+/// [`Topic::named`], so adding a stage needs no change here.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Topic {
-    Seeds,
-    Frontier,
-    Pages,
-    Cleaned,
-    Articles,
-    Unique,
-    Duplicates,
-    Summarized,
-    Rules,
-    DeadLetter,
-}
+pub struct Topic(&'static str);
 
 impl Topic {
-    pub const ALL: [Topic; 10] = [
-        Topic::Seeds,
-        Topic::Frontier,
-        Topic::Pages,
-        Topic::Cleaned,
-        Topic::Articles,
-        Topic::Unique,
-        Topic::Duplicates,
-        Topic::Summarized,
-        Topic::Rules,
-        Topic::DeadLetter,
+    pub const SEEDS: Topic = Topic("seeds");
+    pub const FRONTIER: Topic = Topic("frontier");
+    pub const PAGES: Topic = Topic("pages");
+    pub const CLEANED: Topic = Topic("cleaned");
+    pub const ARTICLES: Topic = Topic("articles");
+    pub const UNIQUE: Topic = Topic("unique");
+    pub const DUPLICATES: Topic = Topic("duplicates");
+    pub const SUMMARIZED: Topic = Topic("summarized");
+    pub const RULES: Topic = Topic("rules");
+    pub const DEAD_LETTER: Topic = Topic("dead-letter");
+
+    /// The topics of the built-in stages.
+    pub const BUILT_IN: [Topic; 10] = [
+        Topic::SEEDS,
+        Topic::FRONTIER,
+        Topic::PAGES,
+        Topic::CLEANED,
+        Topic::ARTICLES,
+        Topic::UNIQUE,
+        Topic::DUPLICATES,
+        Topic::SUMMARIZED,
+        Topic::RULES,
+        Topic::DEAD_LETTER,
     ];
 
-    /// A short name for progress lines and file names.
-    pub fn short(self) -> &'static str {
-        match self {
-            Topic::Seeds => "seeds",
-            Topic::Frontier => "frontier",
-            Topic::Pages => "pages",
-            Topic::Cleaned => "cleaned",
-            Topic::Articles => "articles",
-            Topic::Unique => "unique",
-            Topic::Duplicates => "duplicates",
-            Topic::Summarized => "summarized",
-            Topic::Rules => "rules",
-            Topic::DeadLetter => "dead-letter",
+    /// The topic with this short name, for a stage that writes its own.
+    pub const fn new(short: &'static str) -> Topic {
+        Topic(short)
+    }
+
+    /// The topic with a short name known only at run time. Names are interned: a program names
+    /// a handful of topics, each kept once for its whole life.
+    pub fn named(short: &str) -> Topic {
+        if let Some(t) = Topic::BUILT_IN.into_iter().find(|t| t.0 == short) {
+            return t;
         }
+        static NAMES: std::sync::OnceLock<
+            std::sync::Mutex<std::collections::HashSet<&'static str>>,
+        > = std::sync::OnceLock::new();
+        let mut names = crate::sync::Locked::locked(NAMES.get_or_init(Default::default));
+        match names.get(short) {
+            Some(name) => Topic(name),
+            None => {
+                let name: &'static str = Box::leak(short.to_string().into_boxed_str());
+                names.insert(name);
+                Topic(name)
+            }
+        }
+    }
+
+    /// The short name, for progress lines and file names.
+    pub fn short(self) -> &'static str {
+        self.0
+    }
+}
+
+impl std::fmt::Display for Topic {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0)
     }
 }
 
@@ -289,7 +312,10 @@ mod tests {
     #[test]
     fn bundled_config_parses() {
         let c = Config::default_config();
-        assert_eq!(c.topic_of("gleaner.pages"), Some(Topic::Pages));
+        assert_eq!(c.topic_name(Topic::PAGES), "gleaner.pages");
+        assert_eq!(c.topic_name(Topic::named("counted")), "gleaner.counted");
+        assert_eq!(Topic::named("pages"), Topic::PAGES);
+        assert_eq!(Topic::named("counted"), Topic::named("counted"));
         assert!(c.fetch.max_body_bytes >= 4 << 20);
     }
 

@@ -18,6 +18,7 @@ use rdkafka::message::Message;
 use rdkafka::producer::{FutureProducer, FutureRecord, Producer};
 use rdkafka::util::Timeout;
 use rdkafka::ClientConfig;
+use std::collections::HashMap;
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -68,10 +69,11 @@ pub async fn produce_all(
     outs: &[Output],
 ) -> anyhow::Result<()> {
     let sends = outs.iter().map(|o| {
-        let record = FutureRecord::to(cfg.topic_name(o.topic))
-            .key(&o.key)
-            .payload(&o.payload);
-        producer.send(record, Timeout::Never)
+        let topic = cfg.topic_name(o.topic);
+        async move {
+            let record = FutureRecord::to(&topic).key(&o.key).payload(&o.payload);
+            producer.send(record, Timeout::Never).await
+        }
     });
     for r in join_all(sends).await {
         r.map_err(|(e, _)| anyhow::anyhow!("produce failed: {e}"))?;
@@ -79,19 +81,20 @@ pub async fn produce_all(
     Ok(())
 }
 
-/// Creates every topic (existing ones are left alone) with a
+/// Creates the topics (existing ones are left alone) with a
 /// `max.message.bytes` that admits the largest record gleaner produces.
-pub async fn create_topics(cfg: &Config, brokers: &str) -> anyhow::Result<Vec<String>> {
+pub async fn create_topics(
+    cfg: &Config,
+    brokers: &str,
+    wanted: &[Topic],
+) -> anyhow::Result<Vec<String>> {
     let admin: AdminClient<DefaultClientContext> = ClientConfig::new()
         .set("bootstrap.servers", brokers)
         .create()
         .context("creating Kafka admin client")?;
     let max = (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string();
-    let names: Vec<String> = Topic::ALL
-        .iter()
-        .map(|t| cfg.topic_name(*t).to_string())
-        .collect();
-    let topics: Vec<NewTopic> = Topic::ALL
+    let names: Vec<String> = wanted.iter().map(|t| cfg.topic_name(*t)).collect();
+    let topics: Vec<NewTopic> = wanted
         .iter()
         .zip(&names)
         .map(|(t, n)| {
@@ -101,7 +104,7 @@ pub async fn create_topics(cfg: &Config, brokers: &str) -> anyhow::Result<Vec<St
                 TopicReplication::Fixed(cfg.kafka.replication),
             )
             .set("max.message.bytes", &max);
-            if *t == Topic::Rules {
+            if *t == Topic::RULES {
                 nt.set("cleanup.policy", "compact")
             } else {
                 nt
@@ -138,7 +141,12 @@ pub async fn run_stage(
     let group = format!("{}-{}", cfg.kafka.group_prefix, name);
     let consumer = consumer(cfg, brokers, &group)?;
     let producer = producer(cfg, brokers)?;
-    let topics: Vec<&str> = stage.inputs().iter().map(|t| cfg.topic_name(*t)).collect();
+    let inputs: HashMap<String, Topic> = stage
+        .inputs()
+        .into_iter()
+        .map(|t| (cfg.topic_name(t), t))
+        .collect();
+    let topics: Vec<&str> = inputs.keys().map(String::as_str).collect();
     consumer.subscribe(&topics).context("subscribing")?;
     tracing::info!(stage = name, group, ?topics, "stage started on Kafka");
 
@@ -158,7 +166,7 @@ pub async fn run_stage(
         let Some(first) = first else { break };
         let mut batch = Vec::new();
         match first {
-            Ok(m) => batch.push(to_input(cfg, &m)),
+            Ok(m) => batch.push(to_input(&inputs, &m)),
             Err(e) => {
                 tracing::warn!(stage = name, error = %e, "consume error");
                 tokio::time::sleep(Duration::from_millis(200)).await;
@@ -168,7 +176,7 @@ pub async fn run_stage(
         // Take whatever else is already waiting, without blocking for long.
         while batch.len() < cfg.kafka.batch_max {
             match tokio::time::timeout(Duration::from_millis(2), consumer.recv()).await {
-                Ok(Ok(m)) => batch.push(to_input(cfg, &m)),
+                Ok(Ok(m)) => batch.push(to_input(&inputs, &m)),
                 _ => break,
             }
         }
@@ -223,9 +231,10 @@ async fn produce_until_acked(
     }
 }
 
-fn to_input<M: Message>(cfg: &Config, m: &M) -> Input {
+fn to_input<M: Message>(inputs: &HashMap<String, Topic>, m: &M) -> Input {
     Input {
-        topic: cfg.topic_of(m.topic()).unwrap_or(Topic::DeadLetter),
+        // A stage is only given the topics it subscribed to.
+        topic: inputs.get(m.topic()).copied().unwrap_or(Topic::DEAD_LETTER),
         key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
         payload: m.payload().map(<[u8]>::to_vec),
         origin: Some(Origin {

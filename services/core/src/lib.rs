@@ -7,6 +7,7 @@ pub mod kafka;
 pub mod memory;
 pub mod messages;
 pub mod metrics;
+pub mod registry;
 pub mod stage;
 pub mod sync;
 pub mod util;

@@ -159,7 +159,11 @@ impl MemoryPipeline {
         }
         let bus = Arc::new(Bus {
             consumers,
-            produced: Topic::ALL.iter().map(|t| (*t, AtomicU64::new(0))).collect(),
+            produced: Topic::BUILT_IN
+                .into_iter()
+                .chain(stages.iter().flat_map(|s| s.outputs()))
+                .map(|t| (t, AtomicU64::new(0)))
+                .collect(),
             in_flight: AtomicI64::new(0),
             idle: Notify::new(),
             sinks,
@@ -292,21 +296,21 @@ mod tests {
             "countdown"
         }
         fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::Seeds, Topic::Frontier]
+            vec![Topic::SEEDS, Topic::FRONTIER]
         }
         fn outputs(&self) -> Vec<Topic> {
-            vec![Topic::Frontier, Topic::Pages]
+            vec![Topic::FRONTIER, Topic::PAGES]
         }
         async fn handle(&mut self, input: &Input) -> Handled {
             let n: u64 = input.decode()?;
             anyhow::ensure!(n > 0, "zero is not allowed");
             let mut outs = vec![Output::json(
-                Topic::Pages,
+                Topic::PAGES,
                 "k",
                 &"x".repeat(n as usize * 10),
             )];
             if n > 1 {
-                outs.push(Output::json(Topic::Frontier, "k", &(n - 1)));
+                outs.push(Output::json(Topic::FRONTIER, "k", &(n - 1)));
             }
             Ok(outs)
         }
@@ -321,7 +325,7 @@ mod tests {
             "sink"
         }
         fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::Pages]
+            vec![Topic::PAGES]
         }
         fn outputs(&self) -> Vec<Topic> {
             vec![]
@@ -340,25 +344,25 @@ mod tests {
             batch_max: 4,
             max_record_bytes: 1000,
             sink_dir: Some(dir.path().to_path_buf()),
-            sink_topics: vec![Topic::DeadLetter],
+            sink_topics: vec![Topic::DEAD_LETTER],
         };
         let p =
             MemoryPipeline::start(vec![Box::new(Countdown), Box::new(SlowSink)], &opts).unwrap();
-        p.publish(Output::json(Topic::Seeds, "k", &200u64)).await;
-        p.publish(Output::json(Topic::Seeds, "k", &0u64)).await;
+        p.publish(Output::json(Topic::SEEDS, "k", &200u64)).await;
+        p.publish(Output::json(Topic::SEEDS, "k", &0u64)).await;
         p.publish(Output {
-            topic: Topic::Seeds,
+            topic: Topic::SEEDS,
             key: "k".into(),
             payload: b"{not json".to_vec(),
         })
         .await;
         p.wait_idle().await;
         let c = p.shutdown().await.unwrap();
-        assert_eq!(c[&Topic::Frontier], 199);
+        assert_eq!(c[&Topic::FRONTIER], 199);
         // 200 pages were asked for; the ones over 1000 bytes (n >= 100)
         // became dead letters instead, as did the two bad seeds.
-        assert_eq!(c[&Topic::Pages], 99);
-        assert_eq!(c[&Topic::DeadLetter], 101 + 2);
+        assert_eq!(c[&Topic::PAGES], 99);
+        assert_eq!(c[&Topic::DEAD_LETTER], 101 + 2);
         let dead = std::fs::read_to_string(dir.path().join("dead-letter.jsonl")).unwrap();
         assert_eq!(dead.lines().count(), 103);
         assert!(
@@ -378,10 +382,10 @@ mod tests {
             "later"
         }
         fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::Seeds]
+            vec![Topic::SEEDS]
         }
         fn outputs(&self) -> Vec<Topic> {
-            vec![Topic::Pages]
+            vec![Topic::PAGES]
         }
         async fn handle(&mut self, input: &Input) -> Handled {
             self.0.push(input.decode()?);
@@ -391,7 +395,7 @@ mod tests {
             // 4 is answered with a record over the limit.
             self.0
                 .drain(..)
-                .map(|n| Output::json(Topic::Pages, "k", &"x".repeat(n as usize * 300)))
+                .map(|n| Output::json(Topic::PAGES, "k", &"x".repeat(n as usize * 300)))
                 .collect()
         }
         fn held(&self) -> usize {
@@ -411,15 +415,15 @@ mod tests {
         let p = MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts)
             .unwrap();
         for n in 0..5u64 {
-            p.publish(Output::json(Topic::Seeds, "k", &n)).await;
+            p.publish(Output::json(Topic::SEEDS, "k", &n)).await;
         }
         p.wait_idle().await;
         let c = p.shutdown().await.unwrap();
         assert_eq!(
-            c[&Topic::Pages],
+            c[&Topic::PAGES],
             4,
             "idle only once the held inputs were answered"
         );
-        assert_eq!(c[&Topic::DeadLetter], 1, "the oversized answer of a tick");
+        assert_eq!(c[&Topic::DEAD_LETTER], 1, "the oversized answer of a tick");
     }
 }

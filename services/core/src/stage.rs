@@ -73,7 +73,7 @@ impl Output {
     }
 
     pub fn dead_letter(stage: &str, dl: &DeadLetter) -> Self {
-        Output::json(Topic::DeadLetter, stage, dl)
+        Output::json(Topic::DEAD_LETTER, stage, dl)
     }
 }
 
@@ -143,7 +143,7 @@ pub fn enforce_record_limit(
 ) -> Vec<Output> {
     outs.into_iter()
         .map(|o| {
-            if o.payload.len() <= max_bytes || o.topic == Topic::DeadLetter {
+            if o.payload.len() <= max_bytes || o.topic == Topic::DEAD_LETTER {
                 o
             } else {
                 let mut dl = input.dead_letter(
@@ -170,7 +170,7 @@ pub fn enforce_record_limit(
 /// broker must become a dead letter too, not a produce that never succeeds.
 pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: usize) -> Vec<Output> {
     let none = Input {
-        topic: Topic::DeadLetter,
+        topic: Topic::DEAD_LETTER,
         key: None,
         payload: None,
         origin: None,

@@ -16,11 +16,13 @@ pub mod features;
 pub mod offline;
 pub mod postings;
 pub mod sketch;
+mod spec;
 pub mod stage;
 pub mod stored;
 pub mod termset;
 pub mod vector;
 pub mod window;
 
+pub use spec::DedupSpec;
 pub use stage::{DedupStage, Deduper};
 pub use window::{Decision, DedupConfig, Window};

@@ -49,7 +49,7 @@ pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::
         open("duplicates.jsonl")?,
         open("dead-letter.jsonl")?,
     );
-    let mut dedup = Deduper::new(cfg, Topic::Articles);
+    let mut dedup = Deduper::new(cfg, Topic::ARTICLES);
     let mut report = Report::default();
     let started = Instant::now();
     let decoder = dedup.decoder();
@@ -64,7 +64,7 @@ pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::
                 continue;
             }
             batch.push(Input {
-                topic: Topic::Articles,
+                topic: Topic::ARTICLES,
                 key: None,
                 payload: Some(line.into_bytes()),
                 origin: Some(gleaner_core::stage::Origin {
@@ -96,11 +96,11 @@ pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::
         for (input, handled) in batch.iter().zip(results) {
             for o in settle("dedup", input, handled, usize::MAX) {
                 let w = match o.topic {
-                    Topic::Unique => {
+                    Topic::UNIQUE => {
                         report.unique += 1;
                         &mut unique
                     }
-                    Topic::Duplicates => {
+                    Topic::DUPLICATES => {
                         report.duplicates += 1;
                         &mut dups
                     }

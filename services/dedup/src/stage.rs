@@ -37,8 +37,8 @@ impl Msg {
             Msg::Summarized(s) => s.article.cluster = Some(cluster),
         }
         match &self {
-            Msg::Article(a) => Output::json(Topic::Unique, a.id.clone(), a),
-            Msg::Summarized(s) => Output::json(Topic::Unique, s.article.id.clone(), s),
+            Msg::Article(a) => Output::json(Topic::UNIQUE, a.id.clone(), a),
+            Msg::Summarized(s) => Output::json(Topic::UNIQUE, s.article.id.clone(), s),
         }
     }
 }
@@ -55,7 +55,7 @@ pub struct Decoder {
 
 impl Decoder {
     fn decode(&self, input: &Input) -> anyhow::Result<(Msg, Features)> {
-        let msg = if self.input == Topic::Summarized {
+        let msg = if self.input == Topic::SUMMARIZED {
             Msg::Summarized(input.decode()?)
         } else {
             Msg::Article(input.decode()?)
@@ -151,12 +151,12 @@ fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
             Decision::Repost(dup) => {
                 tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
                     similarity = dup.similarity, containment = dup.containment, "repost");
-                outs.push(Output::json(Topic::Duplicates, dup.id.clone(), &dup));
+                outs.push(Output::json(Topic::DUPLICATES, dup.id.clone(), &dup));
             }
             Decision::Correction(dup) => {
                 tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
                     "an earlier copy arrived: correction");
-                outs.push(Output::json(Topic::Duplicates, dup.id.clone(), &dup));
+                outs.push(Output::json(Topic::DUPLICATES, dup.id.clone(), &dup));
             }
         }
     }
@@ -176,23 +176,19 @@ pub struct DedupStage {
 impl DedupStage {
     pub fn new(cfg: DedupConfig) -> Self {
         DedupStage {
-            core: Arc::new(Mutex::new(Deduper::new(cfg, Topic::Articles))),
-            input: Topic::Articles,
+            core: Arc::new(Mutex::new(Deduper::new(cfg, Topic::ARTICLES))),
+            input: Topic::ARTICLES,
         }
     }
 
-    /// Reads summarized articles instead of bare ones; a unique one goes to
-    /// `unique` with its summaries.
-    pub fn after_summarize(self, yes: bool) -> Self {
-        let input = if yes {
-            Topic::Summarized
-        } else {
-            Topic::Articles
-        };
+    /// Reads `topic` (the one before it in the pipeline), which carries
+    /// messages of `kind`: `articles`, or `summarized` when summaries are
+    /// made first (a unique one then goes on with its summaries).
+    pub fn reading(self, topic: Topic, kind: Topic) -> Self {
         let cfg = self.lock().window.config().clone();
         DedupStage {
-            core: Arc::new(Mutex::new(Deduper::new(cfg, input))),
-            input,
+            core: Arc::new(Mutex::new(Deduper::new(cfg, kind))),
+            input: topic,
         }
     }
 
@@ -217,7 +213,7 @@ impl Stage for DedupStage {
         vec![self.input]
     }
     fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::Unique, Topic::Duplicates]
+        vec![Topic::UNIQUE, Topic::DUPLICATES]
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {

@@ -16,17 +16,15 @@ mod fx;
 mod lines;
 mod meta;
 mod site;
+mod stage;
 mod tree;
 
-use async_trait::async_trait;
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
-use gleaner_core::stage::{Handled, Input, Output, Stage};
-use gleaner_core::sync::Locked;
-use gleaner_core::Topic;
 use std::ops::Range;
 
 pub use meta::{normalise_date, page_title, strip_site_name};
 pub use site::{apply_rules, Templates};
+pub use stage::{ExtractSpec, ExtractStage};
 
 /// The extraction methods that can be chosen by name.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -475,99 +473,6 @@ fn extract_chosen(
         cluster: None,
     };
     (article, chosen)
-}
-
-/// The extract stage: `cleaned` in, `articles` out. Pages whose main text is
-/// shorter than the configured minimum (errors, stubs) or mostly link text
-/// (home pages, link lists) go to the dead-letter topic with that reason
-/// rather than into `articles`.
-pub struct ExtractStage {
-    extractor: Extractor,
-    min_text_chars: usize,
-    max_link_share: f64,
-    site: std::sync::Arc<std::sync::Mutex<SiteState>>,
-}
-
-impl ExtractStage {
-    pub fn new(extractor: Extractor, cfg: &gleaner_core::config::Extract) -> Self {
-        ExtractStage {
-            extractor,
-            min_text_chars: cfg.min_text_chars,
-            max_link_share: cfg.max_link_share,
-            site: Default::default(),
-        }
-    }
-
-    /// Sets or (with `None`) deletes a host's rules, as the rules topic does.
-    pub fn set_rules(&self, host: &str, rules: Option<SiteRules>) {
-        let mut site = self.site.locked();
-        match rules {
-            Some(r) => site.rules.insert(host.to_ascii_lowercase(), r),
-            None => site.rules.remove(&host.to_ascii_lowercase()),
-        };
-    }
-}
-
-#[async_trait]
-impl Stage for ExtractStage {
-    fn name(&self) -> &'static str {
-        "extract"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Cleaned, Topic::Rules]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::Articles]
-    }
-
-    async fn handle(&mut self, input: &Input) -> Handled {
-        if input.topic == Topic::Rules {
-            // Compacted topic, key = host; a null value deletes.
-            let host = input.key.clone().unwrap_or_default();
-            let rules: Option<SiteRules> = match input.payload {
-                Some(_) => Some(input.decode()?),
-                None => None,
-            };
-            let host = rules
-                .as_ref()
-                .map(|r| r.host.clone())
-                .filter(|h| !h.is_empty())
-                .unwrap_or(host);
-            anyhow::ensure!(!host.is_empty(), "site rules without a host");
-            self.set_rules(&host, rules);
-            return Ok(vec![]);
-        }
-        let cleaned: Cleaned = input.decode()?;
-        let key = input
-            .key
-            .clone()
-            .unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
-        let which = self.extractor;
-        let site = self.site.clone();
-        let (article, link_share) = tokio::task::spawn_blocking(move || {
-            let mut site = site.locked();
-            let (article, chosen) = extract_chosen(&cleaned, which, Some(&mut site));
-            let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
-                let b = &cleaned.blocks[i];
-                (t + u64::from(b.text_len), l + u64::from(b.link_text_len))
-            });
-            (article, links as f64 / text.max(1) as f64)
-        })
-        .await?;
-        let chars = article.text.chars().count();
-        anyhow::ensure!(
-            chars >= self.min_text_chars,
-            "not an article: main text has {chars} characters, fewer than extract.min_text_chars = {}",
-            self.min_text_chars
-        );
-        anyhow::ensure!(
-            link_share <= self.max_link_share,
-            "not an article: {:.0}% of its main text is link text (a list of links), more than extract.max_link_share = {}",
-            link_share * 100.0,
-            self.max_link_share
-        );
-        Ok(vec![Output::json(Topic::Articles, key, &article)])
-    }
 }
 
 #[cfg(test)]

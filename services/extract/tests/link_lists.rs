@@ -22,9 +22,9 @@ async fn extract_sends_link_lists_to_the_dead_letter_topic() {
             blocks,
         };
         Input {
-            topic: Topic::Cleaned,
+            topic: Topic::CLEANED,
             key: Some("news.test".into()),
-            payload: Some(Output::json(Topic::Cleaned, "news.test", &c).payload),
+            payload: Some(Output::json(Topic::CLEANED, "news.test", &c).payload),
             origin: None,
         }
     };
@@ -36,5 +36,5 @@ async fn extract_sends_link_lists_to_the_dead_letter_topic() {
         .handle(&cleaned("news/bridge-reopens.html"))
         .await
         .unwrap();
-    assert_eq!(outs[0].topic, Topic::Articles);
+    assert_eq!(outs[0].topic, Topic::ARTICLES);
 }

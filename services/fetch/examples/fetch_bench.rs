@@ -155,16 +155,16 @@ async fn main() -> anyhow::Result<()> {
                     depth: Some(1),
                     ..Seed::default()
                 };
-                p.publish(Output::json(Topic::Seeds, "h", &seed)).await;
+                p.publish(Output::json(Topic::SEEDS, "h", &seed)).await;
             }
             p.wait_idle().await;
             let counts = p.shutdown().await?;
             let (secs, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - cpu0);
-            let pages = counts[&Topic::Pages];
+            let pages = counts[&Topic::PAGES];
             println!(
                 "delay={delay}ms hosts={} pages={pages} dead_letters={} seconds={secs:.2} pages_per_s={:.0} cpu_ms_per_page={:.3}",
                 ports.len(),
-                counts[&Topic::DeadLetter],
+                counts[&Topic::DEAD_LETTER],
                 pages as f64 / secs,
                 cpu * 1000.0 / pages.max(1) as f64
             );

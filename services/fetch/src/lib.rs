@@ -29,6 +29,7 @@ pub mod robots;
 mod robots_cache;
 mod schedule;
 mod scope;
+mod spec;
 mod stage;
 mod state;
 
@@ -37,4 +38,5 @@ pub use body::decode_html;
 pub use crawler::Fetched;
 pub use error::FetchError;
 pub use scope::{registered_domain, url_matches};
+pub use spec::FetchSpec;
 pub use stage::FetchStage;

@@ -22,7 +22,7 @@ impl FetchStage {
     pub(crate) fn plan(&mut self, input: &Input) -> anyhow::Result<Option<Job>> {
         let cfg = &self.crawler.cfg;
         let job = match input.topic {
-            Topic::Seeds => {
+            Topic::SEEDS => {
                 let seed: Seed = input.decode()?;
                 let url = parse_http(&seed.url, &cfg.strip_params)?;
                 self.schedule
@@ -32,7 +32,7 @@ impl FetchStage {
                 }
                 Job::from_seed(seed, url, cfg.default_depth)
             }
-            Topic::Frontier => {
+            Topic::FRONTIER => {
                 let link: FrontierLink = input.decode()?;
                 let url = parse_http(&link.url, &cfg.strip_params)?;
                 if self.seen.insert(url.as_str()) && !link.deferred {
@@ -51,7 +51,7 @@ impl FetchStage {
         let key = host_of(job.url.as_str());
         let mut outs = Vec::new();
         if let Some(page) = &fetched.page {
-            outs.push(Output::json(Topic::Pages, key, page));
+            outs.push(Output::json(Topic::PAGES, key, page));
         }
         // Sitemaps named by the host's robots.txt go with its first page.
         let host = crate::politeness::host_key(&job.url);
@@ -69,7 +69,7 @@ impl FetchStage {
                 return None;
             }
             Some(Output::json(
-                Topic::Frontier,
+                Topic::FRONTIER,
                 host_of(u.as_str()),
                 &job.child(&u, depth),
             ))
@@ -125,7 +125,7 @@ impl FetchStage {
         });
         let outs = self.outputs(job, fetched);
         if scheduled.is_some() {
-            let new_links = outs.iter().filter(|o| o.topic == Topic::Frontier).count();
+            let new_links = outs.iter().filter(|o| o.topic == Topic::FRONTIER).count();
             observed.push((job.url.to_string(), new_links, validators));
         }
         outs

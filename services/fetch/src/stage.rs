@@ -118,10 +118,10 @@ impl Stage for FetchStage {
         "fetch"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::Seeds, Topic::Frontier]
+        vec![Topic::SEEDS, Topic::FRONTIER]
     }
     fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::Pages, Topic::Frontier]
+        vec![Topic::PAGES, Topic::FRONTIER]
     }
 
     async fn close(&mut self) -> anyhow::Result<()> {
@@ -334,7 +334,7 @@ impl Stage for FetchStage {
                     // Back to the frontier, marked so the seen-set lets it in.
                     metrics::inc("gleaner_fetch_deferred_total", &[]);
                     Ok(vec![Output::json(
-                        Topic::Frontier,
+                        Topic::FRONTIER,
                         host_of(job.url.as_str()),
                         &job.to_link(),
                     )])
@@ -384,7 +384,7 @@ impl Stage for FetchStage {
                 Err(e) => {
                     metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
                     let input = Input {
-                        topic: Topic::Frontier,
+                        topic: Topic::FRONTIER,
                         key: Some(host_of(&url)),
                         payload: serde_json::to_vec(&link).ok(),
                         origin: None,
@@ -419,7 +419,7 @@ impl Stage for FetchStage {
         for url in free {
             self.waiting.remove(&url);
             if let Some(link) = self.parked.get(&url) {
-                outs.push(Output::json(Topic::Frontier, host_of(&url), link));
+                outs.push(Output::json(Topic::FRONTIER, host_of(&url), link));
                 self.emitted.push(url);
             }
         }
@@ -433,7 +433,7 @@ impl Stage for FetchStage {
             Ok(seeds) => outs.extend(
                 seeds
                     .iter()
-                    .map(|s| Output::json(Topic::Seeds, host_of(&s.url), s)),
+                    .map(|s| Output::json(Topic::SEEDS, host_of(&s.url), s)),
             ),
             Err(e) => tracing::warn!(error = %e, "reading the recrawl schedule failed"),
         }
@@ -463,7 +463,7 @@ impl Stage for FetchStage {
         rest.extend(self.waiting.drain());
         for url in rest {
             if let Some(link) = self.parked.get(&url) {
-                outs.push(Output::json(Topic::Frontier, host_of(&url), link));
+                outs.push(Output::json(Topic::FRONTIER, host_of(&url), link));
                 self.emitted.push(url);
             }
         }

@@ -154,14 +154,14 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
         .iter()
         .filter(|r| {
             r.as_ref()
-                .is_ok_and(|o| o.iter().any(|o| o.topic == Topic::Pages))
+                .is_ok_and(|o| o.iter().any(|o| o.topic == Topic::PAGES))
         })
         .count();
     let deferred: Vec<FrontierLink> = results
         .iter()
         .filter_map(|r| r.as_ref().ok())
         .flatten()
-        .filter(|o| o.topic == Topic::Frontier)
+        .filter(|o| o.topic == Topic::FRONTIER)
         .map(|o| serde_json::from_slice(&o.payload).unwrap())
         .collect();
     assert!(
@@ -178,13 +178,13 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
             .as_ref()
             .unwrap()
             .iter()
-            .any(|o| o.topic == Topic::Pages),
+            .any(|o| o.topic == Topic::PAGES),
         "the fast host was fetched"
     );
     let back = Input {
-        topic: Topic::Frontier,
+        topic: Topic::FRONTIER,
         key: None,
-        payload: Some(Output::json(Topic::Frontier, "h", &deferred[0]).payload),
+        payload: Some(Output::json(Topic::FRONTIER, "h", &deferred[0]).payload),
         origin: None,
     };
     // The host may still be busy with a request in the background.
@@ -198,7 +198,7 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
             .await
             .unwrap()
             .iter()
-            .any(|o| o.topic == Topic::Pages),
+            .any(|o| o.topic == Topic::PAGES),
         "fetched when it came back"
     );
 }
@@ -227,7 +227,7 @@ async fn fetch_never_defers_a_hosts_first_url() {
             .as_ref()
             .unwrap()
             .iter()
-            .all(|o| o.topic == Topic::Frontier),
+            .all(|o| o.topic == Topic::FRONTIER),
         "the second was deferred"
     );
     let outs = match results[0].as_ref().unwrap() {
@@ -237,7 +237,7 @@ async fn fetch_never_defers_a_hosts_first_url() {
                 1,
                 "the first URL waits its turn in the background"
             );
-            tick_until(&mut f, 3, |o| o.iter().any(|o| o.topic == Topic::Pages)).await
+            tick_until(&mut f, 3, |o| o.iter().any(|o| o.topic == Topic::PAGES)).await
         }
         outs => outs.clone(),
     };
@@ -316,7 +316,7 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
         .tick()
         .await
         .iter()
-        .filter(|o| o.topic == Topic::Frontier)
+        .filter(|o| o.topic == Topic::FRONTIER)
         .map(|o| serde_json::from_slice(&o.payload).unwrap())
         .collect();
     let mut urls: Vec<&str> = back.iter().map(|l| l.url.as_str()).collect();
@@ -326,13 +326,13 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
     drop(restarted);
     // The original stage: the late page comes out of a tick, then /b goes
     // back to the frontier.
-    let outs = tick_until(&mut f, 6, |o| o.iter().any(|o| o.topic == Topic::Frontier)).await;
+    let outs = tick_until(&mut f, 6, |o| o.iter().any(|o| o.topic == Topic::FRONTIER)).await;
     assert!(page_of(&outs).html.contains("late but here"));
     assert!(t0.elapsed() >= Duration::from_millis(2500));
     let link: FrontierLink = serde_json::from_slice(
         &outs
             .iter()
-            .find(|o| o.topic == Topic::Frontier)
+            .find(|o| o.topic == Topic::FRONTIER)
             .unwrap()
             .payload,
     )
@@ -387,7 +387,7 @@ async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
     assert_eq!(link.url, format!("{site}/later"));
     assert!(link.deferred);
     let back = Input {
-        topic: Topic::Frontier,
+        topic: Topic::FRONTIER,
         key: None,
         payload: Some(outs[0].payload.clone()),
         origin: None,
@@ -418,7 +418,7 @@ async fn fetch_hands_back_what_it_holds_when_stopping() {
     );
     let mut urls: Vec<String> = outs
         .iter()
-        .filter(|o| o.topic == Topic::Frontier)
+        .filter(|o| o.topic == Topic::FRONTIER)
         .map(|o| {
             serde_json::from_slice::<FrontierLink>(&o.payload)
                 .unwrap()

@@ -28,7 +28,7 @@ async fn fetch_strips_tracking_parameters_and_keeps_scope() {
     assert_eq!(page_of(&outs).url, format!("{base}/"));
     let links: Vec<String> = outs
         .iter()
-        .filter(|o| o.topic == Topic::Frontier)
+        .filter(|o| o.topic == Topic::FRONTIER)
         .map(|o| {
             serde_json::from_slice::<FrontierLink>(&o.payload)
                 .unwrap()
@@ -67,7 +67,7 @@ async fn fetch_follows_allow_and_deny_patterns() {
     let outs = f.handle(&input).await.unwrap();
     let links: Vec<FrontierLink> = outs
         .iter()
-        .filter(|o| o.topic == Topic::Frontier)
+        .filter(|o| o.topic == Topic::FRONTIER)
         .map(|o| serde_json::from_slice(&o.payload).unwrap())
         .collect();
     assert_eq!(
@@ -132,7 +132,7 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
     let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
     let frontier = |outs: &[Output]| -> Vec<(String, u32)> {
         outs.iter()
-            .filter(|o| o.topic == Topic::Frontier)
+            .filter(|o| o.topic == Topic::FRONTIER)
             .map(|o| serde_json::from_slice::<FrontierLink>(&o.payload).unwrap())
             .map(|l| (l.url, l.depth))
             .collect()
@@ -148,7 +148,7 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
         .await
         .unwrap();
     assert!(
-        outs.iter().all(|o| o.topic != Topic::Pages),
+        outs.iter().all(|o| o.topic != Topic::PAGES),
         "a sitemap is not a page"
     );
     assert_eq!(frontier(&outs), vec![(format!("{base}/sitemap1.xml"), 0)]);

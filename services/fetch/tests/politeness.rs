@@ -52,7 +52,7 @@ async fn fetch_spaces_requests_to_a_host_and_skips_seen_urls() {
     assert_eq!(
         seed_outs
             .iter()
-            .filter(|o| o.topic == Topic::Frontier)
+            .filter(|o| o.topic == Topic::FRONTIER)
             .count(),
         0
     );

@@ -46,7 +46,7 @@ async fn fetch_schedules_recrawls() {
         .await
         .unwrap()
         .iter()
-        .any(|o| o.topic == Topic::Pages));
+        .any(|o| o.topic == Topic::PAGES));
     assert!(f.tick().await.is_empty(), "not due yet");
     tokio::time::sleep(Duration::from_millis(2100)).await;
     let due = f.tick().await;
@@ -54,14 +54,14 @@ async fn fetch_schedules_recrawls() {
     let again: Seed = serde_json::from_slice(&due[0].payload).unwrap();
     assert!(again.recrawl && again.url == format!("{base}/"));
     let input = Input {
-        topic: Topic::Seeds,
+        topic: Topic::SEEDS,
         key: None,
         payload: Some(due[0].payload.clone()),
         origin: None,
     };
     let outs = f.handle(&input).await.unwrap();
     assert!(
-        outs.iter().any(|o| o.topic == Topic::Pages),
+        outs.iter().any(|o| o.topic == Topic::PAGES),
         "a due recrawl passes the seen-set"
     );
     let requests = hits.load(Ordering::SeqCst);

@@ -9,6 +9,7 @@
 mod cjk;
 mod schema;
 mod search;
+mod spec;
 
 use anyhow::Context;
 use async_trait::async_trait;
@@ -22,6 +23,7 @@ use tantivy::{IndexWriter, TantivyDocument, Term};
 
 pub use cjk::CjkBigramTokenizer;
 pub use search::{Hit, SearchIndex};
+pub use spec::IndexSpec;
 
 /// Consumed offsets per topic and partition, kept in the commit payload.
 type Offsets = BTreeMap<String, BTreeMap<i32, i64>>;
@@ -33,6 +35,8 @@ pub struct IndexStage {
     offsets: Offsets,
     pub indexed: u64,
     input: Topic,
+    /// Whether the input carries summaries (`summarized`) or bare articles.
+    kind: Topic,
 }
 
 impl IndexStage {
@@ -51,19 +55,30 @@ impl IndexStage {
             writer: Some(writer),
             offsets,
             indexed: 0,
-            input: Topic::Summarized,
+            input: Topic::SUMMARIZED,
+            kind: Topic::SUMMARIZED,
         })
     }
 
-    /// Reads `unique` instead of `summarized`: when summaries are made
-    /// before dedup, the unique articles already carry them.
-    pub fn reading_unique(mut self, yes: bool) -> Self {
-        self.input = if yes {
-            Topic::Unique
-        } else {
-            Topic::Summarized
-        };
+    /// Reads `topic` (the one before it in the pipeline), which carries
+    /// messages of `kind`: `summarized`, or `articles` (a pipeline without
+    /// summarize: indexed with no summaries).
+    pub fn reading(mut self, topic: Topic, kind: Topic) -> Self {
+        self.input = topic;
+        self.kind = kind;
         self
+    }
+
+    fn decode(&self, input: &Input) -> anyhow::Result<Summarized> {
+        if self.kind == Topic::ARTICLES {
+            Ok(Summarized {
+                article: input.decode()?,
+                summaries: vec![],
+                engine: String::new(),
+            })
+        } else {
+            input.decode()
+        }
     }
 
     /// The offsets this index has made durable.
@@ -133,8 +148,8 @@ impl Stage for IndexStage {
                 results.push(Ok(vec![]));
                 continue;
             }
-            let doc = input
-                .decode::<Summarized>()
+            let doc = self
+                .decode(input)
                 .and_then(|s| Ok((s.article.id.clone(), self.document(&s)?)));
             match doc {
                 Ok(d) => {
@@ -248,9 +263,9 @@ mod tests {
             }],
             engine: "extractive".into(),
         };
-        let o = Output::json(Topic::Summarized, id, &s);
+        let o = Output::json(Topic::SUMMARIZED, id, &s);
         Input {
-            topic: Topic::Summarized,
+            topic: Topic::SUMMARIZED,
             key: Some(id.into()),
             payload: Some(o.payload),
             origin: Some(Origin {

@@ -1,6 +1,10 @@
 //! The summarize stage: summaries of the configured lengths for each unique
 //! article, from the built-in extractive engine or an HTTP summary engine.
 
+mod spec;
+
+pub use spec::SummarizeSpec;
+
 use async_trait::async_trait;
 use gleaner_core::config::SummaryLength;
 use gleaner_core::messages::{Article, Summarized, Summary};
@@ -143,12 +147,12 @@ impl Engine {
     }
 }
 
-/// The summarize stage: `unique` in (`articles` when summaries are made
-/// before dedup), `summarized` out.
+/// The summarize stage: articles in (from the topic before it in the
+/// pipeline), `summarized` out.
 pub struct SummarizeStage {
     pub engine: Engine,
     pub lengths: Vec<SummaryLength>,
-    pub before_dedup: bool,
+    pub input: Topic,
 }
 
 impl SummarizeStage {
@@ -211,14 +215,10 @@ impl Stage for SummarizeStage {
         "summarize"
     }
     fn inputs(&self) -> Vec<Topic> {
-        vec![if self.before_dedup {
-            Topic::Articles
-        } else {
-            Topic::Unique
-        }]
+        vec![self.input]
     }
     fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::Summarized]
+        vec![Topic::SUMMARIZED]
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
@@ -226,7 +226,7 @@ impl Stage for SummarizeStage {
         let (summaries, engine) = self.summarize(&article).await;
         let key = article.id.clone();
         Ok(vec![Output::json(
-            Topic::Summarized,
+            Topic::SUMMARIZED,
             key,
             &Summarized {
                 article,

@@ -33,9 +33,9 @@ fn article() -> Input {
         cluster: None,
     };
     Input {
-        topic: Topic::Unique,
+        topic: Topic::UNIQUE,
         key: None,
-        payload: Some(Output::json(Topic::Unique, "a1", &a).payload),
+        payload: Some(Output::json(Topic::UNIQUE, "a1", &a).payload),
         origin: None,
     }
 }
@@ -74,7 +74,7 @@ async fn summarize_http_engine_retries_then_answers() {
     let mut s = gleaner_summarize::SummarizeStage {
         engine,
         lengths: lengths(),
-        before_dedup: false,
+        input: Topic::UNIQUE,
     };
     let outs = s.handle(&article()).await.unwrap();
     let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
@@ -102,7 +102,7 @@ async fn summarize_http_engine_times_out_and_falls_back() {
     let mut s = gleaner_summarize::SummarizeStage {
         engine,
         lengths: lengths(),
-        before_dedup: false,
+        input: Topic::UNIQUE,
     };
     let t0 = Instant::now();
     let outs = s.handle(&article()).await.unwrap();

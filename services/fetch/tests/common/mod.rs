@@ -49,9 +49,9 @@ pub async fn fetch_error(f: &mut gleaner_fetch::FetchStage, url: &str) -> String
 
 pub fn seed_input(s: &Seed) -> Input {
     Input {
-        topic: Topic::Seeds,
+        topic: Topic::SEEDS,
         key: Some("h".into()),
-        payload: Some(Output::json(Topic::Seeds, "h", s).payload),
+        payload: Some(Output::json(Topic::SEEDS, "h", s).payload),
         origin: None,
     }
 }
@@ -71,9 +71,9 @@ pub fn frontier_link(url: &str, depth: u32) -> Input {
         deferred: false,
     };
     Input {
-        topic: Topic::Frontier,
+        topic: Topic::FRONTIER,
         key: None,
-        payload: Some(Output::json(Topic::Frontier, "h", &l).payload),
+        payload: Some(Output::json(Topic::FRONTIER, "h", &l).payload),
         origin: None,
     }
 }
@@ -91,7 +91,7 @@ pub fn fetch_cfg() -> gleaner_core::config::Fetch {
 pub fn page_of(outs: &[Output]) -> Page {
     let o = outs
         .iter()
-        .find(|o| o.topic == Topic::Pages)
+        .find(|o| o.topic == Topic::PAGES)
         .expect("a page");
     serde_json::from_slice(&o.payload).unwrap()
 }
@@ -105,7 +105,7 @@ pub fn stateful_fetch(dir: &std::path::Path) -> gleaner_fetch::FetchStage {
 }
 
 pub fn pages_in(outs: &[Output]) -> usize {
-    outs.iter().filter(|o| o.topic == Topic::Pages).count()
+    outs.iter().filter(|o| o.topic == Topic::PAGES).count()
 }
 
 /// A stateful fetch stage that has fetched `base`/ once, scheduled to be
@@ -128,7 +128,7 @@ pub async fn due_again(f: &mut gleaner_fetch::FetchStage) -> gleaner_core::stage
     let due = f.tick().await;
     assert_eq!(due.len(), 1, "the recrawl is due");
     let input = Input {
-        topic: Topic::Seeds,
+        topic: Topic::SEEDS,
         key: None,
         payload: Some(due[0].payload.clone()),
         origin: None,

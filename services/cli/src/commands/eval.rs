@@ -190,7 +190,7 @@ fn load(dir: &Path) -> anyhow::Result<Vec<Sample>> {
             &std::fs::read(&gt_path).with_context(|| format!("reading {}", gt_path.display()))?,
         )
         .with_context(|| format!("parsing {}", gt_path.display()))?;
-        let html = crate::oneshot::read_html_file(&f)?;
+        let html = crate::commands::extract::read_html_file(&f)?;
         let page_type = truth
             .internal
             .and_then(|i| i.page_type)

@@ -1,45 +1,10 @@
-//! `gleaner dedup`: offline over a file of articles, or the Kafka service
-//! with its window rebuilt from the tail of its own output.
+//! `gleaner dedup --input`: dedup offline over a file of articles (the
+//! Kafka service is commands/service.rs).
 
 use anyhow::Context;
 use gleaner_core::Config;
 use gleaner_dedup::offline::Report;
 use std::path::Path;
-
-/// The dedup stage as the config says.
-pub(crate) fn stage(cfg: &Config) -> gleaner_dedup::DedupStage {
-    gleaner_dedup::DedupStage::new(cfg.dedup.clone()).after_summarize(cfg.summarize.before_dedup)
-}
-
-/// The dedup service's stage, its window rebuilt from the tail of the
-/// unique topic, so reposts of articles seen before a restart are still
-/// caught.
-pub(crate) async fn kafka_stage(
-    cfg: &Config,
-    brokers: &str,
-) -> anyhow::Result<gleaner_dedup::DedupStage> {
-    let mut stage = stage(cfg);
-    let (b, topic) = (brokers.to_string(), cfg.topics.unique.clone());
-    let per_partition =
-        (cfg.dedup.window_count as i64 / i64::from(cfg.kafka.partitions.max(1))).max(1);
-    // Reading, parsing and judging the tail are blocking and CPU work.
-    let (stage, n) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-        let tail = gleaner_core::kafka::read_tail(&b, &topic, per_partition)?;
-        let articles: Vec<gleaner_core::messages::Article> = tail
-            .iter()
-            .filter_map(|p| serde_json::from_slice(p).ok())
-            .collect();
-        let n = stage.remember(&articles);
-        Ok((stage, n))
-    })
-    .await??;
-    tracing::info!(
-        articles = n,
-        "dedup window rebuilt from {}",
-        cfg.topics.unique
-    );
-    Ok(stage)
-}
 
 /// `gleaner dedup --input FILE|- --output DIR`, blocking.
 pub(crate) fn offline(cfg: &Config, input: &Path, output: &Path) -> anyhow::Result<()> {

@@ -1,9 +1,11 @@
 //! Seed messages from URLs and seed files, for `gleaner seed` and `gleaner run`.
 
-use crate::SeedOptions;
+use crate::commands::brokers;
+use crate::{Kafka, SeedOptions};
 use anyhow::Context;
 use gleaner_core::messages::Seed;
 use gleaner_core::stage::Output;
+use gleaner_core::Config;
 use gleaner_core::Topic;
 use std::path::Path;
 
@@ -50,10 +52,26 @@ pub(crate) fn seed_outputs(
                 deny: schedule.deny.clone(),
             };
             Ok(Output::json(
-                Topic::Seeds,
+                Topic::SEEDS,
                 gleaner_core::util::host_of(parsed.as_str()),
                 &seed,
             ))
         })
         .collect()
+}
+
+/// `gleaner seed`: produces the seeds onto the seeds topic.
+pub async fn run(
+    cfg: &Config,
+    kafka: &Kafka,
+    urls: &[String],
+    depth: Option<u32>,
+    recrawl: bool,
+    schedule: &SeedOptions,
+) -> anyhow::Result<()> {
+    let producer = gleaner_core::kafka::producer(cfg, &brokers(cfg, kafka))?;
+    let outs = seed_outputs(urls, depth, recrawl, schedule)?;
+    gleaner_core::kafka::produce_all(&producer, cfg, &outs).await?;
+    println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
+    Ok(())
 }

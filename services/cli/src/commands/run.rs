@@ -1,42 +1,58 @@
-//! `gleaner run`: every stage in one process on the in-process bus.
+//! `gleaner run`: every stage of `[pipeline] stages` in one process, on the
+//! in-process bus.
 
-use crate::{dedup, index_stage, summarize_stage, SeedOptions};
+use crate::SeedOptions;
 use anyhow::Context;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
+use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::{Config, Topic};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// What `gleaner run` was asked for besides the seeds.
+pub(crate) struct RunOptions {
+    pub data: PathBuf,
+    pub allow_private: bool,
+    pub depth: Option<u32>,
+    pub follow: bool,
+}
+
 pub(crate) async fn run_embedded(
     cfg: &Config,
+    registry: &[&dyn StageSpec],
     seeds: &[String],
-    data: PathBuf,
-    allow_private: bool,
-    depth: Option<u32>,
     scope: &SeedOptions,
-    follow: bool,
+    opts: RunOptions,
 ) -> anyhow::Result<()> {
+    let RunOptions {
+        data,
+        allow_private,
+        depth,
+        follow,
+    } = opts;
     let started = Instant::now();
-    let seed_msgs = crate::seeds::seed_outputs(seeds, depth, false, scope)?;
+    let seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
     std::fs::create_dir_all(&data)
         .with_context(|| format!("creating data directory {}", data.display()))?;
     let index_dir = data.join("index");
-    let stages: Vec<Box<dyn Stage>> = vec![
-        Box::new(
-            gleaner_fetch::FetchStage::new(&cfg.fetch, allow_private)?
-                .wait_for_paused_hosts(follow),
-        ),
-        Box::new(gleaner_clean::CleanStage),
-        Box::new(gleaner_extract::ExtractStage::new(
-            cfg.extract.extractor.parse()?,
-            &cfg.extract,
-        )),
-        Box::new(dedup::stage(cfg)),
-        Box::new(summarize_stage(cfg)?),
-        Box::new(index_stage(cfg, &index_dir)?),
-    ];
+    let flow = crate::stages::flow(cfg, registry)?;
+    let base = StageContext {
+        cfg: cfg.clone(),
+        input: Topic::SEEDS,
+        kind: Topic::SEEDS,
+        output: None,
+        data: data.clone(),
+        state: None,
+        allow_private,
+        long_running: follow,
+        brokers: None,
+    };
+    let mut stages: Vec<Box<dyn Stage>> = Vec::new();
+    for placed in &flow.stages {
+        stages.push(placed.build(&base).await?);
+    }
     let pipeline = MemoryPipeline::start(
         stages,
         &MemoryOptions {
@@ -44,7 +60,7 @@ pub(crate) async fn run_embedded(
             batch_max: cfg.kafka.batch_max,
             max_record_bytes: cfg.kafka.max_record_bytes,
             sink_dir: Some(data.clone()),
-            sink_topics: vec![Topic::Articles, Topic::Duplicates, Topic::DeadLetter],
+            sink_topics: vec![Topic::ARTICLES, Topic::DUPLICATES, Topic::DEAD_LETTER],
         },
     )?;
     for s in seed_msgs {
@@ -63,8 +79,8 @@ pub(crate) async fn run_embedded(
                 let c = pipeline.counts();
                 let line = format!(
                     "fetched {} pages | {} articles | {} duplicates | {} summarized | {} dead letters | {} queued",
-                    c[&Topic::Pages], c[&Topic::Articles], c[&Topic::Duplicates], c[&Topic::Summarized],
-                    c[&Topic::DeadLetter], pipeline.in_flight()
+                    c[&Topic::PAGES], c[&Topic::ARTICLES], c[&Topic::DUPLICATES], c[&Topic::SUMMARIZED],
+                    c[&Topic::DEAD_LETTER], pipeline.in_flight()
                 );
                 if tty {
                     eprint!("\r{line}\x1b[K");
@@ -96,21 +112,17 @@ pub(crate) async fn run_embedded(
     println!("done in {secs:.1}s");
     println!(
         "  pages fetched   {} ({:.1} pages/s)",
-        c[&Topic::Pages],
-        c[&Topic::Pages] as f64 / secs.max(1e-3)
+        c[&Topic::PAGES],
+        c[&Topic::PAGES] as f64 / secs.max(1e-3)
     );
-    println!("  articles        {}", c[&Topic::Articles]);
+    println!("  articles        {}", c[&Topic::ARTICLES]);
     println!(
         "  duplicates      {}  (see {})",
-        c[&Topic::Duplicates],
+        c[&Topic::DUPLICATES],
         data.join("duplicates.jsonl").display()
     );
-    // The index reads unique articles when they come summarized already.
-    let indexed = if cfg.summarize.before_dedup {
-        Topic::Unique
-    } else {
-        Topic::Summarized
-    };
+    // What the last stage (the index) reads.
+    let indexed = flow.last_input();
     println!(
         "  indexed         {}  (index holds {in_index} in {})",
         c[&indexed],
@@ -118,8 +130,12 @@ pub(crate) async fn run_embedded(
     );
     println!(
         "  dead letters    {}  (see {})",
-        c[&Topic::DeadLetter],
+        c[&Topic::DEAD_LETTER],
         data.join("dead-letter.jsonl").display()
     );
     Ok(())
 }
+
+#[cfg(test)]
+#[path = "run_tests.rs"]
+mod tests;

@@ -1,0 +1,34 @@
+//! One module per subcommand; main.rs parses and dispatches.
+
+pub mod dedup;
+pub mod eval;
+pub mod extract;
+pub mod run;
+pub mod search;
+pub mod seed;
+pub mod serve;
+pub mod service;
+pub mod topics;
+
+use crate::Kafka;
+use gleaner_core::Config;
+use std::path::PathBuf;
+
+pub fn init_logs(default: &str) {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
+
+pub fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {
+    data.unwrap_or_else(|| PathBuf::from(&cfg.run.data_dir))
+}
+
+pub fn brokers(cfg: &Config, k: &Kafka) -> String {
+    k.brokers
+        .clone()
+        .unwrap_or_else(|| cfg.kafka.brokers.clone())
+}

@@ -1,0 +1,181 @@
+//! `gleaner run` built from the registry: a stage added through the
+//! registry and the config alone takes its place in the flow.
+
+use super::{run_embedded, RunOptions};
+use crate::SeedOptions;
+use async_trait::async_trait;
+use axum::extract::Path as UrlPath;
+use gleaner_core::registry::{StageContext, StageSpec};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::{Config, Topic};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+
+const COUNTED: Topic = Topic::new("counted");
+
+/// Counts the messages it passes on unchanged.
+struct Count {
+    input: Topic,
+    seen: Arc<AtomicUsize>,
+}
+
+#[async_trait]
+impl Stage for Count {
+    fn name(&self) -> &'static str {
+        "count"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![self.input]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![COUNTED]
+    }
+    async fn handle(&mut self, input: &Input) -> Handled {
+        self.seen.fetch_add(1, Ordering::SeqCst);
+        Ok(vec![Output {
+            topic: COUNTED,
+            key: input.key.clone().unwrap_or_default(),
+            payload: input.payload.clone().unwrap_or_default(),
+        }])
+    }
+}
+
+struct CountSpec(Arc<AtomicUsize>, Arc<std::sync::Mutex<Option<Topic>>>);
+
+#[async_trait]
+impl StageSpec for CountSpec {
+    fn name(&self) -> &'static str {
+        "count"
+    }
+    fn about(&self) -> &'static str {
+        "Counts what passes"
+    }
+    fn config_section(&self) -> &'static str {
+        ""
+    }
+    fn output(&self) -> Option<Topic> {
+        Some(COUNTED)
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[]
+    }
+    fn passes_through(&self) -> bool {
+        true
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        *self.1.lock().unwrap() = Some(ctx.input);
+        Ok(Box::new(Count {
+            input: ctx.input,
+            seen: self.0.clone(),
+        }))
+    }
+}
+
+async fn serve_site() -> String {
+    let site = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/site");
+    let file = move |rel: String| {
+        let rel = if rel.is_empty() {
+            "index.html".into()
+        } else {
+            rel
+        };
+        let ct = if rel.ends_with(".txt") {
+            "text/plain"
+        } else {
+            "text/html"
+        };
+        match std::fs::read(site.join(&rel)) {
+            Ok(b) if !rel.contains("..") => ([("content-type", ct)], b).into_response(),
+            _ => axum::http::StatusCode::NOT_FOUND.into_response(),
+        }
+    };
+    use axum::response::IntoResponse;
+    let (f1, f2) = (file.clone(), file);
+    let app = axum::Router::new()
+        .route(
+            "/",
+            axum::routing::get(move || async move { f1(String::new()) }),
+        )
+        .route(
+            "/{*rest}",
+            axum::routing::get(move |UrlPath(rest): UrlPath<String>| async move { f2(rest) }),
+        );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/")
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
+    let base = serve_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let mut cfg = Config::default_config();
+    cfg.fetch.per_host_delay_ms = 0;
+    cfg.fetch.bloom_capacity = 10_000;
+    cfg.pipeline.stages = [
+        "fetch",
+        "clean",
+        "extract",
+        "count",
+        "dedup",
+        "summarize",
+        "index",
+    ]
+    .map(String::from)
+    .to_vec();
+    let seen = Arc::new(AtomicUsize::new(0));
+    let placed_after = Arc::new(std::sync::Mutex::new(None));
+    let count = CountSpec(seen.clone(), placed_after.clone());
+    let mut registry = crate::stages::registry();
+    registry.push(&count);
+    let data = tmp.path().join("data");
+    let opts = RunOptions {
+        data: data.clone(),
+        allow_private: true,
+        depth: None,
+        follow: false,
+    };
+    run_embedded(&cfg, &registry, &[base], &SeedOptions::default(), opts)
+        .await
+        .unwrap();
+    let summary: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+    let n = |t: &str| summary["produced"][t].as_u64().unwrap_or(0);
+    assert_eq!(*placed_after.lock().unwrap(), Some(Topic::ARTICLES));
+    assert!(n("articles") >= 5, "{summary}");
+    assert_eq!(
+        seen.load(Ordering::SeqCst) as u64,
+        n("articles"),
+        "{summary}"
+    );
+    assert_eq!(n("counted"), n("articles"), "{summary}");
+    // Dedup read what count passed on: every article was judged.
+    assert_eq!(n("unique") + n("duplicates"), n("counted"), "{summary}");
+    assert_eq!(summary["index_docs"].as_u64(), Some(n("unique")));
+
+    // An order that cannot work is refused before anything runs.
+    cfg.pipeline.stages = ["fetch", "clean", "count", "dedup"]
+        .map(String::from)
+        .to_vec();
+    let opts = RunOptions {
+        data: tmp.path().join("data2"),
+        allow_private: true,
+        depth: None,
+        follow: false,
+    };
+    let err = run_embedded(
+        &cfg,
+        &registry,
+        &["http://x.test/".into()],
+        &SeedOptions::default(),
+        opts,
+    )
+    .await
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("\"dedup\" reads articles or summarized"),
+        "{err}"
+    );
+}

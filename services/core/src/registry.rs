@@ -1,0 +1,282 @@
+//! The stage registry: every stage describes itself once (its name, the
+//! topic it writes for the next stage, what it can read, its config section
+//! and how it starts, state rebuild included) in its own crate, and both
+//! `gleaner run` and the one-stage-per-process services are built from those
+//! descriptions in the order `[pipeline] stages` gives.
+//!
+//! Topics follow the order: each stage reads the topic of the stage before
+//! it (the first reads `seeds`) and writes its own, so moving summarize
+//! before dedup, or adding a stage, is a change of that list alone.
+
+use crate::config::{Config, Topic};
+use crate::stage::Stage;
+use async_trait::async_trait;
+use std::path::PathBuf;
+
+/// What a stage is given when it is built.
+#[derive(Debug, Clone)]
+pub struct StageContext {
+    pub cfg: Config,
+    /// The topic of the stage before it in `[pipeline] stages`.
+    pub input: Topic,
+    /// What that topic carries, named by the built-in topic of that kind
+    /// (`articles`, `summarized`): a stage that passes messages on keeps
+    /// the kind of its input.
+    pub kind: Topic,
+    /// The topic it writes for the next stage (its [`StageSpec::output`]).
+    pub output: Option<Topic>,
+    /// The data directory (`--data`, else `run.data_dir`): the index lives here.
+    pub data: PathBuf,
+    /// Where a stage keeps durable state across restarts (fetch's `--state`).
+    pub state: Option<PathBuf>,
+    /// Fetch private, loopback and link-local addresses.
+    pub allow_private: bool,
+    /// A long-running process (a service, or `gleaner run --follow`): work
+    /// that must wait (a paused host) waits rather than failing.
+    pub long_running: bool,
+    /// The broker, for services: start-up may read state back from topics.
+    /// `None` in-process.
+    pub brokers: Option<String>,
+}
+
+#[async_trait]
+pub trait StageSpec: Send + Sync {
+    /// The name in `[pipeline] stages`, the subcommand, the consumer group.
+    fn name(&self) -> &'static str;
+
+    /// One line for `--help`.
+    fn about(&self) -> &'static str;
+
+    /// Its section of pipelines.toml (empty when it has none).
+    fn config_section(&self) -> &'static str;
+
+    /// The topic it writes for the next stage; `None` ends the flow.
+    fn output(&self) -> Option<Topic>;
+
+    /// The kinds of message it reads, named by the built-in topic that
+    /// carries them (`articles`); empty: any kind.
+    fn reads(&self) -> &'static [Topic];
+
+    /// Whether its output carries the same kind of message as its input
+    /// (a stage that filters, counts or annotates and passes messages on).
+    fn passes_through(&self) -> bool {
+        false
+    }
+
+    /// Builds the stage, rebuilding its state first where it has any.
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>>;
+}
+
+/// A stage in its place in the flow.
+pub struct Placed<'a> {
+    pub spec: &'a dyn StageSpec,
+    pub input: Topic,
+    pub kind: Topic,
+    pub output: Option<Topic>,
+}
+
+/// The flow `[pipeline] stages` describes, checked against the registry.
+pub struct Flow<'a> {
+    pub stages: Vec<Placed<'a>>,
+}
+
+impl<'a> Flow<'a> {
+    /// Places the stages named in `order`, or says clearly why they cannot
+    /// run in that order.
+    pub fn new(order: &[String], registry: &[&'a dyn StageSpec]) -> anyhow::Result<Self> {
+        anyhow::ensure!(!order.is_empty(), "[pipeline] stages is empty");
+        let known: Vec<&str> = registry.iter().map(|s| s.name()).collect();
+        let mut stages: Vec<Placed<'a>> = Vec::new();
+        // What the current topic carries, named by a built-in topic.
+        let (mut input, mut kind) = (Topic::SEEDS, Topic::SEEDS);
+        for (i, name) in order.iter().enumerate() {
+            let Some(&spec) = registry.iter().find(|s| s.name() == name) else {
+                anyhow::bail!(
+                    "[pipeline] stages: unknown stage {name:?}{} (known: {})",
+                    nearest(name, &known)
+                        .map(|n| format!("; did you mean {n:?}?"))
+                        .unwrap_or_default(),
+                    known.join(", ")
+                );
+            };
+            anyhow::ensure!(
+                !stages.iter().any(|p| p.spec.name() == spec.name()),
+                "[pipeline] stages: {name:?} appears twice"
+            );
+            if let Some(last) = stages.last() {
+                anyhow::ensure!(
+                    last.output.is_some(),
+                    "[pipeline] stages: {name:?} cannot follow {:?}, which writes no topic",
+                    last.spec.name()
+                );
+            }
+            let reads = spec.reads();
+            anyhow::ensure!(
+                reads.is_empty() || reads.contains(&kind),
+                "[pipeline] stages: {name:?} reads {} but {} gives it {kind}",
+                reads
+                    .iter()
+                    .map(|t| t.short())
+                    .collect::<Vec<_>>()
+                    .join(" or "),
+                if i == 0 {
+                    "the start of the flow".to_string()
+                } else {
+                    format!("{:?}", order[i - 1])
+                }
+            );
+            let output = spec.output();
+            if let Some(out) = output {
+                anyhow::ensure!(
+                    !stages.iter().any(|p| p.output == Some(out)) && out != Topic::SEEDS,
+                    "[pipeline] stages: two stages write {out}"
+                );
+            }
+            stages.push(Placed {
+                spec,
+                input,
+                kind,
+                output,
+            });
+            if let (Some(out), false) = (output, spec.passes_through()) {
+                kind = out;
+            }
+            input = output.unwrap_or(input);
+        }
+        Ok(Flow { stages })
+    }
+
+    /// The placed stage called `name`.
+    pub fn get(&self, name: &str) -> Option<&Placed<'a>> {
+        self.stages.iter().find(|p| p.spec.name() == name)
+    }
+
+    /// The topic the last stage reads: what ends up in the index.
+    pub fn last_input(&self) -> Topic {
+        self.stages.last().map_or(Topic::SEEDS, |p| p.input)
+    }
+
+    /// Every topic the flow uses, the built-in ones included.
+    pub fn topics(&self) -> Vec<Topic> {
+        let mut all: Vec<Topic> = Topic::BUILT_IN.to_vec();
+        for p in &self.stages {
+            all.extend(p.output);
+        }
+        all.sort();
+        all.dedup();
+        all
+    }
+}
+
+impl Placed<'_> {
+    /// Builds the stage in its place.
+    pub async fn build(&self, base: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        let ctx = StageContext {
+            input: self.input,
+            kind: self.kind,
+            output: self.output,
+            ..base.clone()
+        };
+        self.spec.build(&ctx).await
+    }
+}
+
+/// The known name closest to a misspelt one (edit distance at most 2).
+fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
+    known
+        .iter()
+        .map(|k| (strsim::levenshtein(name, k), *k))
+        .filter(|(d, _)| *d <= 2)
+        .min()
+        .map(|(_, k)| k)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::stage::{Handled, Input};
+
+    struct Spec(&'static str, Option<Topic>, &'static [Topic], bool);
+    struct Nothing;
+
+    #[async_trait]
+    impl Stage for Nothing {
+        fn name(&self) -> &'static str {
+            "nothing"
+        }
+        fn inputs(&self) -> Vec<Topic> {
+            vec![]
+        }
+        fn outputs(&self) -> Vec<Topic> {
+            vec![]
+        }
+        async fn handle(&mut self, _: &Input) -> Handled {
+            Ok(vec![])
+        }
+    }
+
+    #[async_trait]
+    impl StageSpec for Spec {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn about(&self) -> &'static str {
+            ""
+        }
+        fn config_section(&self) -> &'static str {
+            ""
+        }
+        fn output(&self) -> Option<Topic> {
+            self.1
+        }
+        fn reads(&self) -> &'static [Topic] {
+            self.2
+        }
+        fn passes_through(&self) -> bool {
+            self.3
+        }
+        async fn build(&self, _: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+            Ok(Box::new(Nothing))
+        }
+    }
+
+    const FETCH: Spec = Spec("fetch", Some(Topic::PAGES), &[Topic::SEEDS], false);
+    const CLEAN: Spec = Spec("clean", Some(Topic::CLEANED), &[Topic::PAGES], false);
+    const COUNT: Spec = Spec("count", Some(Topic::new("counted")), &[], true);
+    const INDEX: Spec = Spec("index", None, &[Topic::PAGES, Topic::CLEANED], false);
+
+    fn flow(order: &[&str]) -> anyhow::Result<Vec<(String, Topic, Option<Topic>)>> {
+        let registry: [&dyn StageSpec; 4] = [&FETCH, &CLEAN, &COUNT, &INDEX];
+        let order: Vec<String> = order.iter().map(|s| s.to_string()).collect();
+        Ok(Flow::new(&order, &registry)?
+            .stages
+            .iter()
+            .map(|p| (p.spec.name().to_string(), p.input, p.output))
+            .collect())
+    }
+
+    #[test]
+    fn topics_follow_the_order() {
+        let f = flow(&["fetch", "clean", "count", "index"]).unwrap();
+        assert_eq!(f[1].1, Topic::PAGES);
+        assert_eq!(f[2].1, Topic::CLEANED);
+        assert_eq!(
+            f[3].1,
+            Topic::new("counted"),
+            "index reads what count passes on"
+        );
+        assert_eq!(f[3].2, None);
+    }
+
+    #[test]
+    fn bad_orders_are_refused_with_a_reason() {
+        let err = |o: &[&str]| flow(o).err().unwrap().to_string();
+        assert!(err(&["fetch", "claen"]).contains("did you mean \"clean\""));
+        assert!(err(&["fetch", "fetch"]).contains("twice"));
+        assert!(err(&["fetch", "index", "clean"]).contains("writes no topic"));
+        assert!(err(&["clean"]).contains("reads pages but the start of the flow gives it seeds"));
+        assert!(err(&[]).contains("empty"));
+        // A pass-through stage keeps what the topic carries.
+        assert!(flow(&["fetch", "count", "clean"]).is_ok());
+    }
+}

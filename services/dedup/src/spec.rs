@@ -1,0 +1,61 @@
+//! The dedup stage in the registry. On Kafka its window is rebuilt at start
+//! from the tail of its own output, so reposts of articles seen before a
+//! restart are still caught.
+
+use crate::DedupStage;
+use async_trait::async_trait;
+use gleaner_core::messages::Article;
+use gleaner_core::registry::{StageContext, StageSpec};
+use gleaner_core::stage::Stage;
+use gleaner_core::Topic;
+
+pub struct DedupSpec;
+
+#[async_trait]
+impl StageSpec for DedupSpec {
+    fn name(&self) -> &'static str {
+        "dedup"
+    }
+    fn about(&self) -> &'static str {
+        "Drops reposts (the earliest copy is kept; reposts go to duplicates)"
+    }
+    fn config_section(&self) -> &'static str {
+        "dedup"
+    }
+    fn output(&self) -> Option<Topic> {
+        Some(Topic::UNIQUE)
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[Topic::ARTICLES, Topic::SUMMARIZED]
+    }
+    /// Unique articles go on as they came, summaries and all.
+    fn passes_through(&self) -> bool {
+        true
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        let mut stage = DedupStage::new(ctx.cfg.dedup.clone()).reading(ctx.input, ctx.kind);
+        if let Some(brokers) = &ctx.brokers {
+            let topic = ctx.cfg.topic_name(Topic::UNIQUE);
+            let per_partition = (ctx.cfg.dedup.window_count as i64
+                / i64::from(ctx.cfg.kafka.partitions.max(1)))
+            .max(1);
+            let b = brokers.clone();
+            let t = topic.clone();
+            // Reading, parsing and judging the tail are blocking and CPU work.
+            let (rebuilt, n) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+                let tail = gleaner_core::kafka::read_tail(&b, &t, per_partition)?;
+                // Summarized articles carry the article's fields too.
+                let articles: Vec<Article> = tail
+                    .iter()
+                    .filter_map(|p| serde_json::from_slice(p).ok())
+                    .collect();
+                let n = stage.remember(&articles);
+                Ok((stage, n))
+            })
+            .await??;
+            tracing::info!(articles = n, "dedup window rebuilt from {topic}");
+            stage = rebuilt;
+        }
+        Ok(Box::new(stage))
+    }
+}

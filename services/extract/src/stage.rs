@@ -1,0 +1,172 @@
+//! The extract stage and its place in the registry: cleaned pages in,
+//! articles out; site rules from the compacted rules topic.
+
+use crate::{extract_chosen, Extractor, SiteState};
+use async_trait::async_trait;
+use gleaner_core::messages::{Cleaned, SiteRules};
+use gleaner_core::registry::{StageContext, StageSpec};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::sync::Locked;
+use gleaner_core::Topic;
+
+/// The extract stage: `cleaned` in, `articles` out. Pages whose main text is
+/// shorter than the configured minimum (errors, stubs) or mostly link text
+/// (home pages, link lists) go to the dead-letter topic with that reason
+/// rather than into `articles`.
+pub struct ExtractStage {
+    extractor: Extractor,
+    min_text_chars: usize,
+    max_link_share: f64,
+    site: std::sync::Arc<std::sync::Mutex<SiteState>>,
+    input: Topic,
+}
+
+impl ExtractStage {
+    pub fn new(extractor: Extractor, cfg: &gleaner_core::config::Extract) -> Self {
+        ExtractStage {
+            extractor,
+            min_text_chars: cfg.min_text_chars,
+            max_link_share: cfg.max_link_share,
+            site: Default::default(),
+            input: Topic::CLEANED,
+        }
+    }
+
+    /// Reads cleaned pages from `topic` (the topic before it in the pipeline).
+    pub fn reading(mut self, topic: Topic) -> Self {
+        self.input = topic;
+        self
+    }
+
+    /// Sets or (with `None`) deletes a host's rules, as the rules topic does.
+    pub fn set_rules(&self, host: &str, rules: Option<SiteRules>) {
+        let mut site = self.site.locked();
+        match rules {
+            Some(r) => site.rules.insert(host.to_ascii_lowercase(), r),
+            None => site.rules.remove(&host.to_ascii_lowercase()),
+        };
+    }
+}
+
+#[async_trait]
+impl Stage for ExtractStage {
+    fn name(&self) -> &'static str {
+        "extract"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![self.input, Topic::RULES]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::ARTICLES]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        if input.topic == Topic::RULES {
+            // Compacted topic, key = host; a null value deletes.
+            let host = input.key.clone().unwrap_or_default();
+            let rules: Option<SiteRules> = match input.payload {
+                Some(_) => Some(input.decode()?),
+                None => None,
+            };
+            let host = rules
+                .as_ref()
+                .map(|r| r.host.clone())
+                .filter(|h| !h.is_empty())
+                .unwrap_or(host);
+            anyhow::ensure!(!host.is_empty(), "site rules without a host");
+            self.set_rules(&host, rules);
+            return Ok(vec![]);
+        }
+        let cleaned: Cleaned = input.decode()?;
+        let key = input
+            .key
+            .clone()
+            .unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
+        let which = self.extractor;
+        let site = self.site.clone();
+        let (article, link_share) = tokio::task::spawn_blocking(move || {
+            let mut site = site.locked();
+            let (article, chosen) = extract_chosen(&cleaned, which, Some(&mut site));
+            let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
+                let b = &cleaned.blocks[i];
+                (t + u64::from(b.text_len), l + u64::from(b.link_text_len))
+            });
+            (article, links as f64 / text.max(1) as f64)
+        })
+        .await?;
+        let chars = article.text.chars().count();
+        anyhow::ensure!(
+            chars >= self.min_text_chars,
+            "not an article: main text has {chars} characters, fewer than extract.min_text_chars = {}",
+            self.min_text_chars
+        );
+        anyhow::ensure!(
+            link_share <= self.max_link_share,
+            "not an article: {:.0}% of its main text is link text (a list of links), more than extract.max_link_share = {}",
+            link_share * 100.0,
+            self.max_link_share
+        );
+        Ok(vec![Output::json(Topic::ARTICLES, key, &article)])
+    }
+}
+
+/// The extract stage in the registry.
+pub struct ExtractSpec;
+
+#[async_trait]
+impl StageSpec for ExtractSpec {
+    fn name(&self) -> &'static str {
+        "extract"
+    }
+    fn about(&self) -> &'static str {
+        "Finds each page's main content (the article text) and its metadata"
+    }
+    fn config_section(&self) -> &'static str {
+        "extract"
+    }
+    fn output(&self) -> Option<Topic> {
+        Some(Topic::ARTICLES)
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[Topic::CLEANED]
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        let which: Extractor = ctx.cfg.extract.extractor.parse()?;
+        let stage = ExtractStage::new(which, &ctx.cfg.extract).reading(ctx.input);
+        if let Some(brokers) = &ctx.brokers {
+            load_rules(&stage, brokers, &ctx.cfg.topics.rules).await?;
+        }
+        Ok(Box::new(stage))
+    }
+}
+
+/// The rules topic is a compacted table: read whole on every start (the
+/// consumer group only brings changes after that).
+async fn load_rules(stage: &ExtractStage, brokers: &str, topic: &str) -> anyhow::Result<()> {
+    let (b, t) = (brokers.to_string(), topic.to_string());
+    let records =
+        tokio::task::spawn_blocking(move || gleaner_core::kafka::read_records(&b, &t, i64::MAX))
+            .await??;
+    let n = records.len();
+    for (key, value) in records {
+        let rules = match value.as_deref().map(serde_json::from_slice::<SiteRules>) {
+            None => None,
+            Some(Ok(r)) => Some(r),
+            Some(Err(e)) => {
+                tracing::warn!(?key, error = %e, "malformed site rules skipped");
+                continue;
+            }
+        };
+        let host = rules
+            .as_ref()
+            .map(|r| r.host.clone())
+            .filter(|h| !h.is_empty())
+            .or(key)
+            .unwrap_or_default();
+        if !host.is_empty() {
+            stage.set_rules(&host, rules);
+        }
+    }
+    tracing::info!(records = n, "site rules loaded from {topic}");
+    Ok(())
+}

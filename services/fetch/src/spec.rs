@@ -1,0 +1,36 @@
+//! The fetch stage in the registry.
+
+use crate::FetchStage;
+use async_trait::async_trait;
+use gleaner_core::registry::{StageContext, StageSpec};
+use gleaner_core::stage::Stage;
+use gleaner_core::Topic;
+
+pub struct FetchSpec;
+
+#[async_trait]
+impl StageSpec for FetchSpec {
+    fn name(&self) -> &'static str {
+        "fetch"
+    }
+    fn about(&self) -> &'static str {
+        "The polite crawler: seeds and frontier links in, pages out"
+    }
+    fn config_section(&self) -> &'static str {
+        "fetch"
+    }
+    fn output(&self) -> Option<Topic> {
+        Some(Topic::PAGES)
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[Topic::SEEDS]
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        let mut stage = FetchStage::new(&ctx.cfg.fetch, ctx.allow_private)?
+            .wait_for_paused_hosts(ctx.long_running);
+        if let Some(dir) = &ctx.state {
+            stage = stage.with_state(dir)?;
+        }
+        Ok(Box::new(stage))
+    }
+}

@@ -1,0 +1,35 @@
+//! The index stage in the registry.
+
+use crate::IndexStage;
+use async_trait::async_trait;
+use gleaner_core::registry::{StageContext, StageSpec};
+use gleaner_core::stage::Stage;
+use gleaner_core::Topic;
+
+pub struct IndexSpec;
+
+#[async_trait]
+impl StageSpec for IndexSpec {
+    fn name(&self) -> &'static str {
+        "index"
+    }
+    fn about(&self) -> &'static str {
+        "Adds articles to the Tantivy index in DATA/index (upserted by id)"
+    }
+    fn config_section(&self) -> &'static str {
+        "index"
+    }
+    fn output(&self) -> Option<Topic> {
+        None
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[Topic::SUMMARIZED, Topic::ARTICLES]
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        let dir = ctx.data.join("index");
+        let heap = ctx.cfg.index.writer_heap_bytes;
+        // Opening an index reads its files: off the async runtime.
+        let stage = tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap)).await??;
+        Ok(Box::new(stage.reading(ctx.input, ctx.kind)))
+    }
+}

@@ -1,0 +1,45 @@
+//! The summarize stage in the registry.
+
+use crate::{Engine, SummarizeStage};
+use async_trait::async_trait;
+use gleaner_core::registry::{StageContext, StageSpec};
+use gleaner_core::stage::Stage;
+use gleaner_core::Topic;
+use std::time::Duration;
+
+pub struct SummarizeSpec;
+
+#[async_trait]
+impl StageSpec for SummarizeSpec {
+    fn name(&self) -> &'static str {
+        "summarize"
+    }
+    fn about(&self) -> &'static str {
+        "Summaries of every configured length from the summary engine"
+    }
+    fn config_section(&self) -> &'static str {
+        "summarize"
+    }
+    fn output(&self) -> Option<Topic> {
+        Some(Topic::SUMMARIZED)
+    }
+    fn reads(&self) -> &'static [Topic] {
+        &[Topic::ARTICLES]
+    }
+    async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+        let s = &ctx.cfg.summarize;
+        let engine = match s.engine.as_str() {
+            "http" => Engine::http(
+                &s.http_url,
+                Duration::from_millis(s.http_timeout_ms),
+                s.http_retries,
+            )?,
+            _ => Engine::Extractive,
+        };
+        Ok(Box::new(SummarizeStage {
+            engine,
+            lengths: s.lengths.clone(),
+            input: ctx.input,
+        }))
+    }
+}
