@@ -704,16 +704,17 @@ async fn kafka_largest_records_round_trip() {
         depth: 0,
         html,
     };
-    let page_out = gleaner_core::stage::Output::json(gleaner_core::Topic::PAGES, "x.test", &page);
+    let page_out =
+        gleaner_core::stage::Output::of(gleaner_core::Topic::PAGES, "x.test", &page).into_wire();
     assert!(
-        page_out.payload.len() <= cfg.kafka.max_record_bytes,
+        page_out.payload.wire_len() <= cfg.kafka.max_record_bytes,
         "a 4 MiB page is {} bytes as JSON",
-        page_out.payload.len()
+        page_out.payload.wire_len()
     );
     let noise_out = gleaner_core::stage::Output {
         topic: gleaner_core::Topic::PAGES,
         key: "x.test".into(),
-        payload: noise.clone(),
+        payload: noise.clone().into(),
     };
     let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
     gleaner_core::kafka::produce_all(&producer, &cfg, &[page_out.clone(), noise_out])
@@ -724,7 +725,7 @@ async fn kafka_largest_records_round_trip() {
             .await
             .unwrap();
     let sizes: Vec<usize> = back.iter().map(Vec::len).collect();
-    assert_eq!(sizes, vec![page_out.payload.len(), noise.len()]);
+    assert_eq!(sizes, vec![page_out.payload.wire_len(), noise.len()]);
     assert!(back[1] == noise);
 }
 
@@ -886,7 +887,7 @@ async fn kafka_dedup_window_survives_restart() {
     }
     };
     let produce = |a: Article| {
-        let out = gleaner_core::stage::Output::json(gleaner_core::Topic::ARTICLES, "x.test", &a);
+        let out = gleaner_core::stage::Output::of(gleaner_core::Topic::ARTICLES, "x.test", &a);
         let (producer, cfg) = (&producer, &cfg);
         async move {
             gleaner_core::kafka::produce_all(producer, cfg, &[out])
@@ -973,7 +974,7 @@ async fn kafka_site_rules_survive_restart() {
     gleaner_core::kafka::produce_all(
         &producer,
         &cfg,
-        &[Output::json(Topic::RULES, "rules.test", &rules)],
+        &[Output::of(Topic::RULES, "rules.test", &rules)],
     )
     .await
     .unwrap();
@@ -1027,7 +1028,7 @@ async fn kafka_site_rules_survive_restart() {
     gleaner_core::kafka::produce_all(
         &producer,
         &cfg,
-        &[Output::json(Topic::CLEANED, "rules.test", &page)],
+        &[Output::of(Topic::CLEANED, "rules.test", &page)],
     )
     .await
     .unwrap();

@@ -80,6 +80,6 @@ impl Stage for CleanStage {
             .unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
         // Parsing is CPU work: keep it off the async runtime's threads.
         let cleaned = tokio::task::spawn_blocking(move || clean_page(&page)).await??;
-        Ok(vec![Output::json(Topic::CLEANED, key, &cleaned)])
+        Ok(vec![Output::new(Topic::CLEANED, key, cleaned)])
     }
 }

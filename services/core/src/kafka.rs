@@ -71,7 +71,8 @@ pub async fn produce_all(
     let sends = outs.iter().map(|o| {
         let topic = cfg.topic_name(o.topic);
         async move {
-            let record = FutureRecord::to(&topic).key(&o.key).payload(&o.payload);
+            let bytes = o.payload.bytes();
+            let record = FutureRecord::to(&topic).key(&o.key).payload(bytes.as_ref());
             producer.send(record, Timeout::Never).await
         }
     });
@@ -158,7 +159,7 @@ pub async fn run_stage(
             m = consumer.recv() => Some(m),
             _ = stop.wait_for(|s| *s) => None,
             _ = tick.tick() => {
-                let due = limit_unsourced(name, stage.tick().await, cfg.kafka.max_record_bytes);
+                let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
                 produce_until_acked(&producer, cfg, name, &due, "scheduled work").await;
                 continue;
             }
@@ -183,7 +184,12 @@ pub async fn run_stage(
         let results = stage.handle_batch(&batch).await;
         let mut outs = Vec::new();
         for (input, handled) in batch.iter().zip(results) {
-            outs.extend(settle(name, input, handled, cfg.kafka.max_record_bytes));
+            outs.extend(settle(
+                name,
+                input,
+                handled,
+                Some(cfg.kafka.max_record_bytes),
+            ));
         }
         // Storing the offsets before the outputs are acknowledged would lose
         // them on a crash.
@@ -203,7 +209,7 @@ pub async fn run_stage(
         handled = handled_total,
         "stopping: draining and closing stage, flushing, committing"
     );
-    let last = limit_unsourced(name, stage.drain().await, cfg.kafka.max_record_bytes);
+    let last = limit_unsourced(name, stage.drain().await, Some(cfg.kafka.max_record_bytes));
     produce_until_acked(&producer, cfg, name, &last, "the stage's last outputs").await;
     stage.close().await?;
     producer.flush(Timeout::After(Duration::from_secs(30)))?;
@@ -236,7 +242,7 @@ fn to_input<M: Message>(inputs: &HashMap<String, Topic>, m: &M) -> Input {
         // A stage is only given the topics it subscribed to.
         topic: inputs.get(m.topic()).copied().unwrap_or(Topic::DEAD_LETTER),
         key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
-        payload: m.payload().map(<[u8]>::to_vec),
+        payload: m.payload().map(crate::payload::Payload::from),
         origin: Some(Origin {
             topic: m.topic().to_string(),
             partition: m.partition(),

@@ -7,10 +7,12 @@ pub mod kafka;
 pub mod memory;
 pub mod messages;
 pub mod metrics;
+pub mod payload;
 pub mod registry;
 pub mod stage;
 pub mod sync;
 pub mod util;
 
 pub use config::{Config, Topic};
+pub use payload::Payload;
 pub use stage::{Input, Origin, Output, Stage};

@@ -3,6 +3,7 @@
 
 use crate::config::Topic;
 use crate::messages::DeadLetter;
+use crate::payload::Payload;
 use crate::util;
 use async_trait::async_trait;
 use serde::Serialize;
@@ -21,24 +22,24 @@ pub struct Input {
     pub topic: Topic,
     pub key: Option<String>,
     /// `None` is a tombstone (a null value, as on the compacted rules topic).
-    pub payload: Option<Vec<u8>>,
+    pub payload: Option<Payload>,
     pub origin: Option<Origin>,
 }
 
 impl Input {
-    /// Parses the JSON payload; a tombstone or bad JSON is an error that the
-    /// runner sends to the dead-letter topic.
-    pub fn decode<T: serde::de::DeserializeOwned>(&self) -> anyhow::Result<T> {
-        let bytes = self
-            .payload
-            .as_deref()
-            .ok_or_else(|| anyhow::anyhow!("empty (null) payload"))?;
-        serde_json::from_slice(bytes).map_err(|e| anyhow::anyhow!("malformed message: {e}"))
+    /// The payload as `T` (see [`Payload::decode`]); a tombstone or bad
+    /// JSON is an error that the runner sends to the dead-letter topic.
+    pub fn decode<T: serde::de::DeserializeOwned + Clone + 'static>(&self) -> anyhow::Result<T> {
+        self.payload
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("empty (null) payload"))?
+            .decode()
     }
 
     /// The dead-letter record for this input.
     pub fn dead_letter(&self, stage: &str, error: &str) -> DeadLetter {
-        let payload = self.payload.as_deref().unwrap_or_default();
+        let bytes = self.payload.as_ref().map(Payload::bytes);
+        let payload: &[u8] = bytes.as_deref().unwrap_or_default();
         DeadLetter {
             stage: stage.to_string(),
             topic: self.origin.as_ref().map(|o| o.topic.clone()),
@@ -58,22 +59,45 @@ impl Input {
 pub struct Output {
     pub topic: Topic,
     pub key: String,
-    pub payload: Vec<u8>,
+    pub payload: Payload,
 }
 
 impl Output {
-    pub fn json<T: Serialize>(topic: Topic, key: impl Into<String>, msg: &T) -> Self {
+    /// The same output with its payload as bytes, for the wire.
+    pub fn into_wire(mut self) -> Self {
+        self.payload = self.payload.into_wire();
+        self
+    }
+
+    /// A message that hands `msg` itself to the next stage in-process.
+    pub fn new<T: Serialize + Send + Sync + 'static>(
+        topic: Topic,
+        key: impl Into<String>,
+        msg: T,
+    ) -> Self {
         Output {
             topic,
             key: key.into(),
-            // Serialising our own message types cannot fail (no maps with
-            // non-string keys, no custom serialisers).
-            payload: serde_json::to_vec(msg).expect("message serialises"),
+            payload: Payload::typed(msg),
         }
     }
 
-    pub fn dead_letter(stage: &str, dl: &DeadLetter) -> Self {
-        Output::json(Topic::DEAD_LETTER, stage, dl)
+    /// [`Output::new`] with a copy of `msg`.
+    pub fn of<T: Serialize + Clone + Send + Sync + 'static>(
+        topic: Topic,
+        key: impl Into<String>,
+        msg: &T,
+    ) -> Self {
+        Output::new(topic, key, msg.clone())
+    }
+
+    pub fn dead_letter(stage: &str, dl: DeadLetter) -> Self {
+        Output::new(Topic::DEAD_LETTER, stage, dl)
+    }
+
+    /// The message as `T` (for tests and sinks).
+    pub fn decode<T: serde::de::DeserializeOwned + Clone + 'static>(&self) -> anyhow::Result<T> {
+        self.payload.decode()
     }
 }
 
@@ -132,9 +156,11 @@ pub trait Stage: Send + 'static {
     }
 }
 
-/// Replaces outputs over `max_bytes` with a dead-letter record naming their
-/// size, so no record is produced that a broker could accept but a consumer
-/// could not read back (or that a topic's max.message.bytes would refuse).
+/// Turns outputs into their wire form (JSON) and replaces those over
+/// `max_bytes` with a dead-letter record naming their size, so no record is
+/// produced that a broker could accept but a consumer could not read back
+/// (or that a topic's max.message.bytes would refuse). The in-process bus
+/// has no broker and skips this.
 pub fn enforce_record_limit(
     stage: &str,
     input: &Input,
@@ -142,8 +168,10 @@ pub fn enforce_record_limit(
     max_bytes: usize,
 ) -> Vec<Output> {
     outs.into_iter()
-        .map(|o| {
-            if o.payload.len() <= max_bytes || o.topic == Topic::DEAD_LETTER {
+        .map(|mut o| {
+            o.payload = o.payload.into_wire();
+            let len = o.payload.wire_len();
+            if len <= max_bytes || o.topic == Topic::DEAD_LETTER {
                 o
             } else {
                 let mut dl = input.dead_letter(
@@ -151,15 +179,15 @@ pub fn enforce_record_limit(
                     &format!(
                         "record for {} too large: {} bytes > max_record_bytes {}",
                         o.topic.short(),
-                        o.payload.len(),
+                        len,
                         max_bytes
                     ),
                 );
                 // Keep the excerpt from the oversized record itself: that is
                 // what an operator needs to see.
-                dl.payload_excerpt = util::excerpt(&o.payload, 1024);
-                dl.payload_bytes = o.payload.len() as u64;
-                Output::dead_letter(stage, &dl)
+                dl.payload_excerpt = util::excerpt(&o.payload.bytes(), 1024);
+                dl.payload_bytes = len as u64;
+                Output::dead_letter(stage, dl).into_wire()
             }
         })
         .collect()
@@ -168,7 +196,10 @@ pub fn enforce_record_limit(
 /// [`enforce_record_limit`] for outputs that answer no single input
 /// ([`Stage::tick`], [`Stage::drain`]): a background page too large for the
 /// broker must become a dead letter too, not a produce that never succeeds.
-pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: usize) -> Vec<Output> {
+pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: Option<usize>) -> Vec<Output> {
+    let Some(max_bytes) = max_bytes else {
+        return outs;
+    };
     let none = Input {
         topic: Topic::DEAD_LETTER,
         key: None,
@@ -179,16 +210,25 @@ pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: usize) -> Vec<
 }
 
 /// Turns a batch result into the outputs to produce: errors become
-/// dead-letter records, oversized outputs too.
-pub fn settle(stage: &str, input: &Input, handled: Handled, max_bytes: usize) -> Vec<Output> {
+/// dead-letter records; with a record limit (Kafka), outputs go to their
+/// wire form and oversized ones become dead letters too.
+pub fn settle(
+    stage: &str,
+    input: &Input,
+    handled: Handled,
+    max_bytes: Option<usize>,
+) -> Vec<Output> {
     crate::metrics::inc("gleaner_stage_inputs_total", &[("stage", stage)]);
     let outs = match handled {
-        Ok(outs) => enforce_record_limit(stage, input, outs, max_bytes),
+        Ok(outs) => match max_bytes {
+            Some(max) => enforce_record_limit(stage, input, outs, max),
+            None => outs,
+        },
         Err(e) => {
             tracing::warn!(stage, error = %format!("{e:#}"), "input sent to dead-letter");
             vec![Output::dead_letter(
                 stage,
-                &input.dead_letter(stage, &format!("{e:#}")),
+                input.dead_letter(stage, &format!("{e:#}")),
             )]
         }
     };
@@ -199,4 +239,59 @@ pub fn settle(stage: &str, input: &Input, handled: Handled, max_bytes: usize) ->
         );
     }
     outs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn input() -> Input {
+        Input {
+            topic: Topic::PAGES,
+            key: Some("h".into()),
+            payload: Some(b"{\"id\":1}".to_vec().into()),
+            origin: Some(Origin {
+                topic: "gleaner.pages".into(),
+                partition: 3,
+                offset: 42,
+            }),
+        }
+    }
+
+    #[test]
+    fn the_wire_limit_turns_oversized_records_into_dead_letters() {
+        let outs = vec![
+            Output::of(Topic::CLEANED, "h", &"x".repeat(100)),
+            Output::of(Topic::CLEANED, "h", &"y".repeat(10)),
+        ];
+        let settled = settle("clean", &input(), Ok(outs.clone()), Some(50));
+        assert_eq!(settled[0].topic, Topic::DEAD_LETTER);
+        let dl: DeadLetter = settled[0].decode().unwrap();
+        assert!(
+            dl.error
+                .contains("too large: 102 bytes > max_record_bytes 50"),
+            "{}",
+            dl.error
+        );
+        assert!(dl.payload_excerpt.starts_with("\"xxx"));
+        assert_eq!((dl.partition, dl.offset), (Some(3), Some(42)));
+        assert_eq!(settled[1].topic, Topic::CLEANED);
+        assert!(matches!(settled[1].payload, Payload::Bytes(_)), "wire form");
+        // In-process: no limit, the values themselves.
+        let kept = settle("clean", &input(), Ok(outs.clone()), None);
+        assert!(kept.iter().all(|o| matches!(o.payload, Payload::Typed(_))));
+        let unsourced = limit_unsourced("fetch", outs, Some(50));
+        assert_eq!(unsourced[0].topic, Topic::DEAD_LETTER);
+    }
+
+    #[test]
+    fn errors_become_dead_letters_with_the_input() {
+        let out = settle("clean", &input(), Err(anyhow::anyhow!("bad page")), None);
+        let dl: DeadLetter = out[0].decode().unwrap();
+        assert_eq!(
+            (dl.stage.as_str(), dl.error.as_str()),
+            ("clean", "bad page")
+        );
+        assert_eq!(dl.payload_excerpt, "{\"id\":1}");
+    }
 }

@@ -66,7 +66,7 @@ pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::
             batch.push(Input {
                 topic: Topic::ARTICLES,
                 key: None,
-                payload: Some(line.into_bytes()),
+                payload: Some(line.into_bytes().into()),
                 origin: Some(gleaner_core::stage::Origin {
                     topic: "input".into(),
                     partition: 0,
@@ -94,7 +94,7 @@ pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::
             },
         );
         for (input, handled) in batch.iter().zip(results) {
-            for o in settle("dedup", input, handled, usize::MAX) {
+            for o in settle("dedup", input, handled, None) {
                 let w = match o.topic {
                     Topic::UNIQUE => {
                         report.unique += 1;
@@ -109,7 +109,7 @@ pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::
                         &mut dead
                     }
                 };
-                w.write_all(&o.payload)?;
+                w.write_all(&o.payload.bytes())?;
                 w.write_all(b"\n")?;
             }
         }

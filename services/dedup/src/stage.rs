@@ -36,9 +36,9 @@ impl Msg {
             Msg::Article(a) => a.cluster = Some(cluster),
             Msg::Summarized(s) => s.article.cluster = Some(cluster),
         }
-        match &self {
-            Msg::Article(a) => Output::json(Topic::UNIQUE, a.id.clone(), a),
-            Msg::Summarized(s) => Output::json(Topic::UNIQUE, s.article.id.clone(), s),
+        match self {
+            Msg::Article(a) => Output::new(Topic::UNIQUE, a.id.clone(), a),
+            Msg::Summarized(s) => Output::new(Topic::UNIQUE, s.article.id.clone(), s),
         }
     }
 }
@@ -151,12 +151,12 @@ fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
             Decision::Repost(dup) => {
                 tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
                     similarity = dup.similarity, containment = dup.containment, "repost");
-                outs.push(Output::json(Topic::DUPLICATES, dup.id.clone(), &dup));
+                outs.push(Output::new(Topic::DUPLICATES, dup.id.clone(), dup));
             }
             Decision::Correction(dup) => {
                 tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
                     "an earlier copy arrived: correction");
-                outs.push(Output::json(Topic::DUPLICATES, dup.id.clone(), &dup));
+                outs.push(Output::new(Topic::DUPLICATES, dup.id.clone(), dup));
             }
         }
     }

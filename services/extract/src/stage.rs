@@ -106,7 +106,7 @@ impl Stage for ExtractStage {
             link_share * 100.0,
             self.max_link_share
         );
-        Ok(vec![Output::json(Topic::ARTICLES, key, &article)])
+        Ok(vec![Output::new(Topic::ARTICLES, key, article)])
     }
 }
 

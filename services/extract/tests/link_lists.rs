@@ -24,7 +24,7 @@ async fn extract_sends_link_lists_to_the_dead_letter_topic() {
         Input {
             topic: Topic::CLEANED,
             key: Some("news.test".into()),
-            payload: Some(Output::json(Topic::CLEANED, "news.test", &c).payload),
+            payload: Some(Output::of(Topic::CLEANED, "news.test", &c).payload),
             origin: None,
         }
     };

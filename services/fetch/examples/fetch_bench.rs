@@ -143,7 +143,6 @@ async fn main() -> anyhow::Result<()> {
             let opts = MemoryOptions {
                 channel_capacity: 1024,
                 batch_max: 256,
-                max_record_bytes: cfg.kafka.max_record_bytes,
                 sink_dir: None,
                 sink_topics: vec![],
             };
@@ -155,7 +154,7 @@ async fn main() -> anyhow::Result<()> {
                     depth: Some(1),
                     ..Seed::default()
                 };
-                p.publish(Output::json(Topic::SEEDS, "h", &seed)).await;
+                p.publish(Output::of(Topic::SEEDS, "h", &seed)).await;
             }
             p.wait_idle().await;
             let counts = p.shutdown().await?;

@@ -50,8 +50,8 @@ impl FetchStage {
     fn outputs(&self, job: &Job, mut fetched: Fetched) -> Vec<Output> {
         let key = host_of(job.url.as_str());
         let mut outs = Vec::new();
-        if let Some(page) = &fetched.page {
-            outs.push(Output::json(Topic::PAGES, key, page));
+        if let Some(page) = fetched.page.take() {
+            outs.push(Output::new(Topic::PAGES, key, page));
         }
         // Sitemaps named by the host's robots.txt go with its first page.
         let host = crate::politeness::host_key(&job.url);
@@ -68,7 +68,7 @@ impl FetchStage {
             if !job.admits(&u) || self.seen.contains(u.as_str()) || !emitted.insert(u.to_string()) {
                 return None;
             }
-            Some(Output::json(
+            Some(Output::of(
                 Topic::FRONTIER,
                 host_of(u.as_str()),
                 &job.child(&u, depth),

@@ -333,7 +333,7 @@ impl Stage for FetchStage {
                 (Ok(Some(job)), Some(Err(FetchError::Deferred(_)))) => {
                     // Back to the frontier, marked so the seen-set lets it in.
                     metrics::inc("gleaner_fetch_deferred_total", &[]);
-                    Ok(vec![Output::json(
+                    Ok(vec![Output::of(
                         Topic::FRONTIER,
                         host_of(job.url.as_str()),
                         &job.to_link(),
@@ -386,12 +386,12 @@ impl Stage for FetchStage {
                     let input = Input {
                         topic: Topic::FRONTIER,
                         key: Some(host_of(&url)),
-                        payload: serde_json::to_vec(&link).ok(),
+                        payload: Some(gleaner_core::Payload::typed(link.clone())),
                         origin: None,
                     };
                     outs.push(Output::dead_letter(
                         self.name(),
-                        &input.dead_letter(self.name(), &e.to_string()),
+                        input.dead_letter(self.name(), &e.to_string()),
                     ));
                 }
             }
@@ -419,7 +419,7 @@ impl Stage for FetchStage {
         for url in free {
             self.waiting.remove(&url);
             if let Some(link) = self.parked.get(&url) {
-                outs.push(Output::json(Topic::FRONTIER, host_of(&url), link));
+                outs.push(Output::of(Topic::FRONTIER, host_of(&url), link));
                 self.emitted.push(url);
             }
         }
@@ -433,7 +433,7 @@ impl Stage for FetchStage {
             Ok(seeds) => outs.extend(
                 seeds
                     .iter()
-                    .map(|s| Output::json(Topic::SEEDS, host_of(&s.url), s)),
+                    .map(|s| Output::of(Topic::SEEDS, host_of(&s.url), s)),
             ),
             Err(e) => tracing::warn!(error = %e, "reading the recrawl schedule failed"),
         }
@@ -463,7 +463,7 @@ impl Stage for FetchStage {
         rest.extend(self.waiting.drain());
         for url in rest {
             if let Some(link) = self.parked.get(&url) {
-                outs.push(Output::json(Topic::FRONTIER, host_of(&url), link));
+                outs.push(Output::of(Topic::FRONTIER, host_of(&url), link));
                 self.emitted.push(url);
             }
         }

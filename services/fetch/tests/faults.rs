@@ -162,7 +162,7 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
         .filter_map(|r| r.as_ref().ok())
         .flatten()
         .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .map(|o| o.decode().unwrap())
         .collect();
     assert!(
         deferred.iter().all(|l| l.deferred) && deferred.len() >= 4,
@@ -184,7 +184,7 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
     let back = Input {
         topic: Topic::FRONTIER,
         key: None,
-        payload: Some(Output::json(Topic::FRONTIER, "h", &deferred[0]).payload),
+        payload: Some(Output::of(Topic::FRONTIER, "h", &deferred[0]).payload),
         origin: None,
     };
     // The host may still be busy with a request in the background.
@@ -317,7 +317,7 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
         .await
         .iter()
         .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .map(|o| o.decode().unwrap())
         .collect();
     let mut urls: Vec<&str> = back.iter().map(|l| l.url.as_str()).collect();
     urls.sort();
@@ -329,14 +329,12 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
     let outs = tick_until(&mut f, 6, |o| o.iter().any(|o| o.topic == Topic::FRONTIER)).await;
     assert!(page_of(&outs).html.contains("late but here"));
     assert!(t0.elapsed() >= Duration::from_millis(2500));
-    let link: FrontierLink = serde_json::from_slice(
-        &outs
-            .iter()
-            .find(|o| o.topic == Topic::FRONTIER)
-            .unwrap()
-            .payload,
-    )
-    .unwrap();
+    let link: FrontierLink = outs
+        .iter()
+        .find(|o| o.topic == Topic::FRONTIER)
+        .unwrap()
+        .decode()
+        .unwrap();
     assert_eq!(link.url, format!("{stalled}/b"));
     assert!(link.deferred);
     assert_eq!(f.held(), 0);
@@ -383,7 +381,7 @@ async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
     assert!(f.tick().await.is_empty(), "still paused");
     blocking.store(false, Ordering::SeqCst);
     let outs = tick_until(&mut f, 4, |o| !o.is_empty()).await;
-    let link: FrontierLink = serde_json::from_slice(&outs[0].payload).unwrap();
+    let link: FrontierLink = outs[0].decode().unwrap();
     assert_eq!(link.url, format!("{site}/later"));
     assert!(link.deferred);
     let back = Input {
@@ -419,11 +417,7 @@ async fn fetch_hands_back_what_it_holds_when_stopping() {
     let mut urls: Vec<String> = outs
         .iter()
         .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| {
-            serde_json::from_slice::<FrontierLink>(&o.payload)
-                .unwrap()
-                .url
-        })
+        .map(|o| o.decode::<FrontierLink>().unwrap().url)
         .collect();
     urls.sort();
     assert_eq!(urls, [format!("{hung}/a"), format!("{hung}/b")]);

@@ -29,11 +29,7 @@ async fn fetch_strips_tracking_parameters_and_keeps_scope() {
     let links: Vec<String> = outs
         .iter()
         .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| {
-            serde_json::from_slice::<FrontierLink>(&o.payload)
-                .unwrap()
-                .url
-        })
+        .map(|o| o.decode::<FrontierLink>().unwrap().url)
         .collect();
     assert_eq!(links, vec![format!("{base}/a?id=1"), format!("{base}/c")]);
     assert_eq!(
@@ -68,7 +64,7 @@ async fn fetch_follows_allow_and_deny_patterns() {
     let links: Vec<FrontierLink> = outs
         .iter()
         .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| serde_json::from_slice(&o.payload).unwrap())
+        .map(|o| o.decode().unwrap())
         .collect();
     assert_eq!(
         links.iter().map(|l| l.url.clone()).collect::<Vec<_>>(),
@@ -133,7 +129,7 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
     let frontier = |outs: &[Output]| -> Vec<(String, u32)> {
         outs.iter()
             .filter(|o| o.topic == Topic::FRONTIER)
-            .map(|o| serde_json::from_slice::<FrontierLink>(&o.payload).unwrap())
+            .map(|o| o.decode::<FrontierLink>().unwrap())
             .map(|l| (l.url, l.depth))
             .collect()
     };

@@ -102,7 +102,7 @@ async fn fetch_metrics_are_served() {
         "fetch",
         &input,
         results.into_iter().next().unwrap(),
-        1 << 20,
+        Some(1 << 20),
     );
     assert_eq!(outs.len(), 1);
     let text = reqwest::get(format!("http://{addr}/metrics"))

@@ -51,7 +51,7 @@ async fn fetch_schedules_recrawls() {
     tokio::time::sleep(Duration::from_millis(2100)).await;
     let due = f.tick().await;
     assert_eq!(due.len(), 1);
-    let again: Seed = serde_json::from_slice(&due[0].payload).unwrap();
+    let again: Seed = due[0].decode().unwrap();
     assert!(again.recrawl && again.url == format!("{base}/"));
     let input = Input {
         topic: Topic::SEEDS,

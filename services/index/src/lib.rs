@@ -263,7 +263,7 @@ mod tests {
             }],
             engine: "extractive".into(),
         };
-        let o = Output::json(Topic::SUMMARIZED, id, &s);
+        let o = Output::of(Topic::SUMMARIZED, id, &s);
         Input {
             topic: Topic::SUMMARIZED,
             key: Some(id.into()),

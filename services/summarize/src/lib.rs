@@ -225,10 +225,10 @@ impl Stage for SummarizeStage {
         let article: Article = input.decode()?;
         let (summaries, engine) = self.summarize(&article).await;
         let key = article.id.clone();
-        Ok(vec![Output::json(
+        Ok(vec![Output::new(
             Topic::SUMMARIZED,
             key,
-            &Summarized {
+            Summarized {
                 article,
                 summaries,
                 engine,

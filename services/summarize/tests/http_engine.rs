@@ -35,7 +35,7 @@ fn article() -> Input {
     Input {
         topic: Topic::UNIQUE,
         key: None,
-        payload: Some(Output::json(Topic::UNIQUE, "a1", &a).payload),
+        payload: Some(Output::of(Topic::UNIQUE, "a1", &a).payload),
         origin: None,
     }
 }
@@ -77,7 +77,7 @@ async fn summarize_http_engine_retries_then_answers() {
         input: Topic::UNIQUE,
     };
     let outs = s.handle(&article()).await.unwrap();
-    let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
+    let out: Summarized = outs[0].decode().unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 3);
     assert_eq!(out.summaries[0].text, "summary of Bridge");
     assert!(out.engine.starts_with("http:"));
@@ -107,7 +107,7 @@ async fn summarize_http_engine_times_out_and_falls_back() {
     let t0 = Instant::now();
     let outs = s.handle(&article()).await.unwrap();
     assert!(t0.elapsed() < Duration::from_secs(3));
-    let out: Summarized = serde_json::from_slice(&outs[0].payload).unwrap();
+    let out: Summarized = outs[0].decode().unwrap();
     assert!(
         out.engine.starts_with("extractive (fallback"),
         "{}",

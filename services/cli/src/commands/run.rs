@@ -58,7 +58,6 @@ pub(crate) async fn run_embedded(
         &MemoryOptions {
             channel_capacity: cfg.run.channel_capacity,
             batch_max: cfg.kafka.batch_max,
-            max_record_bytes: cfg.kafka.max_record_bytes,
             sink_dir: Some(data.clone()),
             sink_topics: vec![Topic::ARTICLES, Topic::DUPLICATES, Topic::DEAD_LETTER],
         },

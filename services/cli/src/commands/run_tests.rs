@@ -32,11 +32,16 @@ impl Stage for Count {
     }
     async fn handle(&mut self, input: &Input) -> Handled {
         self.seen.fetch_add(1, Ordering::SeqCst);
-        Ok(vec![Output {
-            topic: COUNTED,
-            key: input.key.clone().unwrap_or_default(),
-            payload: input.payload.clone().unwrap_or_default(),
-        }])
+        // The message itself, whatever it is: no need to know its type.
+        let payload = input.payload.clone();
+        Ok(payload
+            .into_iter()
+            .map(|payload| Output {
+                topic: COUNTED,
+                key: input.key.clone().unwrap_or_default(),
+                payload,
+            })
+            .collect())
     }
 }
 

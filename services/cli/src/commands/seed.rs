@@ -51,7 +51,7 @@ pub(crate) fn seed_outputs(
                 allow: schedule.allow.clone(),
                 deny: schedule.deny.clone(),
             };
-            Ok(Output::json(
+            Ok(Output::of(
                 Topic::SEEDS,
                 gleaner_core::util::host_of(parsed.as_str()),
                 &seed,

@@ -51,7 +51,7 @@ pub fn seed_input(s: &Seed) -> Input {
     Input {
         topic: Topic::SEEDS,
         key: Some("h".into()),
-        payload: Some(Output::json(Topic::SEEDS, "h", s).payload),
+        payload: Some(Output::of(Topic::SEEDS, "h", s).payload),
         origin: None,
     }
 }
@@ -73,7 +73,7 @@ pub fn frontier_link(url: &str, depth: u32) -> Input {
     Input {
         topic: Topic::FRONTIER,
         key: None,
-        payload: Some(Output::json(Topic::FRONTIER, "h", &l).payload),
+        payload: Some(Output::of(Topic::FRONTIER, "h", &l).payload),
         origin: None,
     }
 }
@@ -93,7 +93,7 @@ pub fn page_of(outs: &[Output]) -> Page {
         .iter()
         .find(|o| o.topic == Topic::PAGES)
         .expect("a page");
-    serde_json::from_slice(&o.payload).unwrap()
+    o.decode().unwrap()
 }
 
 /// A fetch stage keeping its state (seen set, schedule) in `dir`.

@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# `gleaner run` throughput: crawls the 1,497 pages of
+# ../shared/datasets/wcxb-dev served on loopback (--delay 0, several
+# requests at once to the one host, so the run is bound by gleaner's own
+# CPU rather than by politeness), and prints pages/s and gleaner's CPU
+# seconds per run. Compare binaries in one invocation:
+#   scripts/bench-run.sh [RUNS] [BINARY...]   (default: 3 runs of target/release/gleaner)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+runs=${1:-3}; shift || true
+bins=("$@")
+if [ ${#bins[@]} -eq 0 ]; then
+  cargo build --release -p gleaner >&2
+  bins=(target/release/gleaner)
+fi
+work=target/bench-run
+rm -rf "$work"; mkdir -p "$work/site/p"
+for f in ../shared/datasets/wcxb-dev/html/*.html.gz; do
+  b=$(basename "$f" .gz); gzip -dc "$f" >"$work/site/p/$b"
+done
+python3 - "$work/site" <<'PY'
+import os, sys
+d = sys.argv[1]
+links = "".join(f'<a href="p/{f}">{f}</a><br>' for f in sorted(os.listdir(d + "/p")))
+open(d + "/index.html", "w").write(f"<html><body>{links}</body></html>")
+PY
+port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+(cd "$work/site" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+sleep 1
+sed -e 's/^max_links_per_page = .*/max_links_per_page = 2000/' \
+    -e 's/^per_host_concurrency = .*/per_host_concurrency = 8/' pipelines.toml >"$work/run.toml"
+for i in $(seq "$runs"); do
+  for bin in "${bins[@]}"; do
+    rm -rf "$work/data"
+    /usr/bin/time -f "%U %S %e" -o "$work/time" "$bin" run --config "$work/run.toml" \
+      --seeds "http://127.0.0.1:$port/index.html" --depth 1 --delay 0 --allow-private \
+      --data "$work/data" >/dev/null 2>&1
+    python3 - "$bin" "$work/time" "$work/data/summary.json" <<'PY'
+import json, sys
+user, sys_, wall = map(float, open(sys.argv[2]).read().split()[-3:])
+s = json.load(open(sys.argv[3]))
+pages = s["produced"]["pages"]
+print(f"{sys.argv[1]}: {pages} pages, {s['produced']['articles']} articles in {wall:.2f} s: "
+      f"{pages / wall:.0f} pages/s, {user + sys_:.2f} CPU s ({pages / (user + sys_):.0f} pages per CPU s)")
+PY
+  done
+done
