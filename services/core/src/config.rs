@@ -1,13 +1,13 @@
-//! The configuration, read from `pipelines.toml`. The file in the repository
-//! root is the documented default and is compiled in, so a run with no
-//! `--config` behaves exactly as that file says.
+//! The configuration, read from `pipelines.toml`. This crate's copy (the
+//! repository root links to it) is the documented default and is compiled
+//! in, so a run with no `--config` behaves exactly as that file says.
 
 use anyhow::Context;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
 /// The default configuration, documented line by line.
-pub const DEFAULT_TOML: &str = include_str!("../../../pipelines.toml");
+pub const DEFAULT_TOML: &str = include_str!("../pipelines.toml");
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
