@@ -422,20 +422,22 @@ pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
 /// template is learned from it (and removed from `auto` and `template`), and
 /// the site's rules, if any, win over the generic methods (`auto`, `rules`).
 pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteState>) -> Article {
-    extract_chosen(cleaned, which, site).0
+    let host = gleaner_core::util::host_of(&cleaned.url);
+    extract_chosen(cleaned, &host, which, site).0
 }
 
-/// [`extract_with`], and the blocks that make up the text.
+/// [`extract_with`] for a page of `host`, and the blocks that make up the
+/// text.
 fn extract_chosen(
     cleaned: &Cleaned,
+    host: &str,
     which: Extractor,
     site: Option<&mut SiteState>,
 ) -> (Article, Vec<usize>) {
-    let host = gleaner_core::util::host_of(&cleaned.url);
     let (template, rules) = match site {
         Some(st) => (
-            st.templates.observe(&host, &cleaned.url, &cleaned.blocks),
-            st.rules.get(&host).cloned(),
+            st.templates.observe(host, &cleaned.url, &cleaned.blocks),
+            st.rules.get(host).cloned(),
         ),
         None => (Vec::new(), None),
     };

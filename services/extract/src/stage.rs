@@ -78,15 +78,15 @@ impl Stage for ExtractStage {
             return Ok(vec![]);
         }
         let cleaned: Cleaned = input.decode()?;
-        let key = input
-            .key
-            .clone()
-            .unwrap_or_else(|| gleaner_core::util::host_of(&cleaned.url));
+        // Site templates and rules go by the page's own host, whatever the
+        // producer keyed it by.
+        let host = gleaner_core::util::host_of(&cleaned.url);
+        let key = input.key.clone().unwrap_or_else(|| host.clone());
         let which = self.extractor;
         let site = self.site.clone();
         let (article, link_share) = tokio::task::spawn_blocking(move || {
             let mut site = site.locked();
-            let (article, chosen) = extract_chosen(&cleaned, which, Some(&mut site));
+            let (article, chosen) = extract_chosen(&cleaned, &host, which, Some(&mut site));
             let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
                 let b = &cleaned.blocks[i];
                 (t + u64::from(b.text_len), l + u64::from(b.link_text_len))

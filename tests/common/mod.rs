@@ -1,0 +1,351 @@
+//! What the end-to-end tests share: the example site on a real HTTP
+//! server, configurations, the checks every run must pass, and the broker.
+#![allow(dead_code)]
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{StatusCode, Uri};
+use axum::response::Response;
+use gleaner_core::messages::{Article, DeadLetter, Duplicate};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+pub const GLEANER: &str = env!("CARGO_BIN_EXE_gleaner");
+
+/// (path, phrase from its body) of every article on the site.
+pub const ARTICLES: &[(&str, &str)] = &[
+    (
+        "/news/bridge-reopens.html",
+        "replaced the corroded suspension cables",
+    ),
+    (
+        "/news/bridge-commuters.html",
+        "Ferry queues vanished overnight",
+    ),
+    (
+        "/news/library-archive.html",
+        "seventeenth century sea charts",
+    ),
+    ("/news/fishing-quota.html", "cut their cod catch by a fifth"),
+    ("/news/robotics-club.html", "sorted recycled bottles faster"),
+    ("/news/market-hall.html", "whose iron roof has leaked"),
+];
+pub const REPOST: &str = "/opinion/bridge-repost.html";
+pub const BOILERPLATE: &[&str] = &[
+    "All rights reserved",
+    "Registered in Port Ellis",
+    "Most read",
+    "Subscribe for unlimited access",
+    "Columnists",
+    "Share Tweet Email",
+    "Business",
+    "Culture",
+];
+
+pub fn site_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/site")
+}
+
+pub type Log = Arc<Mutex<Vec<String>>>;
+
+pub async fn serve_file(State(log): State<Log>, uri: Uri) -> Response {
+    let path = uri.path().to_string();
+    let served = {
+        let mut log = log.lock().unwrap();
+        log.push(path.clone());
+        log.len()
+    };
+    let rel = if path == "/" {
+        "index.html".to_string()
+    } else {
+        path.trim_start_matches('/').to_string()
+    };
+    let file = site_dir().join(&rel);
+    match (rel.contains(".."), std::fs::read(&file)) {
+        (false, Ok(mut bytes)) => {
+            let ct = if rel.ends_with(".txt") {
+                "text/plain"
+            } else {
+                // Each response differs, as on most real sites, so that a
+                // recrawl is not skipped as an unchanged body.
+                bytes.extend(format!("<!-- response {served} -->").as_bytes());
+                "text/html; charset=utf-8"
+            };
+            Response::builder()
+                .header("content-type", ct)
+                .body(Body::from(bytes))
+                .unwrap()
+        }
+        _ => Response::builder()
+            .status(StatusCode::NOT_FOUND)
+            .body(Body::from("not found"))
+            .unwrap(),
+    }
+}
+
+/// Serves the example site on a free loopback port; returns its base URL
+/// and the log of requested paths.
+pub async fn start_site() -> (String, Log) {
+    let log: Log = Arc::default();
+    let app = axum::Router::new()
+        .fallback(serve_file)
+        .with_state(log.clone());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (format!("http://{addr}"), log)
+}
+
+/// The bundled config with test settings: no politeness delay, loopback
+/// allowed, and (for Kafka) topic and group names unique to this run.
+pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
+    let mut text = gleaner_core::config::DEFAULT_TOML
+        .replace("per_host_delay_ms = 1000", "per_host_delay_ms = 10")
+        .replace("bloom_capacity = 10000000", "bloom_capacity = 100000")
+        .replace("partitions = 4 ", "partitions = 2 ");
+    if let Some(p) = topic_prefix {
+        text = text.replace("= \"gleaner.", &format!("= \"{p}.")).replace(
+            "group_prefix = \"gleaner\"",
+            &format!("group_prefix = \"{p}\""),
+        );
+    }
+    let path = dir.join("pipelines.toml");
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// The summary a `gleaner run` that must have succeeded left in `data`.
+pub fn run_summary(out: &std::process::Output, data: &Path) -> serde_json::Value {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap()
+}
+
+pub fn search(cfg: &Path, data: &Path, query: &str) -> Vec<serde_json::Value> {
+    let out = Command::new(GLEANER)
+        .args(["search", "--json", "--limit", "20", "--config"])
+        .arg(cfg)
+        .arg("--data")
+        .arg(data)
+        .arg(query)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "search failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// What a run left behind, gathered the same way for both modes.
+pub struct Outcome {
+    pub produced: BTreeMap<String, u64>,
+    pub articles: Vec<Article>,
+    pub duplicates: Vec<Duplicate>,
+    pub dead_letters: Vec<DeadLetter>,
+    pub index_docs: u64,
+}
+
+/// The checks both modes must pass.
+pub fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
+    let url = |p: &str| format!("{base}{p}");
+    // Every article is searchable by a phrase from its body, exactly once.
+    for (path, phrase) in ARTICLES {
+        let hits = search(cfg, data, &format!("\"{phrase}\""));
+        let urls: Vec<&str> = hits.iter().map(|h| h["url"].as_str().unwrap()).collect();
+        assert_eq!(urls, vec![url(path)], "phrase {phrase:?}");
+        for field in ["id", "url", "title", "score", "snippet"] {
+            assert!(hits[0].get(field).is_some(), "hit lacks {field}");
+        }
+    }
+    // The repost is a duplicate of the original and not a second hit.
+    let reposts: Vec<&Duplicate> = o
+        .duplicates
+        .iter()
+        .filter(|d| d.url == url(REPOST))
+        .collect();
+    assert_eq!(reposts.len(), 1, "duplicates: {:?}", o.duplicates);
+    assert_eq!(reposts[0].original_url, url("/news/bridge-reopens.html"));
+    assert_eq!(
+        o.duplicates.len(),
+        1,
+        "only the repost is a duplicate: {:?}",
+        o.duplicates
+    );
+    assert!(search(cfg, data, "corroded suspension cables")
+        .iter()
+        .all(|h| h["url"] != url(REPOST).as_str()));
+    // No boilerplate in any article, nor anywhere in the index.
+    assert!(!o.articles.is_empty());
+    for a in &o.articles {
+        for b in BOILERPLATE {
+            assert!(!a.text.contains(b), "{} kept {b:?}:\n{}", a.url, a.text);
+        }
+    }
+    for b in BOILERPLATE {
+        assert!(
+            search(cfg, data, &format!("\"{b}\"")).is_empty(),
+            "{b:?} is searchable"
+        );
+    }
+    // robots.txt was honoured.
+    let requested: Vec<String> = log.lock().unwrap().clone();
+    assert!(requested.iter().any(|p| p == "/robots.txt"));
+    assert!(
+        !requested.iter().any(|p| p.starts_with("/private/")),
+        "requested: {requested:?}"
+    );
+    assert!(
+        o.dead_letters
+            .iter()
+            .any(|d| d.error.contains("robots.txt")),
+        "the disallowed link is recorded"
+    );
+    // No message lost: every topic's count follows from the one before.
+    let n = |t: &str| o.produced.get(t).copied().unwrap_or(0);
+    let dead = |stage: &str| o.dead_letters.iter().filter(|d| d.stage == stage).count() as u64;
+    let fetched: BTreeSet<&String> = requested.iter().filter(|p| *p != "/robots.txt").collect();
+    assert_eq!(
+        n("pages") + dead("fetch") - 1,
+        fetched.len() as u64,
+        "each requested page is a page or a dead letter (+1 robots)"
+    );
+    assert_eq!(n("cleaned"), n("pages"));
+    assert_eq!(n("articles") + dead("extract"), n("cleaned"));
+    assert_eq!(n("articles"), o.articles.len() as u64);
+    assert_eq!(n("unique") + n("duplicates"), n("articles"));
+    assert_eq!(n("summarized"), n("unique"));
+    assert_eq!(o.index_docs, n("summarized"));
+    assert_eq!(o.index_docs, ARTICLES.len() as u64);
+    assert_eq!(
+        dead("clean") + dead("dedup") + dead("summarize") + dead("index"),
+        0,
+        "{:?}",
+        o.dead_letters
+    );
+}
+
+pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
+    std::fs::read_to_string(path)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// `gleaner run` over the example site from its front page, to the end.
+pub async fn run_on_site(cfg: &Path, data: &Path, base: &str) -> std::process::Output {
+    let (cfg, data, seed) = (cfg.to_path_buf(), data.to_path_buf(), format!("{base}/"));
+    tokio::task::spawn_blocking(move || {
+        Command::new(GLEANER)
+            .args(["run", "--allow-private", "--config"])
+            .arg(&cfg)
+            .arg("--data")
+            .arg(&data)
+            .args(["--seeds", &seed])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap()
+}
+
+/// Every record on a topic, read from the beginning of each partition.
+pub fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
+    use rdkafka::consumer::{BaseConsumer, Consumer};
+    use rdkafka::error::KafkaError;
+    use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("group.id", format!("e2e-reader-{}", unique()))
+        .set("enable.partition.eof", "true")
+        .set("enable.auto.commit", "false")
+        .create()
+        .unwrap();
+    let md = c
+        .fetch_metadata(Some(topic), Duration::from_secs(10))
+        .unwrap();
+    let parts = md.topics()[0].partitions().len();
+    assert!(parts > 0, "topic {topic} has no partitions");
+    let mut tpl = TopicPartitionList::new();
+    for p in 0..parts {
+        tpl.add_partition_offset(topic, p as i32, Offset::Beginning)
+            .unwrap();
+    }
+    c.assign(&tpl).unwrap();
+    let (mut eof, mut out) = (BTreeSet::new(), Vec::new());
+    let mut last = Instant::now();
+    // Until every partition reports its end, or nothing came for 5 s.
+    while eof.len() < parts && last.elapsed() < Duration::from_secs(5) {
+        match c.poll(Duration::from_millis(200)) {
+            Some(Ok(m)) => {
+                out.push(m.payload().unwrap_or_default().to_vec());
+                last = Instant::now();
+            }
+            Some(Err(KafkaError::PartitionEOF(p))) => {
+                eof.insert(p);
+            }
+            Some(Err(e)) => panic!("reading {topic}: {e}"),
+            None => {}
+        }
+    }
+    out
+}
+
+/// The broker scripts/test.sh started, or `None` (with a note) outside it;
+/// under CI a missing broker is a failure, not a skip.
+pub fn test_brokers(test: &str) -> Option<String> {
+    match std::env::var("GLEANER_TEST_BROKERS") {
+        Ok(b) => Some(b),
+        Err(_) => {
+            assert!(
+                std::env::var_os("CI").is_none(),
+                "CI runs {test} against a broker: use scripts/test.sh"
+            );
+            eprintln!("SKIPPED {test}: GLEANER_TEST_BROKERS is not set (scripts/test.sh sets it)");
+            None
+        }
+    }
+}
+
+/// A test config with topics of its own (prefix `name` + a unique
+/// suffix), created on the broker: the prefix, the file and the config.
+pub async fn kafka_test_config(
+    dir: &Path,
+    name: &str,
+    brokers: &str,
+) -> (String, PathBuf, gleaner_core::Config) {
+    let prefix = format!("{name}{}", unique());
+    let path = test_config(dir, Some(&prefix));
+    let cfg = gleaner_core::Config::load(Some(&path)).unwrap();
+    gleaner_core::kafka::create_topics(&cfg, brokers, &gleaner_core::Topic::BUILT_IN)
+        .await
+        .unwrap();
+    (prefix, path, cfg)
+}
+
+pub fn unique() -> String {
+    let t = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap();
+    format!("{}{}", t.as_secs(), t.subsec_nanos())
+}
+
+pub fn gleaner(args: &[&str], cfg: &Path, brokers: &str) -> Command {
+    let mut c = Command::new(GLEANER);
+    c.args(args)
+        .arg("--config")
+        .arg(cfg)
+        .args(["--brokers", brokers]);
+    c
+}
