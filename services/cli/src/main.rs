@@ -221,7 +221,25 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
     },
-    /// Create every topic on the broker (existing ones are left alone).
+    /// Any stage of [pipeline] stages as a Kafka service, by name (a stage
+    /// added to the registry has no subcommand of its own).
+    Stage {
+        /// The stage's name in [pipeline] stages.
+        name: String,
+        /// Data directory (the index stage keeps its index in DIR/index).
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// State directory, for a stage that keeps state across restarts (fetch).
+        #[arg(long, value_name = "DIR")]
+        state: Option<PathBuf>,
+        #[arg(long)]
+        allow_private: bool,
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Create every topic the configured flow uses (existing ones are left alone).
     Topics {
         #[command(flatten)]
         kafka: Kafka,
@@ -421,6 +439,22 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 };
                 commands::eval::run(&dir, which, &opts)?;
             }
+        }
+        Cmd::Stage {
+            name,
+            data,
+            state,
+            allow_private,
+            kafka,
+            common,
+        } => {
+            init_logs("info");
+            let place = Place {
+                data,
+                state,
+                allow_private,
+            };
+            commands::service::run(&name, config(&common)?, &kafka, place).await?;
         }
         Cmd::Topics { kafka, common } => {
             init_logs("warn");
