@@ -5,6 +5,8 @@
 # CPU rather than by politeness), and prints pages/s and gleaner's CPU
 # seconds per run. Compare binaries in one invocation:
 #   scripts/bench-run.sh [RUNS] [BINARY...]   (default: 3 runs of target/release/gleaner)
+# BENCH_SET="workers=1 commit_interval_ms=0" sets pipelines.toml keys for
+# every run (to compare settings of one binary).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 runs=${1:-3}; shift || true
@@ -25,16 +27,38 @@ links = "".join(f'<a href="p/{f}">{f}</a><br>' for f in sorted(os.listdir(d + "/
 open(d + "/index.html", "w").write(f"<html><body>{links}</body></html>")
 PY
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$work/site" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+# http.server's listen backlog of 5 drops connections under concurrent
+# requests (each dropped SYN costs a 1 s retransmit): a deeper one.
+(cd "$work/site" && exec python3 -c '
+import functools, http.server, sys
+http.server.ThreadingHTTPServer.request_queue_size = 1024
+handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
+handler.log_message = lambda *a: None
+http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
+' "$port" >/dev/null 2>&1) &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 sleep 1
 sed -e 's/^max_links_per_page = .*/max_links_per_page = 2000/' \
     -e 's/^per_host_concurrency = .*/per_host_concurrency = 8/' pipelines.toml >"$work/run.toml"
+for kv in ${BENCH_SET:-}; do
+  sed -i "s/^${kv%%=*} = [^#]*/${kv%%=*} = ${kv#*=} /" "$work/run.toml"
+done
+# An older binary may not know a newer key: drop the keys it refuses.
+config_for() {
+  local cfg="$work/run-$(basename "$1").toml" key
+  cp "$work/run.toml" "$cfg"
+  while key=$("$1" search --config "$cfg" --data "$work/none" x 2>&1 |
+              grep -o 'unknown field `[a-z_]*`' | head -1 | cut -d'`' -f2 || true) && [ -n "$key" ]; do
+    sed -i "/^$key = /d" "$cfg"
+  done
+  echo "$cfg"
+}
 for i in $(seq "$runs"); do
   for bin in "${bins[@]}"; do
     rm -rf "$work/data"
-    /usr/bin/time -f "%U %S %e" -o "$work/time" "$bin" run --config "$work/run.toml" \
+    cfg=$(config_for "$bin")
+    /usr/bin/time -f "%U %S %e" -o "$work/time" "$bin" run --config "$cfg" \
       --seeds "http://127.0.0.1:$port/index.html" --depth 1 --delay 0 --allow-private \
       --data "$work/data" >/dev/null 2>&1
     python3 - "$bin" "$work/time" "$work/data/summary.json" <<'PY'

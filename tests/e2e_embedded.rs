@@ -5,6 +5,7 @@
 mod common;
 
 use common::*;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -142,4 +143,117 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
         "{summary}"
     );
     assert_eq!(summary["index_docs"].as_u64(), Some(1), "{summary}");
+}
+
+/// Polls `gleaner search` until `phrase` has a hit (the index may not exist
+/// yet); the seconds it took.
+async fn searchable_within(cfg: &Path, data: &Path, phrase: &str, limit: Duration) -> Option<f64> {
+    let t0 = Instant::now();
+    while t0.elapsed() < limit {
+        let out = Command::new(GLEANER)
+            .args(["search", "--json", "--config"])
+            .arg(cfg)
+            .arg("--data")
+            .arg(data)
+            .arg(format!("\"{phrase}\""))
+            .output()
+            .unwrap();
+        if out.status.success() && !out.stdout.is_empty() {
+            return Some(t0.elapsed().as_secs_f64());
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    None
+}
+
+/// A running `gleaner run --follow` takes seeds from `gleaner seed --data`;
+/// a second run on the same directory says who holds it and exits non-zero.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let child = Command::new(GLEANER)
+        .args([
+            "run",
+            "--allow-private",
+            "--follow",
+            "--depth",
+            "0",
+            "--config",
+        ])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .args(["--seeds", &format!("{base}{}", ARTICLES[0].0)])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let first = searchable_within(&cfg, &data, ARTICLES[0].1, Duration::from_secs(20)).await;
+    assert!(first.is_some(), "the run's own seed was never searchable");
+
+    let second = Command::new(GLEANER)
+        .args(["run", "--allow-private", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .args(["--seeds", &format!("{base}/")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&second.stderr);
+    assert!(!second.status.success());
+    assert!(
+        err.contains("in use by another gleaner run")
+            && err.contains(&format!("pid {}", child.id()))
+            && err.lines().count() == 1,
+        "{err}"
+    );
+
+    let seeded = Command::new(GLEANER)
+        .args(["seed", "--depth", "0", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .arg(format!("{base}{}", ARTICLES[2].0))
+        .output()
+        .unwrap();
+    assert!(seeded.status.success());
+    assert!(String::from_utf8_lossy(&seeded.stdout).contains("handed 1 seed(s) to the run"));
+    let took = searchable_within(&cfg, &data, ARTICLES[2].1, Duration::from_secs(20)).await;
+    assert!(
+        took.is_some(),
+        "a seed handed to the running run was never searchable"
+    );
+
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap();
+    let summary = run_summary(&out, &data);
+    assert_eq!(summary["index_docs"].as_u64(), Some(2), "{summary}");
+
+    // With no run on the directory, the next run takes queued seeds.
+    let queued = Command::new(GLEANER)
+        .args(["seed", "--depth", "0", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .arg(format!("{base}{}", ARTICLES[3].0))
+        .output()
+        .unwrap();
+    assert!(String::from_utf8_lossy(&queued.stdout).contains("the next `gleaner run"));
+    let out = Command::new(GLEANER)
+        .args(["run", "--allow-private", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let summary = run_summary(&out, &data);
+    assert_eq!(summary["produced"]["pages"].as_u64(), Some(1), "{summary}");
 }

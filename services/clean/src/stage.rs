@@ -68,6 +68,9 @@ impl Stage for CleanStage {
     fn inputs(&self) -> Vec<Topic> {
         vec![self.input]
     }
+    fn fork(&self) -> Option<Box<dyn Stage>> {
+        Some(Box::new(CleanStage { input: self.input }))
+    }
     fn outputs(&self) -> Vec<Topic> {
         vec![Topic::CLEANED]
     }

@@ -3,6 +3,7 @@
 //! `search`, `serve`, `topics` and one-shot `extract`.
 
 mod commands;
+mod datadir;
 mod stages;
 
 use clap::{Args, Parser, Subcommand};
@@ -61,8 +62,9 @@ struct Kafka {
 enum Cmd {
     /// Run every stage in one process, no broker; exits when nothing is left to do (unless --follow or --every).
     Run {
-        /// Seed URLs, or files with one URL per line.
-        #[arg(long, required = true, num_args = 1.., value_name = "URL_OR_FILE")]
+        /// Seed URLs, or files with one URL per line (optional with --follow:
+        /// seeds can come later with `gleaner seed --data DIR`).
+        #[arg(long, num_args = 1.., value_name = "URL_OR_FILE")]
         seeds: Vec<String>,
         /// Data directory (index, articles.jsonl, duplicates.jsonl, dead-letter.jsonl, summary.json).
         #[arg(long)]
@@ -155,6 +157,10 @@ enum Cmd {
     Seed {
         #[arg(required = true, value_name = "URL")]
         urls: Vec<String>,
+        /// Hand the seeds to the `gleaner run` working on DIR (or, if none
+        /// is, to the next one) instead of producing them to Kafka.
+        #[arg(long, value_name = "DIR")]
+        data: Option<PathBuf>,
         #[arg(long)]
         depth: Option<u32>,
         /// Fetch again even if seen before.
@@ -375,6 +381,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
         Cmd::Seed {
             urls,
+            data,
             depth,
             recrawl,
             schedule,
@@ -383,7 +390,11 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         } => {
             init_logs("warn");
             let cfg = config(&common)?;
-            commands::seed::run(&cfg, &kafka, &urls, depth, recrawl, &schedule).await?;
+            let seeds = commands::seed::seed_outputs(&urls, depth, recrawl, &schedule)?;
+            match data {
+                Some(dir) => commands::seed::post(&dir, &seeds)?,
+                None => commands::seed::produce(&cfg, &kafka, &seeds).await?,
+            }
         }
         Cmd::Search {
             data,

@@ -63,6 +63,8 @@ pub struct Kafka {
 pub struct Run {
     pub data_dir: String,
     pub channel_capacity: usize,
+    /// Workers of each stage that can have several; 0: one per core.
+    pub workers: usize,
     pub progress_interval_ms: u64,
 }
 
@@ -152,6 +154,8 @@ pub struct Summarize {
 #[serde(deny_unknown_fields)]
 pub struct Index {
     pub writer_heap_bytes: usize,
+    /// In `gleaner run`: commit at most this often.
+    pub commit_interval_ms: u64,
     pub snippet_chars: usize,
 }
 

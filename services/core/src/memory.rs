@@ -48,7 +48,29 @@ struct Bus {
     produced: HashMap<Topic, AtomicU64>,
     in_flight: AtomicI64,
     idle: Notify,
-    sinks: HashMap<Topic, Mutex<std::io::BufWriter<std::fs::File>>>,
+    sinks: HashMap<Topic, Mutex<Sink>>,
+}
+
+/// A topic appended to a JSON-lines file as records pass, flushed at least
+/// once a second so that `tail -f` follows the run.
+struct Sink {
+    file: std::io::BufWriter<std::fs::File>,
+    flushed: std::time::Instant,
+}
+
+impl Sink {
+    const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
+
+    fn append(&mut self, line: &[u8]) {
+        let _ = self
+            .file
+            .write_all(line)
+            .and_then(|_| self.file.write_all(b"\n"));
+        if self.flushed.elapsed() >= Self::FLUSH_EVERY {
+            let _ = self.file.flush();
+            self.flushed = std::time::Instant::now();
+        }
+    }
 }
 
 impl Bus {
@@ -57,10 +79,7 @@ impl Bus {
             c.fetch_add(1, Ordering::Relaxed);
         }
         if let Some(sink) = self.sinks.get(&out.topic) {
-            let mut w = sink.locked();
-            let _ = w
-                .write_all(&out.payload.bytes())
-                .and_then(|_| w.write_all(b"\n"));
+            sink.locked().append(&out.payload.bytes());
         }
         let Some(txs) = self.consumers.get(&out.topic) else {
             return;
@@ -114,6 +133,8 @@ impl Bus {
 pub struct MemoryOptions {
     pub channel_capacity: usize,
     pub batch_max: usize,
+    /// Workers of each stage that can have several ([`Stage::fork`]).
+    pub workers: usize,
     /// Topics nobody reads in-process are appended here as `<topic>.jsonl`.
     pub sink_dir: Option<PathBuf>,
     pub sink_topics: Vec<Topic>,
@@ -154,7 +175,11 @@ impl MemoryPipeline {
                     .create(true)
                     .append(true)
                     .open(dir.join(format!("{}.jsonl", t.short())))?;
-                sinks.insert(*t, Mutex::new(std::io::BufWriter::new(f)));
+                let sink = Sink {
+                    file: std::io::BufWriter::new(f),
+                    flushed: std::time::Instant::now(),
+                };
+                sinks.insert(*t, Mutex::new(sink));
             }
         }
         let bus = Arc::new(Bus {
@@ -171,13 +196,27 @@ impl MemoryPipeline {
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
         for (stage, rx) in stages.into_iter().zip(receivers) {
-            tasks.push(tokio::spawn(run_stage(
-                stage,
-                rx,
-                bus.clone(),
-                stop_rx.clone(),
-                opts.batch_max,
-            )));
+            // Workers share one queue; each takes what it handles next.
+            let rx = Arc::new(tokio::sync::Mutex::new(rx));
+            let mut workers = vec![stage];
+            while workers.len() < opts.workers {
+                match workers[0].fork() {
+                    Some(w) => workers.push(w),
+                    None => break,
+                }
+            }
+            // Several workers take one input at a time, so that each has
+            // work while any is queued; a lone worker takes a batch.
+            let batch_max = if workers.len() > 1 { 1 } else { opts.batch_max };
+            for stage in workers {
+                tasks.push(tokio::spawn(run_stage(
+                    stage,
+                    rx.clone(),
+                    bus.clone(),
+                    stop_rx.clone(),
+                    batch_max,
+                )));
+            }
         }
         Ok(MemoryPipeline { bus, stop, tasks })
     }
@@ -185,6 +224,16 @@ impl MemoryPipeline {
     /// Puts messages on the bus as if a user had produced them.
     pub async fn publish(&self, out: Output) {
         self.bus.publish(out).await;
+    }
+
+    /// Writes out what the sink files buffer (the run calls this every
+    /// second, so a record is on disk within a second of passing).
+    pub fn flush(&self) {
+        for sink in self.bus.sinks.values() {
+            let mut sink = sink.locked();
+            let _ = sink.file.flush();
+            sink.flushed = std::time::Instant::now();
+        }
     }
 
     /// Messages produced per topic so far.
@@ -221,7 +270,7 @@ impl MemoryPipeline {
             }
         }
         for sink in self.bus.sinks.values() {
-            sink.locked().flush()?;
+            sink.locked().file.flush()?;
         }
         match first_err {
             Some(e) => Err(e),
@@ -235,7 +284,7 @@ const TICK: std::time::Duration = std::time::Duration::from_millis(200);
 
 async fn run_stage(
     mut stage: Box<dyn Stage>,
-    mut rx: Rx,
+    rx: Arc<tokio::sync::Mutex<Rx>>,
     bus: Arc<Bus>,
     mut stop: watch::Receiver<bool>,
     batch_max: usize,
@@ -246,8 +295,19 @@ async fn run_stage(
     // What the stage holds counts as in flight, so the run waits for it.
     let mut held = 0i64;
     loop {
-        let first = tokio::select! {
-            m = rx.recv() => m,
+        let next = async {
+            let mut rx = rx.lock().await;
+            let mut batch = vec![rx.recv().await?];
+            while batch.len() < batch_max {
+                match rx.try_recv() {
+                    Some(m) => batch.push(m),
+                    None => break,
+                }
+            }
+            Some(batch)
+        };
+        let batch = tokio::select! {
+            b = next => b,
             // The guard wait_for returns must not live across the tick's await.
             () = async { let _ = stop.wait_for(|s| *s).await; } => None,
             _ = tick.tick() => {
@@ -258,14 +318,7 @@ async fn run_stage(
                 continue;
             }
         };
-        let Some(first) = first else { break };
-        let mut batch = vec![first];
-        while batch.len() < batch_max {
-            match rx.try_recv() {
-                Some(m) => batch.push(m),
-                None => break,
-            }
-        }
+        let Some(batch) = batch else { break };
         let results = stage.handle_batch(&batch).await;
         debug_assert_eq!(results.len(), batch.len());
         for (input, handled) in batch.iter().zip(results) {
@@ -337,6 +390,7 @@ mod tests {
         let opts = MemoryOptions {
             channel_capacity: 2,
             batch_max: 4,
+            workers: 1,
             sink_dir: Some(dir.path().to_path_buf()),
             sink_topics: vec![Topic::DEAD_LETTER],
         };
@@ -401,6 +455,7 @@ mod tests {
         let opts = MemoryOptions {
             channel_capacity: 2,
             batch_max: 4,
+            workers: 1,
             sink_dir: None,
             sink_topics: vec![],
         };
@@ -416,5 +471,76 @@ mod tests {
             5,
             "idle only once the held inputs were answered"
         );
+    }
+
+    /// Counts how many of its workers are handling an input at once.
+    struct Parallel {
+        active: Arc<AtomicI64>,
+        most: Arc<AtomicI64>,
+    }
+
+    #[async_trait]
+    impl Stage for Parallel {
+        fn name(&self) -> &'static str {
+            "parallel"
+        }
+        fn inputs(&self) -> Vec<Topic> {
+            vec![Topic::SEEDS]
+        }
+        fn outputs(&self) -> Vec<Topic> {
+            vec![Topic::PAGES]
+        }
+        fn fork(&self) -> Option<Box<dyn Stage>> {
+            Some(Box::new(Parallel {
+                active: self.active.clone(),
+                most: self.most.clone(),
+            }))
+        }
+        async fn handle(&mut self, input: &Input) -> Handled {
+            let now = self.active.fetch_add(1, Ordering::SeqCst) + 1;
+            self.most.fetch_max(now, Ordering::SeqCst);
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            self.active.fetch_sub(1, Ordering::SeqCst);
+            Ok(vec![Output::of(Topic::PAGES, "k", &input.decode::<u64>()?)])
+        }
+    }
+
+    #[tokio::test]
+    async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
+        for (workers, expect) in [(3, 3), (1, 1)] {
+            let most = Arc::new(AtomicI64::new(0));
+            let stage = Parallel {
+                active: Arc::default(),
+                most: most.clone(),
+            };
+            let opts = MemoryOptions {
+                channel_capacity: 4,
+                batch_max: 8,
+                workers,
+                sink_dir: None,
+                sink_topics: vec![],
+            };
+            let p =
+                MemoryPipeline::start(vec![Box::new(stage), Box::new(SlowSink)], &opts).unwrap();
+            for n in 0..24u64 {
+                p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
+            }
+            p.wait_idle().await;
+            let c = p.shutdown().await.unwrap();
+            assert_eq!(c[&Topic::PAGES], 24, "every input handled once");
+            assert_eq!(most.load(Ordering::SeqCst), expect, "{workers} workers");
+        }
+        // A stage that cannot fork keeps one worker whatever is asked.
+        let opts = MemoryOptions {
+            channel_capacity: 2,
+            batch_max: 4,
+            workers: 4,
+            sink_dir: None,
+            sink_topics: vec![],
+        };
+        let p = MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts)
+            .unwrap();
+        assert_eq!(p.tasks.len(), 2);
+        p.shutdown().await.unwrap();
     }
 }

@@ -144,6 +144,14 @@ pub trait Stage: Send + 'static {
         self.tick().await
     }
 
+    /// Another worker of this stage sharing its state, for a stage whose
+    /// inputs can be handled at once and in any order (clean, extract,
+    /// summarize): `gleaner run` then gives it a worker per core. `None`
+    /// (the default): one worker, inputs in order, as dedup and index need.
+    fn fork(&self) -> Option<Box<dyn Stage>> {
+        None
+    }
+
     /// Inputs taken in but not answered yet (work the stage finishes in
     /// later ticks). The in-process run is not over while any are held.
     fn held(&self) -> usize {

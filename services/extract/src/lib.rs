@@ -423,25 +423,35 @@ pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
 /// the site's rules, if any, win over the generic methods (`auto`, `rules`).
 pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteState>) -> Article {
     let host = gleaner_core::util::host_of(&cleaned.url);
-    extract_chosen(cleaned, &host, which, site).0
-}
-
-/// [`extract_with`] for a page of `host`, and the blocks that make up the
-/// text.
-fn extract_chosen(
-    cleaned: &Cleaned,
-    host: &str,
-    which: Extractor,
-    site: Option<&mut SiteState>,
-) -> (Article, Vec<usize>) {
     let (template, rules) = match site {
-        Some(st) => (
-            st.templates.observe(host, &cleaned.url, &cleaned.blocks),
-            st.rules.get(host).cloned(),
-        ),
+        Some(st) => site_view(st, &host, cleaned),
         None => (Vec::new(), None),
     };
-    let mut chosen = select(cleaned, which, &template);
+    extract_chosen(cleaned, which, &template, rules).0
+}
+
+/// What a site's state says of one of its pages: the blocks of its learned
+/// template (learning from this page too) and its rules. The only part of
+/// extraction that needs the state, so the rest runs unlocked.
+pub(crate) fn site_view(
+    st: &mut SiteState,
+    host: &str,
+    cleaned: &Cleaned,
+) -> (Vec<bool>, Option<SiteRules>) {
+    (
+        st.templates.observe(host, &cleaned.url, &cleaned.blocks),
+        st.rules.get(host).cloned(),
+    )
+}
+
+/// The article given the site's view, and the blocks that make up the text.
+pub(crate) fn extract_chosen(
+    cleaned: &Cleaned,
+    which: Extractor,
+    template: &[bool],
+    rules: Option<SiteRules>,
+) -> (Article, Vec<usize>) {
+    let mut chosen = select(cleaned, which, template);
     if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
         chosen = apply_rules(r, &cleaned.blocks, chosen);
     }

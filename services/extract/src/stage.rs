@@ -1,7 +1,7 @@
 //! The extract stage and its place in the registry: cleaned pages in,
 //! articles out; site rules from the compacted rules topic.
 
-use crate::{extract_chosen, Extractor, SiteState};
+use crate::{extract_chosen, site_view, Extractor, SiteState};
 use async_trait::async_trait;
 use gleaner_core::messages::{Cleaned, SiteRules};
 use gleaner_core::registry::{StageContext, StageSpec};
@@ -13,6 +13,7 @@ use gleaner_core::Topic;
 /// shorter than the configured minimum (errors, stubs) or mostly link text
 /// (home pages, link lists) go to the dead-letter topic with that reason
 /// rather than into `articles`.
+#[derive(Clone)]
 pub struct ExtractStage {
     extractor: Extractor,
     min_text_chars: usize,
@@ -53,6 +54,10 @@ impl Stage for ExtractStage {
     fn name(&self) -> &'static str {
         "extract"
     }
+    /// Workers share the site state (templates, rules).
+    fn fork(&self) -> Option<Box<dyn Stage>> {
+        Some(Box::new(self.clone()))
+    }
     fn inputs(&self) -> Vec<Topic> {
         vec![self.input, Topic::RULES]
     }
@@ -85,8 +90,8 @@ impl Stage for ExtractStage {
         let which = self.extractor;
         let site = self.site.clone();
         let (article, link_share) = tokio::task::spawn_blocking(move || {
-            let mut site = site.locked();
-            let (article, chosen) = extract_chosen(&cleaned, &host, which, Some(&mut site));
+            let (template, rules) = site_view(&mut site.locked(), &host, &cleaned);
+            let (article, chosen) = extract_chosen(&cleaned, which, &template, rules);
             let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
                 let b = &cleaned.blocks[i];
                 (t + u64::from(b.text_len), l + u64::from(b.link_text_len))

@@ -143,6 +143,7 @@ async fn main() -> anyhow::Result<()> {
             let opts = MemoryOptions {
                 channel_capacity: 1024,
                 batch_max: 256,
+                workers: 1,
                 sink_dir: None,
                 sink_topics: vec![],
             };

@@ -14,7 +14,7 @@ mod spec;
 use anyhow::Context;
 use async_trait::async_trait;
 use gleaner_core::messages::Summarized;
-use gleaner_core::stage::{Handled, Input, Stage};
+use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
 use schema::{open_or_create, Fields};
 use std::collections::BTreeMap;
@@ -37,6 +37,15 @@ pub struct IndexStage {
     input: Topic,
     /// Whether the input carries summaries (`summarized`) or bare articles.
     kind: Topic,
+    /// Commit at most this often, the documents of several batches at once
+    /// (in-process, where inputs are not durable anyway); `None`: commit
+    /// every batch before returning, so that Kafka offsets are stored only
+    /// for committed documents.
+    commit_every: Option<std::time::Duration>,
+    last_commit: std::time::Instant,
+    /// Ids added since the last commit, with the offsets they bring.
+    pending: Vec<String>,
+    pending_offsets: Offsets,
 }
 
 impl IndexStage {
@@ -53,11 +62,102 @@ impl IndexStage {
         Ok(IndexStage {
             fields,
             writer: Some(writer),
-            offsets,
+            offsets: offsets.clone(),
             indexed: 0,
             input: Topic::SUMMARIZED,
             kind: Topic::SUMMARIZED,
+            commit_every: None,
+            last_commit: std::time::Instant::now(),
+            pending: Vec::new(),
+            pending_offsets: offsets.clone(),
         })
+    }
+
+    /// Commits at most every `every` (and when the stage closes) instead of
+    /// every batch: many batches per commit when input flows fast.
+    pub fn committing_every(mut self, every: std::time::Duration) -> Self {
+        self.commit_every = Some(every);
+        self
+    }
+
+    fn commit_due(&self) -> bool {
+        self.commit_every
+            .is_none_or(|every| self.last_commit.elapsed() >= every)
+    }
+
+    /// Adds documents and, when `commit`, commits everything added so far
+    /// with `offsets` in the commit payload. On a failed commit the
+    /// uncommitted documents are rolled back.
+    async fn write(
+        &mut self,
+        docs: Vec<(String, TantivyDocument)>,
+        commit: Option<Offsets>,
+    ) -> anyhow::Result<()> {
+        let mut writer = self
+            .writer
+            .take()
+            .ok_or_else(|| anyhow::anyhow!("index writer is closed"))?;
+        let id_field = self.fields.id;
+        let payload = commit
+            .as_ref()
+            .map(|o| serde_json::to_string(o).unwrap_or_default());
+        // Adding and committing is blocking I/O: off the async runtime.
+        let (writer, result) = tokio::task::spawn_blocking(move || {
+            let r = (|| -> anyhow::Result<()> {
+                for (id, doc) in docs {
+                    writer.delete_term(Term::from_field_text(id_field, &id));
+                    writer.add_document(doc)?;
+                }
+                if let Some(payload) = payload {
+                    let mut commit = writer.prepare_commit()?;
+                    commit.set_payload(&payload);
+                    commit.commit()?;
+                }
+                Ok(())
+            })();
+            if r.is_err() {
+                let _ = writer.rollback();
+            }
+            (writer, r)
+        })
+        .await
+        .map_err(|e| anyhow::anyhow!("index task failed: {e}"))?;
+        self.writer = Some(writer);
+        if let (Ok(()), Some(offsets)) = (&result, commit) {
+            self.offsets = offsets;
+            self.indexed += self.pending.len() as u64;
+            self.pending.clear();
+            self.last_commit = std::time::Instant::now();
+        }
+        result
+    }
+
+    /// Commits what is pending; on failure each pending document becomes a
+    /// dead letter (their inputs were already answered).
+    async fn commit_pending(&mut self) -> Vec<Output> {
+        if self.pending.is_empty() {
+            return vec![];
+        }
+        let offsets = self.pending_offsets.clone();
+        match self.write(vec![], Some(offsets)).await {
+            Ok(()) => vec![],
+            Err(e) => {
+                let msg = format!("index commit failed: {e:#}");
+                tracing::warn!(error = %msg, docs = self.pending.len(), "uncommitted documents dropped");
+                std::mem::take(&mut self.pending)
+                    .into_iter()
+                    .map(|id| {
+                        let input = Input {
+                            topic: self.input,
+                            key: Some(id),
+                            payload: None,
+                            origin: None,
+                        };
+                        Output::dead_letter("index", input.dead_letter("index", &msg))
+                    })
+                    .collect()
+            }
+        }
     }
 
     /// Reads `topic` (the one before it in the pipeline), which carries
@@ -142,7 +242,7 @@ impl Stage for IndexStage {
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
         let mut results = Vec::with_capacity(inputs.len());
         let mut docs = Vec::new();
-        let mut offsets = self.offsets.clone();
+        let mut offsets = self.pending_offsets.clone();
         for input in inputs {
             if self.already_indexed(input) {
                 results.push(Ok(vec![]));
@@ -167,48 +267,18 @@ impl Stage for IndexStage {
                 *p = (*p).max(o.offset);
             }
         }
-        let Some(mut writer) = self.writer.take() else {
-            return inputs
-                .iter()
-                .map(|_| Err(anyhow::anyhow!("index writer is closed")))
-                .collect();
-        };
-        let id_field = self.fields.id;
-        let n = docs.len() as u64;
-        let payload = serde_json::to_string(&offsets).unwrap_or_default();
-        // Adding and committing is blocking I/O: off the async runtime.
-        let committed = tokio::task::spawn_blocking(move || {
-            let r = (|| -> anyhow::Result<()> {
-                for (id, doc) in docs {
-                    writer.delete_term(Term::from_field_text(id_field, &id));
-                    writer.add_document(doc)?;
-                }
-                let mut commit = writer.prepare_commit()?;
-                commit.set_payload(&payload);
-                commit.commit()?;
-                Ok(())
-            })();
-            (writer, r)
-        })
-        .await;
-        match committed {
-            Ok((writer, Ok(()))) => {
-                self.writer = Some(writer);
-                self.offsets = offsets;
-                self.indexed += n;
-                results
-            }
-            Ok((mut writer, Err(e))) => {
-                let _ = writer.rollback();
-                self.writer = Some(writer);
-                let msg = format!("index commit failed: {e:#}");
-                inputs
-                    .iter()
-                    .map(|_| Err(anyhow::anyhow!(msg.clone())))
-                    .collect()
-            }
+        let ids: Vec<String> = docs.iter().map(|(id, _)| id.clone()).collect();
+        self.pending_offsets = offsets.clone();
+        let commit = self.commit_due().then_some(offsets);
+        self.pending.extend(ids);
+        match self.write(docs, commit).await {
+            Ok(()) => results,
             Err(e) => {
-                let msg = format!("index task failed: {e}");
+                // Rolled back: everything since the last commit, this batch
+                // included, is lost to the index.
+                let msg = format!("index commit failed: {e:#}");
+                self.pending.clear();
+                self.pending_offsets = self.offsets.clone();
                 inputs
                     .iter()
                     .map(|_| Err(anyhow::anyhow!(msg.clone())))
@@ -217,7 +287,25 @@ impl Stage for IndexStage {
         }
     }
 
+    async fn tick(&mut self) -> Vec<Output> {
+        if self.commit_due() {
+            self.commit_pending().await
+        } else {
+            vec![]
+        }
+    }
+
+    fn held(&self) -> usize {
+        self.pending.len()
+    }
+
     async fn close(&mut self) -> anyhow::Result<()> {
+        let lost = self.commit_pending().await;
+        anyhow::ensure!(
+            lost.is_empty(),
+            "{} documents could not be committed",
+            lost.len()
+        );
         if let Some(w) = self.writer.take() {
             tokio::task::spawn_blocking(move || w.wait_merging_threads()).await??;
         }
@@ -229,7 +317,7 @@ impl Stage for IndexStage {
 mod tests {
     use super::*;
     use gleaner_core::messages::{Article, Summary};
-    use gleaner_core::stage::{Origin, Output};
+    use gleaner_core::stage::Origin;
 
     fn input(id: &str, title: &str, text: &str, offset: i64) -> Input {
         copy_input(id, None, "", title, text, offset)
@@ -326,6 +414,36 @@ mod tests {
         st.close().await.unwrap();
         let s = SearchIndex::open(dir.path(), 200).unwrap();
         assert_eq!(s.num_docs(), 2);
+    }
+
+    #[tokio::test]
+    async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut st = IndexStage::open(dir.path(), 20_000_000)
+            .unwrap()
+            .committing_every(std::time::Duration::from_secs(3600));
+        let docs = || SearchIndex::open(dir.path(), 200).map_or(0, |s| s.num_docs());
+        st.handle_batch(&[input("a", "One", "first text", 0)]).await;
+        st.handle_batch(&[input("b", "Two", "second text", 1)])
+            .await;
+        assert_eq!(st.held(), 2, "added, not committed: held until the commit");
+        assert!(st.tick().await.is_empty());
+        assert_eq!(docs(), 0, "nothing searchable before the commit");
+        st.close().await.unwrap();
+        assert_eq!(docs(), 2);
+        let st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+        assert_eq!(
+            st.offsets()["gleaner.summarized"][&0],
+            1,
+            "offsets ride the gathered commit"
+        );
+
+        // Due at once: each batch commits, nothing is held.
+        let mut st = st.committing_every(std::time::Duration::ZERO);
+        st.handle_batch(&[input("c", "Three", "third text", 2)])
+            .await;
+        assert_eq!(st.held(), 0);
+        assert_eq!(docs(), 3);
     }
 
     #[tokio::test]

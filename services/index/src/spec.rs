@@ -30,6 +30,15 @@ impl StageSpec for IndexSpec {
         let heap = ctx.cfg.index.writer_heap_bytes;
         // Opening an index reads its files: off the async runtime.
         let stage = tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap)).await??;
-        Ok(Box::new(stage.reading(ctx.input, ctx.kind)))
+        let stage = stage.reading(ctx.input, ctx.kind);
+        // On Kafka every batch is committed before its offsets are stored;
+        // in-process nothing is durable before the index, so commits gather
+        // many batches.
+        Ok(Box::new(match ctx.brokers {
+            Some(_) => stage,
+            None => stage.committing_every(std::time::Duration::from_millis(
+                ctx.cfg.index.commit_interval_ms,
+            )),
+        }))
     }
 }

@@ -113,6 +113,7 @@ struct EngineResponse {
 }
 
 /// Where summaries come from.
+#[derive(Clone)]
 pub enum Engine {
     Extractive,
     Http {
@@ -216,6 +217,13 @@ impl Stage for SummarizeStage {
     }
     fn inputs(&self) -> Vec<Topic> {
         vec![self.input]
+    }
+    fn fork(&self) -> Option<Box<dyn Stage>> {
+        Some(Box::new(SummarizeStage {
+            engine: self.engine.clone(),
+            lengths: self.lengths.clone(),
+            input: self.input,
+        }))
     }
     fn outputs(&self) -> Vec<Topic> {
         vec![Topic::SUMMARIZED]

@@ -1,8 +1,8 @@
 //! `gleaner run`: every stage of `[pipeline] stages` in one process, on the
 //! in-process bus.
 
+use crate::datadir::{self, DataLock};
 use crate::SeedOptions;
-use anyhow::Context;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
@@ -10,6 +10,9 @@ use gleaner_core::{Config, Topic};
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
+
+/// How often a run looks for seeds left by `gleaner seed --data`.
+const INBOX_POLL: Duration = Duration::from_millis(200);
 
 /// What `gleaner run` was asked for besides the seeds.
 pub(crate) struct RunOptions {
@@ -33,9 +36,16 @@ pub(crate) async fn run_embedded(
         follow,
     } = opts;
     let started = Instant::now();
-    let seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
-    std::fs::create_dir_all(&data)
-        .with_context(|| format!("creating data directory {}", data.display()))?;
+    let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
+    // One run per data directory; seeds left for it by `gleaner seed
+    // --data` while no run was active go in first.
+    let _lock = DataLock::acquire(&data)?;
+    seed_msgs.extend(datadir::take_seeds(&data)?);
+    anyhow::ensure!(
+        !seed_msgs.is_empty() || follow,
+        "nothing to crawl: give --seeds, or --follow to wait for `gleaner seed --data {}`",
+        data.display()
+    );
     let index_dir = data.join("index");
     let flow = crate::stages::flow(cfg, registry)?;
     let base = StageContext {
@@ -58,6 +68,10 @@ pub(crate) async fn run_embedded(
         &MemoryOptions {
             channel_capacity: cfg.run.channel_capacity,
             batch_max: cfg.kafka.batch_max,
+            workers: match cfg.run.workers {
+                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+                n => n,
+            },
             sink_dir: Some(data.clone()),
             sink_topics: vec![Topic::ARTICLES, Topic::DUPLICATES, Topic::DEAD_LETTER],
         },
@@ -70,10 +84,18 @@ pub(crate) async fn run_embedded(
     let mut tick =
         tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
     let mut last_line = String::new();
+    // The sink files are on disk within a second of a record passing.
+    let mut flush = tokio::time::interval(Duration::from_secs(1));
+    let mut inbox = tokio::time::interval(INBOX_POLL);
     loop {
         tokio::select! {
             _ = pipeline.wait_idle(), if !follow => break,
             _ = stop.wait_for(|s| *s) => { eprintln!("\ninterrupted: finishing in-flight work"); break }
+            _ = flush.tick() => pipeline.flush(),
+            _ = inbox.tick() => match datadir::take_seeds(&data) {
+                Ok(seeds) => for s in seeds { pipeline.publish(s).await },
+                Err(e) => eprintln!("gleaner: taking seeds from {}: {e:#}", data.display()),
+            },
             _ = tick.tick() => {
                 let c = pipeline.counts();
                 let line = format!(

@@ -61,17 +61,29 @@ pub(crate) fn seed_outputs(
 }
 
 /// `gleaner seed`: produces the seeds onto the seeds topic.
-pub async fn run(
-    cfg: &Config,
-    kafka: &Kafka,
-    urls: &[String],
-    depth: Option<u32>,
-    recrawl: bool,
-    schedule: &SeedOptions,
-) -> anyhow::Result<()> {
+pub async fn produce(cfg: &Config, kafka: &Kafka, seeds: &[Output]) -> anyhow::Result<()> {
     let producer = gleaner_core::kafka::producer(cfg, &brokers(cfg, kafka))?;
-    let outs = seed_outputs(urls, depth, recrawl, schedule)?;
-    gleaner_core::kafka::produce_all(&producer, cfg, &outs).await?;
-    println!("produced {} seed(s) to {}", outs.len(), cfg.topics.seeds);
+    gleaner_core::kafka::produce_all(&producer, cfg, seeds).await?;
+    println!("produced {} seed(s) to {}", seeds.len(), cfg.topics.seeds);
+    Ok(())
+}
+
+/// `gleaner seed --data DIR`: leaves the seeds for the run on DIR.
+pub fn post(dir: &Path, seeds: &[Output]) -> anyhow::Result<()> {
+    crate::datadir::post_seeds(dir, seeds)?;
+    if crate::datadir::DataLock::held_by_a_run(dir) {
+        println!(
+            "handed {} seed(s) to the run on {}",
+            seeds.len(),
+            dir.display()
+        );
+    } else {
+        println!(
+            "queued {} seed(s) in {}: no run is using it now, the next `gleaner run --data {}` takes them",
+            seeds.len(),
+            dir.display(),
+            dir.display()
+        );
+    }
     Ok(())
 }
