@@ -45,6 +45,36 @@ pub fn remove(name: &str, labels: &[(&str, &str)]) {
     r.remove(&key(name, labels));
 }
 
+/// Observations kept per summary: the most recent ones.
+const OBSERVATIONS: usize = 100_000;
+
+fn observations() -> &'static Mutex<BTreeMap<String, std::collections::VecDeque<f64>>> {
+    static O: OnceLock<Mutex<BTreeMap<String, std::collections::VecDeque<f64>>>> = OnceLock::new();
+    O.get_or_init(Default::default)
+}
+
+/// Records one observation of a summary (a latency, say); the most recent
+/// 100,000 are kept for its quantiles.
+pub fn observe(name: &str, v: f64) {
+    let mut o = observations().locked();
+    let values = o.entry(name.to_string()).or_default();
+    if values.len() == OBSERVATIONS {
+        values.pop_front();
+    }
+    values.push_back(v);
+}
+
+/// The `q` quantile (0..=1) of a summary's kept observations, with their
+/// count; `None` before any.
+pub fn quantile(name: &str, q: f64) -> Option<(f64, usize)> {
+    let o = observations().locked();
+    let values = o.get(name).filter(|v| !v.is_empty())?;
+    let mut sorted: Vec<f64> = values.iter().copied().collect();
+    sorted.sort_by(f64::total_cmp);
+    let at = ((sorted.len() - 1) as f64 * q.clamp(0.0, 1.0)).round() as usize;
+    Some((sorted[at], sorted.len()))
+}
+
 /// The current value of a series (for tests and summaries).
 pub fn get(name: &str, labels: &[(&str, &str)]) -> f64 {
     let r = registry().locked();
@@ -73,6 +103,15 @@ pub fn render() -> String {
             out.push('}');
         }
         out.push_str(&format!(" {v}\n"));
+    }
+    drop(r);
+    let names: Vec<String> = observations().locked().keys().cloned().collect();
+    for name in names {
+        for q in [0.5, 0.9, 0.99] {
+            if let Some((v, _)) = quantile(&name, q) {
+                out.push_str(&format!("{name}{{quantile=\"{q}\"}} {v}\n"));
+            }
+        }
     }
     out
 }
@@ -122,5 +161,16 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("t_queue 5\n"));
+    }
+
+    #[test]
+    fn summaries_give_quantiles() {
+        assert!(quantile("t_latency", 0.5).is_none());
+        for v in 1..=100 {
+            observe("t_latency", v as f64);
+        }
+        assert_eq!(quantile("t_latency", 0.5), Some((51.0, 100)));
+        assert_eq!(quantile("t_latency", 0.99), Some((99.0, 100)));
+        assert!(render().contains("t_latency{quantile=\"0.5\"} 51\n"));
     }
 }

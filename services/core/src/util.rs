@@ -115,6 +115,12 @@ pub fn now_rfc3339() -> String {
     rfc3339(unix_now())
 }
 
+/// The current time as RFC 3339 in UTC to the millisecond, e.g.
+/// `2026-11-22T01:02:03.456Z`: for latencies measured from it.
+pub fn now_rfc3339_millis() -> String {
+    format!("{:.3}", jiff::Timestamp::now())
+}
+
 /// Formats Unix seconds as RFC 3339 in UTC (civil-from-days, Howard Hinnant).
 pub fn rfc3339(secs: u64) -> String {
     let days = (secs / 86_400) as i64;

@@ -13,7 +13,7 @@ use crate::robots_cache::RobotsCache;
 use crate::schedule::Validators;
 use crate::{feeds, links};
 use gleaner_core::messages::Page;
-use gleaner_core::util::{doc_id, now_rfc3339};
+use gleaner_core::util::{doc_id, now_rfc3339_millis};
 use gleaner_core::{config, metrics};
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -312,7 +312,7 @@ impl Crawler {
             url: url.to_string(),
             final_url: final_url.to_string(),
             status,
-            fetched_at: now_rfc3339(),
+            fetched_at: now_rfc3339_millis(),
             charset,
             content_type,
             headers: kept,

@@ -14,6 +14,7 @@ mod spec;
 use anyhow::Context;
 use async_trait::async_trait;
 use gleaner_core::messages::Summarized;
+use gleaner_core::metrics;
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
 use schema::{open_or_create, Fields};
@@ -43,8 +44,9 @@ pub struct IndexStage {
     /// for committed documents.
     commit_every: Option<std::time::Duration>,
     last_commit: std::time::Instant,
-    /// Ids added since the last commit, with the offsets they bring.
-    pending: Vec<String>,
+    /// Ids added since the last commit (with when they were fetched), and
+    /// the offsets they bring.
+    pending: Vec<(String, String)>,
     pending_offsets: Offsets,
 }
 
@@ -126,7 +128,14 @@ impl IndexStage {
         if let (Ok(()), Some(offsets)) = (&result, commit) {
             self.offsets = offsets;
             self.indexed += self.pending.len() as u64;
-            self.pending.clear();
+            // Searchable from now: the time from each page's fetch.
+            let now = jiff::Timestamp::now();
+            for (_, fetched_at) in self.pending.drain(..) {
+                if let Ok(t) = fetched_at.parse::<jiff::Timestamp>() {
+                    let secs = now.duration_since(t).as_secs_f64();
+                    metrics::observe("gleaner_index_fetch_to_searchable_seconds", secs);
+                }
+            }
             self.last_commit = std::time::Instant::now();
         }
         result
@@ -146,7 +155,7 @@ impl IndexStage {
                 tracing::warn!(error = %msg, docs = self.pending.len(), "uncommitted documents dropped");
                 std::mem::take(&mut self.pending)
                     .into_iter()
-                    .map(|id| {
+                    .map(|(id, _)| {
                         let input = Input {
                             topic: self.input,
                             key: Some(id),
@@ -248,9 +257,10 @@ impl Stage for IndexStage {
                 results.push(Ok(vec![]));
                 continue;
             }
-            let doc = self
-                .decode(input)
-                .and_then(|s| Ok((s.article.id.clone(), self.document(&s)?)));
+            let doc = self.decode(input).and_then(|s| {
+                let fetched = s.article.fetched_at.clone();
+                Ok((s.article.id.clone(), self.document(&s)?, fetched))
+            });
             match doc {
                 Ok(d) => {
                     docs.push(d);
@@ -267,7 +277,11 @@ impl Stage for IndexStage {
                 *p = (*p).max(o.offset);
             }
         }
-        let ids: Vec<String> = docs.iter().map(|(id, _)| id.clone()).collect();
+        let ids: Vec<(String, String)> = docs
+            .iter()
+            .map(|(id, _, fetched)| (id.clone(), fetched.clone()))
+            .collect();
+        let docs = docs.into_iter().map(|(id, doc, _)| (id, doc)).collect();
         self.pending_offsets = offsets.clone();
         let commit = self.commit_due().then_some(offsets);
         self.pending.extend(ids);

@@ -11,6 +11,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// The index's summary of fetch-to-searchable seconds.
+const LATENCY: &str = "gleaner_index_fetch_to_searchable_seconds";
+
 /// How often a run looks for seeds left by `gleaner seed --data`.
 const INBOX_POLL: Duration = Duration::from_millis(200);
 
@@ -120,11 +123,18 @@ pub(crate) async fn run_embedded(
     let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars)
         .map(|s| s.num_docs())
         .unwrap_or(0);
+    // From a page's fetch to its article being searchable.
+    let latency = |q| gleaner_core::metrics::quantile(LATENCY, q);
+    let searchable = match (latency(0.5), latency(0.99)) {
+        (Some((p50, n)), Some((p99, _))) => serde_json::json!({"p50": p50, "p99": p99, "count": n}),
+        _ => serde_json::Value::Null,
+    };
     // The same figures, for scripts and tests.
     let summary = serde_json::json!({
         "seconds": secs,
         "produced": c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect::<std::collections::BTreeMap<_, _>>(),
         "index_docs": in_index,
+        "fetch_to_searchable_seconds": searchable,
     });
     std::fs::write(
         data.join("summary.json"),
@@ -154,6 +164,9 @@ pub(crate) async fn run_embedded(
         c[&Topic::DEAD_LETTER],
         data.join("dead-letter.jsonl").display()
     );
+    if let (Some((p50, _)), Some((p99, _))) = (latency(0.5), latency(0.99)) {
+        println!("  searchable      {p50:.2} s after fetch at the median, {p99:.2} s at p99");
+    }
     Ok(())
 }
 

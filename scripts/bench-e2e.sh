@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# The end-to-end crawl bench: the 1,497 pages of ../shared/datasets/wcxb-dev
+# spread over 20 loopback hosts (one port each, about 75 pages), crawled by
+# `gleaner run` from the 20 host index pages, in a release build:
+#   1. --delay 0: pages/s, CPU seconds per page, peak RSS, and the time from
+#      a page's fetch to its article being searchable (p50 / p99), beside
+#      `gleaner eval --bench` (clean + extract alone) in the same invocation;
+#   2. --delay DELAY_MS (default 250): pages/s against the polite bound
+#      (hosts / delay), and the shortest gap between two requests to one
+#      host as the servers saw it (never under the delay).
+# Usage: scripts/bench-e2e.sh [BINARY]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bin=${1:-}
+if [ -z "$bin" ]; then
+  cargo build --release -p gleaner >&2
+  bin=target/release/gleaner
+fi
+delay=${DELAY_MS:-250}
+hosts=20
+work=target/bench-e2e
+rm -rf "$work"; mkdir -p "$work"
+python3 - "$work" "$hosts" <<'PY'
+import gzip, os, sys
+work, hosts = sys.argv[1], int(sys.argv[2])
+src = "../shared/datasets/wcxb-dev/html"
+files = sorted(f for f in os.listdir(src) if f.endswith(".html.gz"))
+for h in range(hosts):
+    os.makedirs(f"{work}/site{h}/p")
+for i, f in enumerate(files):
+    h = i % hosts
+    name = f[:-3]
+    with gzip.open(f"{src}/{f}", "rb") as g, open(f"{work}/site{h}/p/{name}", "wb") as out:
+        out.write(g.read())
+for h in range(hosts):
+    names = sorted(os.listdir(f"{work}/site{h}/p"))
+    links = "".join(f'<a href="p/{n}">{n}</a><br>' for n in names)
+    open(f"{work}/site{h}/index.html", "w").write(f"<html><body>{links}</body></html>")
+PY
+# One Python process serving every host; it logs (port, time) per request.
+python3 - "$work" "$hosts" >"$work/ports" 2>/dev/null <<'PY' &
+import functools, http.server, socketserver, sys, threading, time
+work, hosts = sys.argv[1], int(sys.argv[2])
+log = open(f"{work}/requests.log", "a", buffering=1)
+lock = threading.Lock()
+class Handler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *a):
+        pass
+    def handle_one_request(self):
+        with lock:
+            log.write(f"{self.server.server_address[1]} {time.monotonic():.6f}\n")
+        super().handle_one_request()
+class Server(http.server.ThreadingHTTPServer):
+    request_queue_size = 1024
+ports = []
+for h in range(hosts):
+    s = Server(("127.0.0.1", 0), functools.partial(Handler, directory=f"{work}/site{h}"))
+    ports.append(s.server_address[1])
+    threading.Thread(target=s.serve_forever, daemon=True).start()
+print(" ".join(map(str, ports)), flush=True)
+threading.Event().wait()
+PY
+server=$!
+trap 'kill $server 2>/dev/null || true' EXIT
+while [ ! -s "$work/ports" ]; do sleep 0.1; done
+seeds=()
+for p in $(cat "$work/ports"); do seeds+=("http://127.0.0.1:$p/index.html"); done
+sed -e 's/^max_links_per_page = .*/max_links_per_page = 2000/' pipelines.toml >"$work/run.toml"
+
+crawl() { # DELAY_MS NAME
+  rm -rf "$work/data-$2"; : >"$work/requests.log"
+  /usr/bin/time -f "%U %S %e %M" -o "$work/time-$2" "$bin" run --config "$work/run.toml" \
+    --seeds "${seeds[@]}" --depth 1 --delay "$1" --allow-private --data "$work/data-$2" >/dev/null 2>&1
+}
+crawl 0 fast
+"$bin" eval --bench ../shared/datasets/wcxb-dev >"$work/eval-bench" 2>/dev/null
+crawl "$delay" polite
+python3 - "$work" "$hosts" "$delay" <<'PY'
+import json, re, sys
+from collections import defaultdict
+work, hosts, delay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+def run(name):
+    user, sys_, wall, rss = open(f"{work}/time-{name}").read().split()[-4:]
+    s = json.load(open(f"{work}/data-{name}/summary.json"))
+    return float(user) + float(sys_), float(wall), int(rss) / 1024, s
+cpu, wall, rss, s = run("fast")
+pages = s["produced"]["pages"]
+lat = s.get("fetch_to_searchable_seconds") or {}
+bench = open(f"{work}/eval-bench").read()
+extract = float(re.search(r"\(clean \+ extract\): ([\d.]+) pages/s", bench).group(1))
+print(f"--delay 0: {pages} pages, {s['produced']['articles']} articles, {s['index_docs']} indexed in {wall:.1f} s: "
+      f"{pages / wall:.0f} pages/s, {1000 * cpu / pages:.1f} ms CPU per page, peak RSS {rss:.0f} MB")
+print(f"  fetch to searchable: p50 {lat.get('p50', float('nan')):.2f} s, p99 {lat.get('p99', float('nan')):.2f} s")
+print(f"  clean + extract alone (gleaner eval --bench): {extract:.0f} pages/s; run / extraction = {pages / wall / extract:.2f}")
+cpu, wall, rss, s = run("polite")
+pages = s["produced"]["pages"]
+bound = hosts * 1000 / delay
+gaps = defaultdict(list)
+for line in open(f"{work}/requests.log"):
+    port, t = line.split()
+    gaps[port].append(float(t))
+shortest = min(b - a for ts in gaps.values() for a, b in zip(sorted(ts), sorted(ts)[1:]))
+print(f"--delay {delay}: {pages} pages in {wall:.1f} s: {pages / wall:.1f} pages/s = {pages / wall / bound:.2f} of the polite bound "
+      f"({hosts} hosts / {delay} ms = {bound:.0f} pages/s); shortest gap to one host {1000 * shortest:.0f} ms")
+PY
