@@ -16,8 +16,7 @@ use gleaner_core::messages::Page;
 use gleaner_core::util::{doc_id, now_rfc3339_millis};
 use gleaner_core::{config, metrics};
 use std::collections::BTreeMap;
-use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use url::Url;
 
 /// What one fetch produced.
@@ -54,9 +53,11 @@ pub(crate) struct Crawler {
     pub(crate) robots: RobotsCache,
     agent_token: String,
     allow_private: bool,
-    /// At most fetch.concurrency requests in flight, batches and background
-    /// together.
-    pub(crate) slots: Arc<tokio::sync::Semaphore>,
+    /// At most fetch.concurrency requests in flight across hosts.
+    slots: tokio::sync::Semaphore,
+    /// URLs of a paused host wait for the pause to end (long-running
+    /// processes) rather than failing.
+    pub(crate) wait_for_paused: std::sync::atomic::AtomicBool,
 }
 
 impl Crawler {
@@ -74,7 +75,8 @@ impl Crawler {
             robots: RobotsCache::new(Duration::from_secs(cfg.robots_cache_secs)),
             agent_token,
             allow_private,
-            slots: Arc::new(tokio::sync::Semaphore::new(cfg.concurrency.max(1))),
+            slots: tokio::sync::Semaphore::new(cfg.concurrency.max(1)),
+            wait_for_paused: std::sync::atomic::AtomicBool::new(false),
             cfg: cfg.clone(),
         })
     }
@@ -89,18 +91,13 @@ impl Crawler {
         &self,
         url: &Url,
         depth: u32,
-        defer_at: Option<Instant>,
         validators: Option<Validators>,
     ) -> Result<Fetched, FetchError> {
         let host = host_key(url);
         if let Some(paused) = self.health.pause_error(&host) {
             return Err(paused);
         }
-        let result = match self
-            .fetch_inner(url, depth, defer_at, validators.as_ref())
-            .await
-        {
-            Err(FetchError::Deferred(u)) => return Err(FetchError::Deferred(u)),
+        let result = match self.fetch_inner(url, depth, validators.as_ref()).await {
             Ok(f)
                 if f.page
                     .as_ref()
@@ -176,7 +173,6 @@ impl Crawler {
         &self,
         url: &Url,
         depth: u32,
-        defer_at: Option<Instant>,
         validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
         check_address(url, self.allow_private)?;
@@ -195,34 +191,31 @@ impl Crawler {
                 delay = delay.max(Duration::from_secs_f64(cd.min(86_400.0)));
             }
         }
-        // Held until the body is read: one request at a time per host by
-        // default. A URL whose host is busy past the batch's deadline goes
-        // back to the frontier instead of holding the batch (and every other
-        // host) up.
-        let acquire = self.politeness.slot(&host).acquire_owned();
-        let permit = match defer_at {
-            Some(d) => tokio::time::timeout_at(d.into(), acquire)
-                .await
-                .map_err(|_| FetchError::Deferred(url.to_string()))?,
-            None => acquire.await,
-        };
-        let _permit = permit.map_err(|e| FetchError::Request {
+        let closed = |e: tokio::sync::AcquireError| FetchError::Request {
             url: url.to_string(),
             why: e.to_string(),
-        })?;
+        };
+        // Held until the body is read: one request at a time per host by
+        // default.
+        let _host_slot = self
+            .politeness
+            .slot(&host)
+            .acquire_owned()
+            .await
+            .map_err(closed)?;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),
         };
         let mut attempt = 0;
+        // One of the fetch.concurrency slots, taken once the host's turn has
+        // come (a host waiting on its delay holds none) and kept until the
+        // body is read; given up while waiting to retry.
+        let mut slot = None;
         let resp = loop {
-            let deadline = if attempt == 0 { defer_at } else { None };
-            if !self
-                .politeness
-                .wait_turn_until(&host, delay, deadline)
-                .await
-            {
-                return Err(FetchError::Deferred(url.to_string()));
+            self.politeness.wait_turn(&host, delay).await;
+            if slot.is_none() {
+                slot = Some(self.slots.acquire().await.map_err(closed)?);
             }
             let result = self.routes.send(&host, url, validators).await;
             self.politeness.mark_answered(&host);
@@ -244,11 +237,13 @@ impl Crawler {
                     metrics::inc("gleaner_fetch_retries_total", &[]);
                     tracing::info!(url = %url, attempt, wait_ms = w.as_millis() as u64, "retrying");
                     attempt += 1;
+                    slot = None;
                     tokio::time::sleep(w).await;
                 }
                 _ => break result.map_err(req_err)?,
             }
         };
+        let _slot = slot;
         let status = resp.status().as_u16();
         let final_url = resp.url().clone();
         if status == 304 && validators.is_some() {

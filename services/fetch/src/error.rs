@@ -19,8 +19,6 @@ pub enum FetchError {
     },
     #[error("challenge page instead of content at {0}")]
     Challenge(String),
-    #[error("deferred: {0} would wait too long for its host in this batch")]
-    Deferred(String),
     #[error("HTTP {status} for {url}")]
     Status { status: u16, url: String },
     #[error("not HTML ({content_type}) at {url}")]
@@ -39,7 +37,6 @@ impl FetchError {
             FetchError::RobotsUnavailable { .. } => "robots_unavailable",
             FetchError::HostPaused { .. } => "host_paused",
             FetchError::Challenge(_) => "challenge",
-            FetchError::Deferred(_) => "deferred",
             FetchError::Status { status: 429, .. } => "http_429",
             FetchError::Status { status: 403, .. } => "http_403",
             FetchError::Status { status, .. } if *status >= 500 => "http_5xx",

@@ -9,7 +9,7 @@
 //! One module per concern: `stage` (the batch loop), `plan` (inputs to jobs,
 //! pages to outputs), `crawler` (one URL, start to end), `client` (routes and
 //! proxies), `politeness`, `health` (blocks and pauses), `robots_cache`,
-//! `scope`, `inflight`, `parked`, `schedule`, `state` and `bloom` (the seen
+//! `scope`, `frontier` (per-host queues and workers), `parked`, `schedule`, `state` and `bloom` (the seen
 //! set), `links`, `feeds`, `body` (read and decode) and `address`.
 
 mod address;
@@ -19,8 +19,8 @@ mod client;
 mod crawler;
 mod error;
 mod feeds;
+mod frontier;
 mod health;
-mod inflight;
 mod links;
 mod parked;
 mod plan;

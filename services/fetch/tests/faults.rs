@@ -130,11 +130,12 @@ async fn fetch_detects_blocks_and_pauses_the_host() {
     assert!(gleaner_core::metrics::get("gleaner_fetch_paused_hosts", &[]) >= 1.0);
 }
 
-/// URLs of a host that is busy past the batch deadline go back to the
-/// frontier (marked deferred) instead of holding up the batch; a deferred
-/// link is fetched when it comes back, despite the seen-set.
+/// A batch does not wait past fetch.defer_after_ms for a busy host: the
+/// URLs not fetched by then wait in their host's queue in the stage (not
+/// back on the frontier topic) and come out of later ticks, while the other
+/// hosts' pages come with the batch.
 #[tokio::test]
-async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
+async fn fetch_keeps_a_busy_hosts_urls_queued_instead_of_stalling_the_batch() {
     let slow = slow_site(300, "<p>slow</p>").await;
     let fast =
         serve(Router::new().fallback(|| async { axum::response::Html("<p>fast</p>") })).await;
@@ -150,64 +151,40 @@ async fn fetch_defers_a_busy_host_instead_of_stalling_the_batch() {
         took < Duration::from_millis(1500),
         "the batch waited {took:?}"
     );
-    let pages = results
-        .iter()
-        .filter(|r| {
-            r.as_ref()
-                .is_ok_and(|o| o.iter().any(|o| o.topic == Topic::PAGES))
-        })
-        .count();
-    let deferred: Vec<FrontierLink> = results
-        .iter()
-        .filter_map(|r| r.as_ref().ok())
-        .flatten()
-        .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| o.decode().unwrap())
-        .collect();
+    let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::PAGES).count();
+    let in_batch: usize = results.iter().map(|r| pages(r.as_ref().unwrap())).sum();
     assert!(
-        deferred.iter().all(|l| l.deferred) && deferred.len() >= 4,
-        "{deferred:?}"
-    );
-    assert_eq!(
-        pages + deferred.len() + f.held(),
-        9,
-        "every URL is a page, deferred, or still running in the background"
-    );
-    assert!(
-        results[8]
-            .as_ref()
-            .unwrap()
+        results
             .iter()
-            .any(|o| o.topic == Topic::PAGES),
+            .flatten()
+            .flatten()
+            .all(|o| o.topic != Topic::FRONTIER),
+        "nothing goes round the frontier topic again"
+    );
+    assert!(
+        in_batch < 9 && f.held() >= 4,
+        "{in_batch} pages, {} held",
+        f.held()
+    );
+    assert_eq!(in_batch + f.held(), 9, "every URL is a page or held");
+    assert_eq!(
+        pages(results[8].as_ref().unwrap()),
+        1,
         "the fast host was fetched"
     );
-    let back = Input {
-        topic: Topic::FRONTIER,
-        key: None,
-        payload: Some(Output::of(Topic::FRONTIER, "h", &deferred[0]).payload),
-        origin: None,
-    };
-    // The host may still be busy with a request in the background.
-    let end = Instant::now() + Duration::from_secs(3);
-    while f.held() > 0 && Instant::now() < end {
-        f.tick().await;
-        tokio::time::sleep(Duration::from_millis(50)).await;
-    }
-    assert!(
-        f.handle(&back)
-            .await
-            .unwrap()
-            .iter()
-            .any(|o| o.topic == Topic::PAGES),
-        "fetched when it came back"
+    let later = tick_until(&mut f, 5, |o| pages(o) + in_batch == 9).await;
+    assert_eq!(
+        pages(&later) + in_batch,
+        9,
+        "the slow host's URLs came later"
     );
+    assert_eq!(f.held(), 0);
 }
 
-/// A host whose Crawl-delay is longer than the deferral deadline still
-/// progresses: the first URL of each batch waits its turn (in the
-/// background once the batch's deadline passes).
+/// A host whose Crawl-delay is longer than the batch's deadline still
+/// progresses: its URLs wait their turns in its queue and come out of ticks.
 #[tokio::test]
-async fn fetch_never_defers_a_hosts_first_url() {
+async fn fetch_honours_a_crawl_delay_longer_than_the_batch() {
     let base = serve(
         Router::new()
             .route(
@@ -221,36 +198,24 @@ async fn fetch_never_defers_a_hosts_first_url() {
     cfg.defer_after_ms = 200;
     let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
     let batch = [seed(&format!("{base}/1"), 0), seed(&format!("{base}/2"), 0)];
+    let t0 = Instant::now();
     let results = f.handle_batch(&batch).await;
+    assert!(t0.elapsed() < Duration::from_millis(900));
     assert!(
-        results[1]
-            .as_ref()
-            .unwrap()
-            .iter()
-            .all(|o| o.topic == Topic::FRONTIER),
-        "the second was deferred"
+        results[1].as_ref().unwrap().is_empty(),
+        "the second waits for the Crawl-delay"
     );
-    let outs = match results[0].as_ref().unwrap() {
-        outs if outs.is_empty() => {
-            assert_eq!(
-                f.held(),
-                1,
-                "the first URL waits its turn in the background"
-            );
-            tick_until(&mut f, 3, |o| o.iter().any(|o| o.topic == Topic::PAGES)).await
-        }
-        outs => outs.clone(),
-    };
-    assert!(
-        page_of(&outs).html.contains('p'),
-        "the first URL was fetched"
-    );
+    let pages = |outs: &[Output]| outs.iter().filter(|o| o.topic == Topic::PAGES).count();
+    let first = pages(results[0].as_ref().unwrap());
+    let later = tick_until(&mut f, 4, |o| pages(o) + first == 2).await;
+    assert_eq!(pages(&later) + first, 2, "both were fetched");
+    assert!(t0.elapsed() >= Duration::from_secs(1), "a second apart");
 }
 
 /// A server that takes seconds to answer holds up neither its batch nor the
 /// next: its request finishes in the background and its page comes out of a
-/// tick; its host's next URL waits in the stage meanwhile (not fetched side
-/// by side, not lost) and returns to the frontier once the host is free.
+/// tick; its host's next URL waits in the host's queue meanwhile (not
+/// fetched side by side, not lost) and is fetched once the host is free.
 /// With a state directory, URLs still parked when the process dies come back
 /// after a restart.
 #[tokio::test]
@@ -307,36 +272,26 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
         let e = e.unwrap();
         std::fs::copy(e.path(), crashed.path().join(e.file_name())).unwrap();
     }
-    let mut restarted = gleaner_fetch::FetchStage::new(&cfg, true)
+    let restarted = gleaner_fetch::FetchStage::new(&cfg, true)
         .unwrap()
         .with_state(crashed.path())
         .unwrap();
-    assert_eq!(restarted.held(), 2, "parked URLs survive the crash");
-    let back: Vec<FrontierLink> = restarted
-        .tick()
-        .await
-        .iter()
-        .filter(|o| o.topic == Topic::FRONTIER)
-        .map(|o| o.decode().unwrap())
-        .collect();
-    let mut urls: Vec<&str> = back.iter().map(|l| l.url.as_str()).collect();
-    urls.sort();
-    assert_eq!(urls, [format!("{stalled}/a"), format!("{stalled}/b")]);
-    assert!(back.iter().all(|l| l.deferred));
+    assert_eq!(
+        restarted.held(),
+        2,
+        "parked URLs survive the crash, queued for their host again"
+    );
     drop(restarted);
-    // The original stage: the late page comes out of a tick, then /b goes
-    // back to the frontier.
-    let outs = tick_until(&mut f, 6, |o| o.iter().any(|o| o.topic == Topic::FRONTIER)).await;
+    // The original stage: the late page comes out of a tick, then /b's,
+    // fetched after it (one request at a time to the host).
+    let pages = |o: &[Output]| o.iter().filter(|o| o.topic == Topic::PAGES).count();
+    let outs = tick_until(&mut f, 8, |o| pages(o) == 2).await;
+    assert_eq!(pages(&outs), 2);
     assert!(page_of(&outs).html.contains("late but here"));
-    assert!(t0.elapsed() >= Duration::from_millis(2500));
-    let link: FrontierLink = outs
-        .iter()
-        .find(|o| o.topic == Topic::FRONTIER)
-        .unwrap()
-        .decode()
-        .unwrap();
-    assert_eq!(link.url, format!("{stalled}/b"));
-    assert!(link.deferred);
+    assert!(
+        t0.elapsed() >= Duration::from_millis(5000),
+        "one after the other"
+    );
     assert_eq!(f.held(), 0);
     // Released once produced (the next tick): a restart finds nothing parked.
     assert!(f.tick().await.is_empty());
@@ -380,19 +335,10 @@ async fn fetch_holds_a_paused_hosts_urls_until_the_pause_ends() {
     assert_eq!(f.held(), 1);
     assert!(f.tick().await.is_empty(), "still paused");
     blocking.store(false, Ordering::SeqCst);
-    let outs = tick_until(&mut f, 4, |o| !o.is_empty()).await;
-    let link: FrontierLink = outs[0].decode().unwrap();
-    assert_eq!(link.url, format!("{site}/later"));
-    assert!(link.deferred);
-    let back = Input {
-        topic: Topic::FRONTIER,
-        key: None,
-        payload: Some(outs[0].payload.clone()),
-        origin: None,
-    };
-    assert!(page_of(&f.handle(&back).await.unwrap())
-        .html
-        .contains("welcome back"));
+    // Fetched once the pause has ended.
+    let outs = tick_until(&mut f, 4, |o| o.iter().any(|o| o.topic == Topic::PAGES)).await;
+    assert!(page_of(&outs).html.contains("welcome back"));
+    assert_eq!(f.held(), 0);
 }
 
 /// A fetch service that stops while a request hangs hands the URL (and its

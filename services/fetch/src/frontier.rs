@@ -1,0 +1,265 @@
+//! The frontier inside the fetch stage: a queue of URLs per host, each
+//! drained by its own worker task (as many as fetch.per_host_concurrency),
+//! so every host is asked at its own polite rate at the same time and a URL
+//! waits in its host's queue rather than going round the frontier topic
+//! again. Within a host, higher priority goes first, then lower depth, then
+//! the order of arrival.
+
+use crate::crawler::Crawler;
+use crate::error::FetchError;
+use crate::politeness::host_key;
+use crate::schedule::Validators;
+use crate::Fetched;
+use gleaner_core::sync::Locked;
+use std::cmp::Reverse;
+use std::collections::{BinaryHeap, HashMap, HashSet};
+use std::sync::{Arc, Mutex};
+use tokio::sync::Notify;
+use url::Url;
+
+pub(crate) type Outcome = Result<Fetched, FetchError>;
+
+/// A URL waiting for its host.
+struct Waiting {
+    url: Url,
+    depth: u32,
+    validators: Option<Validators>,
+}
+
+/// Heap order: priority, then shallower, then earlier.
+type Rank = (i32, Reverse<u32>, Reverse<u64>);
+
+#[derive(Default)]
+struct State {
+    queues: HashMap<String, BinaryHeap<(Rank, Key)>>,
+    entries: HashMap<Key, Waiting>,
+    /// Workers running per host.
+    workers: HashMap<String, usize>,
+    /// URLs being fetched now.
+    running: HashSet<String>,
+    finished: Vec<(String, Outcome)>,
+    seq: u64,
+    /// Set when the stage stops: workers end after their current fetch.
+    stopping: bool,
+    /// Set once the stage has handed back what it held: fetches that still
+    /// finish are dropped.
+    abandoned: bool,
+}
+
+type Key = u64;
+
+#[derive(Clone, Default)]
+pub(crate) struct Frontier {
+    state: Arc<Mutex<State>>,
+    /// Woken whenever a fetch finishes.
+    done: Arc<Notify>,
+}
+
+impl Frontier {
+    /// Queues a URL for its host.
+    pub(crate) fn push(&self, url: Url, depth: u32, priority: i32, validators: Option<Validators>) {
+        let mut st = self.state.locked();
+        st.seq += 1;
+        let key = st.seq;
+        let rank = (priority, Reverse(depth), Reverse(key));
+        let host = host_key(&url);
+        st.queues.entry(host).or_default().push((rank, key));
+        st.entries.insert(
+            key,
+            Waiting {
+                url,
+                depth,
+                validators,
+            },
+        );
+    }
+
+    /// Whether the host has URLs queued or being fetched.
+    pub(crate) fn host_busy(&self, host: &str) -> bool {
+        self.state.locked().workers.contains_key(host)
+    }
+
+    /// Starts workers for hosts with queued URLs and free slots, skipping
+    /// hosts for which `skip` holds (paused ones, when their URLs wait).
+    pub(crate) fn start(&self, crawler: &Arc<Crawler>, skip: impl Fn(&str) -> bool) {
+        let per_host = crawler.cfg.per_host_concurrency.max(1);
+        let mut st = self.state.locked();
+        if st.stopping {
+            return;
+        }
+        let hosts: Vec<(String, usize)> = st
+            .queues
+            .iter()
+            .filter(|(h, q)| !q.is_empty() && !skip(h))
+            .map(|(h, q)| (h.clone(), q.len()))
+            .collect();
+        for (host, queued) in hosts {
+            let running = st.workers.get(&host).copied().unwrap_or(0);
+            for _ in running..per_host.min(running + queued) {
+                *st.workers.entry(host.clone()).or_default() += 1;
+                tokio::spawn(worker(host.clone(), self.clone(), crawler.clone()));
+            }
+        }
+    }
+
+    /// Takes the finished fetches `want` says to take.
+    pub(crate) fn take_finished(&self, want: impl Fn(&str) -> bool) -> Vec<(String, Outcome)> {
+        let mut st = self.state.locked();
+        let (taken, kept) = std::mem::take(&mut st.finished)
+            .into_iter()
+            .partition(|(url, _)| want(url));
+        st.finished = kept;
+        taken
+    }
+
+    /// Waits until a fetch finishes.
+    pub(crate) async fn finished_one(&self) {
+        self.done.notified().await;
+    }
+
+    /// URLs queued, being fetched, and finished but not taken.
+    pub(crate) fn held(&self) -> usize {
+        let st = self.state.locked();
+        st.entries.len() + st.running.len() + st.finished.len()
+    }
+
+    pub(crate) fn running(&self) -> usize {
+        self.state.locked().running.len()
+    }
+
+    /// Stops taking URLs off the queues; returns the URLs still queued or
+    /// being fetched (the caller hands them back), emptying the queues.
+    pub(crate) fn stop(&self) -> Vec<String> {
+        let mut st = self.state.locked();
+        st.stopping = true;
+        st.queues.clear();
+        let mut urls: Vec<String> = st.entries.drain().map(|(_, w)| w.url.to_string()).collect();
+        urls.extend(st.running.iter().cloned());
+        urls
+    }
+
+    fn next(&self, host: &str) -> Option<Waiting> {
+        let mut st = self.state.locked();
+        let popped = if st.stopping {
+            None
+        } else {
+            st.queues.get_mut(host).and_then(BinaryHeap::pop)
+        };
+        match popped.and_then(|(_, key)| st.entries.remove(&key)) {
+            Some(w) => {
+                st.running.insert(w.url.to_string());
+                Some(w)
+            }
+            None => {
+                if let Some(n) = st.workers.get_mut(host) {
+                    *n -= 1;
+                    if *n == 0 {
+                        st.workers.remove(host);
+                    }
+                }
+                if st.queues.get(host).is_some_and(BinaryHeap::is_empty) {
+                    st.queues.remove(host);
+                }
+                None
+            }
+        }
+    }
+
+    /// Forgets the fetches still running (their URLs were handed back).
+    pub(crate) fn abandon(&self) {
+        let mut st = self.state.locked();
+        st.abandoned = true;
+        st.running.clear();
+    }
+
+    fn finish(&self, url: String, outcome: Outcome) {
+        {
+            let mut st = self.state.locked();
+            st.running.remove(&url);
+            if !st.abandoned {
+                st.finished.push((url, outcome));
+            }
+        }
+        self.done.notify_waiters();
+    }
+
+    /// Puts a URL back at the head of its host's queue and retires the
+    /// worker (its host is paused; a later start resumes it).
+    fn put_back(&self, host: &str, w: Waiting) {
+        let mut st = self.state.locked();
+        st.running.remove(w.url.as_str());
+        st.seq += 1;
+        let key = st.seq;
+        st.queues
+            .entry(host.to_string())
+            .or_default()
+            .push(((i32::MAX, Reverse(0), Reverse(0)), key));
+        st.entries.insert(key, w);
+        if let Some(n) = st.workers.get_mut(host) {
+            *n -= 1;
+            if *n == 0 {
+                st.workers.remove(host);
+            }
+        }
+    }
+}
+
+/// Fetches the host's URLs one after another, each when the host's
+/// politeness allows (the crawler waits for the host's turn before taking
+/// one of the stage's concurrency slots, so a host waiting on its delay
+/// holds no slot another host could use).
+async fn worker(host: String, frontier: Frontier, crawler: Arc<Crawler>) {
+    while let Some(w) = frontier.next(&host) {
+        let outcome = crawler.fetch(&w.url, w.depth, w.validators.clone()).await;
+        let waits = crawler
+            .wait_for_paused
+            .load(std::sync::atomic::Ordering::Relaxed);
+        if waits && matches!(outcome, Err(FetchError::HostPaused { .. })) {
+            frontier.put_back(&host, w);
+            frontier.done.notify_waiters();
+            return;
+        }
+        frontier.finish(w.url.to_string(), outcome);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn url(s: &str) -> Url {
+        Url::parse(s).unwrap()
+    }
+
+    #[test]
+    fn a_host_takes_priority_then_depth_then_arrival_and_hosts_are_apart() {
+        let f = Frontier::default();
+        f.push(url("http://a.test/deep"), 2, 0, None);
+        f.push(url("http://a.test/first"), 1, 0, None);
+        f.push(url("http://b.test/other"), 1, 0, None);
+        f.push(url("http://a.test/urgent"), 3, 5, None);
+        f.push(url("http://a.test/second"), 1, 0, None);
+        assert_eq!(f.held(), 5);
+        let order: Vec<String> = std::iter::from_fn(|| f.next("a.test:80"))
+            .map(|w| w.url.path().to_string())
+            .collect();
+        assert_eq!(order, ["/urgent", "/first", "/second", "/deep"]);
+        assert_eq!(f.running(), 4, "taken, not yet finished");
+        f.finish(
+            "http://a.test/first".into(),
+            Err(FetchError::BadUrl("x".into())),
+        );
+        assert_eq!(f.take_finished(|u| u.ends_with("/first")).len(), 1);
+        let back = f.stop();
+        assert!(
+            back.contains(&"http://b.test/other".to_string()),
+            "queued URLs handed back"
+        );
+        assert!(
+            back.contains(&"http://a.test/deep".to_string()),
+            "running ones too"
+        );
+        f.abandon();
+        assert_eq!(f.held(), 0);
+    }
+}
