@@ -8,7 +8,7 @@
 #   2. --delay DELAY_MS (default 250): pages/s against the polite bound
 #      (hosts / delay), and the shortest gap between two requests to one
 #      host as the servers saw it (never under the delay).
-# Usage: scripts/bench-e2e.sh [BINARY]
+# Usage: [BENCH_SET="key=value ..."] scripts/bench-e2e.sh [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-}
@@ -66,6 +66,9 @@ while [ ! -s "$work/ports" ]; do sleep 0.1; done
 seeds=()
 for p in $(cat "$work/ports"); do seeds+=("http://127.0.0.1:$p/index.html"); done
 sed -e 's/^max_links_per_page = .*/max_links_per_page = 2000/' pipelines.toml >"$work/run.toml"
+for kv in ${BENCH_SET:-}; do   # e.g. BENCH_SET="channel_capacity=16"
+  sed -i "s/^${kv%%=*} = [^#]*/${kv%%=*} = ${kv#*=} /" "$work/run.toml"
+done
 
 crawl() { # DELAY_MS NAME
   rm -rf "$work/data-$2"; : >"$work/requests.log"

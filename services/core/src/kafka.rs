@@ -155,12 +155,19 @@ pub async fn run_stage(
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
+        let ticked = async {
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = stage.ready() => {}
+            }
+        };
         let first = tokio::select! {
             m = consumer.recv() => Some(m),
             _ = stop.wait_for(|s| *s) => None,
-            _ = tick.tick() => {
+            () = ticked => {
                 let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
                 produce_until_acked(&producer, cfg, name, &due, "scheduled work").await;
+                stage.produced().await;
                 continue;
             }
         };
@@ -211,6 +218,7 @@ pub async fn run_stage(
     );
     let last = limit_unsourced(name, stage.drain().await, Some(cfg.kafka.max_record_bytes));
     produce_until_acked(&producer, cfg, name, &last, "the stage's last outputs").await;
+    stage.produced().await;
     stage.close().await?;
     producer.flush(Timeout::After(Duration::from_secs(30)))?;
     match consumer.commit_consumer_state(CommitMode::Sync) {

@@ -282,6 +282,13 @@ impl MemoryPipeline {
 /// How often stages' [`Stage::tick`] runs in-process.
 const TICK: std::time::Duration = std::time::Duration::from_millis(200);
 
+/// What a stage's loop does next.
+enum Next {
+    Batch(Vec<Input>),
+    Tick,
+    Stop,
+}
+
 async fn run_stage(
     mut stage: Box<dyn Stage>,
     rx: Arc<tokio::sync::Mutex<Rx>>,
@@ -306,19 +313,25 @@ async fn run_stage(
             }
             Some(batch)
         };
-        let batch = tokio::select! {
-            b = next => b,
+        let next = tokio::select! {
+            b = next => b.map_or(Next::Stop, Next::Batch),
             // The guard wait_for returns must not live across the tick's await.
-            () = async { let _ = stop.wait_for(|s| *s).await; } => None,
-            _ = tick.tick() => {
+            () = async { let _ = stop.wait_for(|s| *s).await; } => Next::Stop,
+            _ = tick.tick() => Next::Tick,
+            () = stage.ready() => Next::Tick,
+        };
+        let batch = match next {
+            Next::Batch(b) => b,
+            Next::Stop => break,
+            Next::Tick => {
                 for out in limit_unsourced(name, stage.tick().await, None) {
                     bus.publish(out).await;
                 }
+                stage.produced().await;
                 held = bus.hold(held, stage.held());
                 continue;
             }
         };
-        let Some(batch) = batch else { break };
         let results = stage.handle_batch(&batch).await;
         debug_assert_eq!(results.len(), batch.len());
         for (input, handled) in batch.iter().zip(results) {

@@ -137,6 +137,19 @@ pub trait Stage: Send + 'static {
         Vec::new()
     }
 
+    /// Resolves when [`Stage::tick`] has something to return before its next
+    /// scheduled call (fetch: a page finished in the background), so the
+    /// runners tick at once rather than up to a tick later. Pending by
+    /// default.
+    async fn ready(&mut self) {
+        std::future::pending::<()>().await
+    }
+
+    /// Called once the outputs of the last [`Stage::tick`] or
+    /// [`Stage::drain`] have been produced (acknowledged, on Kafka): state
+    /// kept until then (fetch's parked URLs) can be let go.
+    async fn produced(&mut self) {}
+
     /// Called by the Kafka runner when it stops, before [`Stage::close`]:
     /// answers for what the stage holds, finished or handed back (for
     /// example to the frontier), since the inputs' offsets are committed.

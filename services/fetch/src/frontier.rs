@@ -117,6 +117,17 @@ impl Frontier {
         self.done.notified().await;
     }
 
+    /// Resolves once a fetch has finished and not been taken.
+    pub(crate) async fn has_finished(&self) {
+        loop {
+            let finished = self.done.notified();
+            if !self.state.locked().finished.is_empty() {
+                return;
+            }
+            finished.await;
+        }
+    }
+
     /// URLs queued, being fetched, and finished but not taken.
     pub(crate) fn held(&self) -> usize {
         let st = self.state.locked();

@@ -355,6 +355,21 @@ impl Stage for FetchStage {
         self.frontier.held()
     }
 
+    /// A fetch finished after its batch: its page goes out now.
+    async fn ready(&mut self) {
+        self.frontier.has_finished().await
+    }
+
+    /// The last tick's pages are on the broker: their URLs leave the parked
+    /// set (a crash now does not fetch them again).
+    async fn produced(&mut self) {
+        let emitted = std::mem::take(&mut self.emitted);
+        if let Err(e) = self.parked.release(&emitted) {
+            tracing::warn!(error = %e, "releasing parked URLs failed");
+            self.emitted = emitted;
+        }
+    }
+
     /// On stopping: no new fetches start, those in flight get a few seconds
     /// to finish, and every URL not answered then goes back to the frontier
     /// topic, so nothing is lost even without a state directory.

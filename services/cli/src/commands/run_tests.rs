@@ -184,3 +184,104 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         "{err}"
     );
 }
+
+/// A site with a page that answers 429 before 200, a slow page and a
+/// redirect, besides plain pages.
+async fn awkward_site() -> String {
+    use axum::response::IntoResponse;
+    let tries = Arc::new(AtomicUsize::new(0));
+    let page = |body: &'static str| {
+        axum::response::Html(format!("<html><body><p>{body}</p></body></html>"))
+    };
+    let app = axum::Router::new()
+        .route(
+            "/",
+            axum::routing::get(|| async {
+                let links: String = ["/busy", "/slow", "/moved", "/p1", "/p2", "/p3"]
+                    .iter()
+                    .map(|l| format!("<a href=\"{l}\">{l}</a> "))
+                    .collect();
+                axum::response::Html(format!("<html><body>{links}</body></html>"))
+            }),
+        )
+        .route(
+            "/busy",
+            axum::routing::get(move || {
+                let tries = tries.clone();
+                async move {
+                    if tries.fetch_add(1, Ordering::SeqCst).is_multiple_of(2) {
+                        (
+                            axum::http::StatusCode::TOO_MANY_REQUESTS,
+                            [("retry-after", "1")],
+                            "slow down",
+                        )
+                            .into_response()
+                    } else {
+                        page("busy but here").into_response()
+                    }
+                }
+            }),
+        )
+        .route(
+            "/slow",
+            axum::routing::get(move || async move {
+                tokio::time::sleep(std::time::Duration::from_millis(1500)).await;
+                page("slow but here")
+            }),
+        )
+        .route(
+            "/moved",
+            axum::routing::get(|| async { axum::response::Redirect::to("/target") }),
+        )
+        .route(
+            "/target",
+            axum::routing::get(move || async move { page("moved here") }),
+        )
+        .fallback(move || async move { page("plain") });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    format!("http://{addr}/")
+}
+
+/// Idle means idle: a run ends only when every URL has been answered,
+/// whatever waits on a retry, a slow answer or a redirect; run many times.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_run_ends_only_when_every_url_is_answered() {
+    let base = awkward_site().await;
+    let mut cfg = Config::default_config();
+    cfg.fetch.per_host_delay_ms = 50;
+    cfg.fetch.bloom_capacity = 10_000;
+    cfg.fetch.defer_after_ms = 200;
+    let registry = crate::stages::registry();
+    for round in 0..6 {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = tmp.path().join("data");
+        let opts = RunOptions {
+            data: data.clone(),
+            allow_private: true,
+            depth: Some(1),
+            follow: false,
+        };
+        run_embedded(
+            &cfg,
+            &registry,
+            std::slice::from_ref(&base),
+            &SeedOptions::default(),
+            opts,
+        )
+        .await
+        .unwrap();
+        let summary: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(data.join("summary.json")).unwrap()).unwrap();
+        // The index page and the six it links, each answered once: a page,
+        // or a dead letter (none here).
+        let n = |t: &str| summary["produced"][t].as_u64().unwrap_or(0);
+        assert_eq!(n("pages"), 7, "round {round}: {summary}");
+        let dead = std::fs::read_to_string(data.join("dead-letter.jsonl")).unwrap_or_default();
+        assert!(
+            !dead.contains("\"stage\":\"fetch\""),
+            "round {round}: fetch failed a URL: {dead}"
+        );
+    }
+}
