@@ -44,6 +44,10 @@ struct State {
     /// Set once the stage has handed back what it held: fetches that still
     /// finish are dropped.
     abandoned: bool,
+    /// Most fetches finished and not yet taken: workers wait beyond it, so
+    /// fetch runs no faster than the stages after it take its pages (a
+    /// page's fetch-to-searchable time does not grow in a queue).
+    max_finished: usize,
 }
 
 type Key = u64;
@@ -53,6 +57,8 @@ pub(crate) struct Frontier {
     state: Arc<Mutex<State>>,
     /// Woken whenever a fetch finishes.
     done: Arc<Notify>,
+    /// Woken whenever finished fetches are taken.
+    taken: Arc<Notify>,
 }
 
 impl Frontier {
@@ -84,6 +90,7 @@ impl Frontier {
     pub(crate) fn start(&self, crawler: &Arc<Crawler>, skip: impl Fn(&str) -> bool) {
         let per_host = crawler.cfg.per_host_concurrency.max(1);
         let mut st = self.state.locked();
+        st.max_finished = crawler.cfg.concurrency.max(1);
         if st.stopping {
             return;
         }
@@ -109,7 +116,23 @@ impl Frontier {
             .into_iter()
             .partition(|(url, _)| want(url));
         st.finished = kept;
+        drop(st);
+        self.taken.notify_waiters();
         taken
+    }
+
+    /// Waits while as many fetches as allowed are finished and not taken.
+    async fn room(&self) {
+        loop {
+            let taken = self.taken.notified();
+            {
+                let st = self.state.locked();
+                if st.finished.len() < st.max_finished.max(1) || st.stopping {
+                    return;
+                }
+            }
+            taken.await;
+        }
     }
 
     /// Waits until a fetch finishes.
@@ -220,7 +243,9 @@ impl Frontier {
 /// one of the stage's concurrency slots, so a host waiting on its delay
 /// holds no slot another host could use).
 async fn worker(host: String, frontier: Frontier, crawler: Arc<Crawler>) {
-    while let Some(w) = frontier.next(&host) {
+    loop {
+        frontier.room().await;
+        let Some(w) = frontier.next(&host) else { break };
         let outcome = crawler.fetch(&w.url, w.depth, w.validators.clone()).await;
         let waits = crawler
             .wait_for_paused

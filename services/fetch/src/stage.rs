@@ -35,6 +35,9 @@ pub struct FetchStage {
     /// Parked URLs whose outputs the last tick returned: released at the
     /// next tick or on close, when the runner has produced them.
     emitted: Vec<String>,
+    /// Fetches of earlier batches that finished while a batch waited: the
+    /// next tick answers them.
+    late: Vec<(String, crate::frontier::Outcome)>,
 }
 
 impl FetchStage {
@@ -56,6 +59,7 @@ impl FetchStage {
             parked: parked::Parked::default(),
             frontier: Frontier::default(),
             emitted: Vec::new(),
+            late: Vec::new(),
         })
     }
 
@@ -206,7 +210,12 @@ impl Stage for FetchStage {
         while left > 0 {
             // Created before looking, so a fetch finishing in between wakes it.
             let finished = self.frontier.finished_one();
-            for (url, outcome) in self.frontier.take_finished(|u| index.contains_key(u)) {
+            // Everything finished is taken, so workers always have room.
+            for (url, outcome) in self.frontier.take_finished(|_| true) {
+                if !index.contains_key(&url) {
+                    self.late.push((url, outcome));
+                    continue;
+                }
                 if let Some(i) = index.remove(&url) {
                     fetched[i] = Some(outcome);
                     left -= 1;
@@ -300,7 +309,9 @@ impl Stage for FetchStage {
         self.start_workers();
         let mut done = Vec::new();
         let mut observed = Vec::new();
-        for (url, result) in self.frontier.take_finished(|_| true) {
+        let mut finished = std::mem::take(&mut self.late);
+        finished.extend(self.frontier.take_finished(|_| true));
+        for (url, result) in finished {
             let Some(link) = self.parked.get(&url).cloned() else {
                 continue;
             };
@@ -352,12 +363,14 @@ impl Stage for FetchStage {
     }
 
     fn held(&self) -> usize {
-        self.frontier.held()
+        self.frontier.held() + self.late.len()
     }
 
     /// A fetch finished after its batch: its page goes out now.
     async fn ready(&mut self) {
-        self.frontier.has_finished().await
+        if self.late.is_empty() {
+            self.frontier.has_finished().await
+        }
     }
 
     /// The last tick's pages are on the broker: their URLs leave the parked
