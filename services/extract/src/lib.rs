@@ -12,6 +12,7 @@
 //! - `auto`: the density region, widened by the qRead segment where the two
 //!   overlap, plus a heading just before it that matches the title.
 
+mod article;
 mod fx;
 mod lines;
 mod meta;
@@ -19,9 +20,11 @@ mod site;
 mod stage;
 mod tree;
 
-use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
+use gleaner_core::messages::{Block, Cleaned};
 use std::ops::Range;
 
+pub use article::{extract, extract_with, join_blocks, SiteState};
+pub(crate) use article::{extract_chosen, site_view};
 pub use meta::{normalise_date, page_title, strip_site_name};
 pub use site::{apply_rules, Templates};
 pub use stage::{ExtractSpec, ExtractStage};
@@ -387,104 +390,6 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             }
         }
     }
-}
-
-/// Joins blocks as plain text: one block per line, a blank line between
-/// paragraphs, list items and table cells on consecutive lines.
-pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
-    let mut out = String::new();
-    let mut prev_item = false;
-    for &i in chosen {
-        let b = &blocks[i];
-        let item = matches!(b.tag.as_str(), "li" | "dd" | "dt" | "td" | "th");
-        if !out.is_empty() {
-            out.push_str(if item && prev_item { "\n" } else { "\n\n" });
-        }
-        out.push_str(&b.text);
-        prev_item = item;
-    }
-    out
-}
-
-/// What extraction keeps per site: learned templates and site rules.
-#[derive(Default)]
-pub struct SiteState {
-    pub templates: Templates,
-    pub rules: std::collections::HashMap<String, SiteRules>,
-}
-
-/// Extracts the article from a cleaned page, alone.
-pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
-    extract_with(cleaned, which, None)
-}
-
-/// Extracts the article from a cleaned page of a stream: the site's
-/// template is learned from it (and removed from `auto` and `template`), and
-/// the site's rules, if any, win over the generic methods (`auto`, `rules`).
-pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteState>) -> Article {
-    let host = gleaner_core::util::host_of(&cleaned.url);
-    let (template, rules) = match site {
-        Some(st) => site_view(st, &host, cleaned),
-        None => (Vec::new(), None),
-    };
-    extract_chosen(cleaned, which, &template, rules).0
-}
-
-/// What a site's state says of one of its pages: the blocks of its learned
-/// template (learning from this page too) and its rules. The only part of
-/// extraction that needs the state, so the rest runs unlocked.
-pub(crate) fn site_view(
-    st: &mut SiteState,
-    host: &str,
-    cleaned: &Cleaned,
-) -> (Vec<bool>, Option<SiteRules>) {
-    (
-        st.templates.observe(host, &cleaned.url, &cleaned.blocks),
-        st.rules.get(host).cloned(),
-    )
-}
-
-/// The article given the site's view, and the blocks that make up the text.
-pub(crate) fn extract_chosen(
-    cleaned: &Cleaned,
-    which: Extractor,
-    template: &[bool],
-    rules: Option<SiteRules>,
-) -> (Article, Vec<usize>) {
-    let mut chosen = select(cleaned, which, template);
-    if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
-        chosen = apply_rules(r, &cleaned.blocks, chosen);
-    }
-    // A paragraph the page repeats (a teaser above the full text, a
-    // responsive copy) is said once.
-    let mut said = fx::FxSet::default();
-    chosen.retain(|&i| {
-        let t = cleaned.blocks[i].text.as_str();
-        t.len() < 40 || said.insert(t)
-    });
-    let text = join_blocks(&cleaned.blocks, &chosen);
-    let meta = &cleaned.meta;
-    let article = Article {
-        id: cleaned.id.clone(),
-        url: cleaned.url.clone(),
-        title: page_title(cleaned),
-        author: meta::author(cleaned),
-        date: meta
-            .date
-            .as_deref()
-            .and_then(normalise_date)
-            .or_else(|| meta::page_date(cleaned)),
-        language: meta
-            .language
-            .clone()
-            .map(|l| l.to_ascii_lowercase())
-            .or_else(|| meta::guess_language(&text)),
-        text,
-        extractor: which.name().to_string(),
-        fetched_at: cleaned.fetched_at.clone(),
-        cluster: None,
-    };
-    (article, chosen)
 }
 
 #[cfg(test)]
