@@ -18,7 +18,7 @@ links = "".join(f'<a href="p/{f}">{f}</a><br>' for f in sorted(os.listdir(d + "/
 open(d + "/index.html", "w").write(f"<html><body>{links}</body></html>")
 PY
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$work/site" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+python3 scripts/serve-pages.py "$work/site" "$port" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 sleep 1

@@ -27,15 +27,7 @@ links = "".join(f'<a href="p/{f}">{f}</a><br>' for f in sorted(os.listdir(d + "/
 open(d + "/index.html", "w").write(f"<html><body>{links}</body></html>")
 PY
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-# http.server's listen backlog of 5 drops connections under concurrent
-# requests (each dropped SYN costs a 1 s retransmit): a deeper one.
-(cd "$work/site" && exec python3 -c '
-import functools, http.server, sys
-http.server.ThreadingHTTPServer.request_queue_size = 1024
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=".")
-handler.log_message = lambda *a: None
-http.server.ThreadingHTTPServer(("127.0.0.1", int(sys.argv[1])), handler).serve_forever()
-' "$port" >/dev/null 2>&1) &
+python3 scripts/serve-pages.py "$work/site" "$port" &
 server=$!
 trap 'kill $server 2>/dev/null || true' EXIT
 sleep 1

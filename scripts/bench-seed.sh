@@ -35,7 +35,7 @@ for f in sorted(os.listdir(f"{root}/html")):
 open(f"{out}/picked.tsv", "w").write("".join(f"{a}\t{b}\n" for a, b in picked))
 PY
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-(cd "$work/site" && exec python3 -m http.server "$port" --bind 127.0.0.1 >/dev/null 2>&1) &
+python3 scripts/serve-pages.py "$work/site" "$port" &
 server=$!
 "$bin" run --follow --allow-private --delay 0 --data "$work/data" >"$work/run.log" 2>&1 &
 run=$!

@@ -90,24 +90,16 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
-    let child = Command::new(GLEANER)
-        .args([
-            "run",
-            "--allow-private",
-            "--depth",
-            "0",
-            "--every",
-            "1",
-            "--config",
-        ])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .args(["--seeds", &format!("{base}{}", ARTICLES[0].0)])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let seed = format!("{base}{}", ARTICLES[0].0);
+    let child = gleaner_run(
+        &cfg,
+        &data,
+        &["--depth", "0", "--every", "1", "--seeds", &seed],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     tokio::time::sleep(Duration::from_millis(3600)).await;
     let fetched = log
         .lock()
@@ -174,19 +166,8 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
-    let child = Command::new(GLEANER)
-        .args([
-            "run",
-            "--allow-private",
-            "--follow",
-            "--depth",
-            "0",
-            "--config",
-        ])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .args(["--seeds", &format!("{base}{}", ARTICLES[0].0)])
+    let seed = format!("{base}{}", ARTICLES[0].0);
+    let child = gleaner_run(&cfg, &data, &["--follow", "--depth", "0", "--seeds", &seed])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -194,12 +175,7 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     let first = searchable_within(&cfg, &data, ARTICLES[0].1, Duration::from_secs(20)).await;
     assert!(first.is_some(), "the run's own seed was never searchable");
 
-    let second = Command::new(GLEANER)
-        .args(["run", "--allow-private", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .args(["--seeds", &format!("{base}/")])
+    let second = gleaner_run(&cfg, &data, &["--seeds", &format!("{base}/")])
         .output()
         .unwrap();
     let err = String::from_utf8_lossy(&second.stderr);
@@ -247,13 +223,7 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
         .output()
         .unwrap();
     assert!(String::from_utf8_lossy(&queued.stdout).contains("the next `gleaner run"));
-    let out = Command::new(GLEANER)
-        .args(["run", "--allow-private", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .output()
-        .unwrap();
+    let out = gleaner_run(&cfg, &data, &[]).output().unwrap();
     let summary = run_summary(&out, &data);
     assert_eq!(summary["produced"]["pages"].as_u64(), Some(1), "{summary}");
 }

@@ -243,16 +243,22 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
         .collect()
 }
 
+/// `gleaner run --allow-private` on `cfg` and `data`, with `args` besides.
+pub fn gleaner_run(cfg: &Path, data: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(GLEANER);
+    c.args(["run", "--allow-private", "--config"])
+        .arg(cfg)
+        .arg("--data")
+        .arg(data)
+        .args(args);
+    c
+}
+
 /// `gleaner run` over the example site from its front page, to the end.
 pub async fn run_on_site(cfg: &Path, data: &Path, base: &str) -> std::process::Output {
     let (cfg, data, seed) = (cfg.to_path_buf(), data.to_path_buf(), format!("{base}/"));
     tokio::task::spawn_blocking(move || {
-        Command::new(GLEANER)
-            .args(["run", "--allow-private", "--config"])
-            .arg(&cfg)
-            .arg("--data")
-            .arg(&data)
-            .args(["--seeds", &seed])
+        gleaner_run(&cfg, &data, &["--seeds", &seed])
             .output()
             .unwrap()
     })

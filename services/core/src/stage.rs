@@ -177,6 +177,16 @@ pub trait Stage: Send + 'static {
     }
 }
 
+/// [`Stage::handle`] for a stage that works in batches (fetch, dedup,
+/// index): the input as a batch of one.
+pub async fn handle_as_batch<S: Stage + ?Sized>(stage: &mut S, input: &Input) -> Handled {
+    stage
+        .handle_batch(std::slice::from_ref(input))
+        .await
+        .pop()
+        .unwrap_or(Ok(vec![]))
+}
+
 /// Turns outputs into their wire form (JSON) and replaces those over
 /// `max_bytes` with a dead-letter record naming their size, so no record is
 /// produced that a broker could accept but a consumer could not read back

@@ -217,10 +217,7 @@ impl Stage for DedupStage {
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.handle_batch(std::slice::from_ref(input))
-            .await
-            .pop()
-            .unwrap_or(Ok(vec![]))
+        gleaner_core::stage::handle_as_batch(self, input).await
     }
 
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {

@@ -160,10 +160,7 @@ impl Stage for FetchStage {
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.handle_batch(std::slice::from_ref(input))
-            .await
-            .pop()
-            .unwrap_or(Ok(vec![]))
+        gleaner_core::stage::handle_as_batch(self, input).await
     }
 
     /// Plans every input (seen set, scope), queues the URLs for their

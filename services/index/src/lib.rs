@@ -240,10 +240,7 @@ impl Stage for IndexStage {
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.handle_batch(std::slice::from_ref(input))
-            .await
-            .pop()
-            .unwrap_or(Ok(vec![]))
+        gleaner_core::stage::handle_as_batch(self, input).await
     }
 
     /// Adds the batch and commits once, with the batch's offsets in the

@@ -95,10 +95,15 @@ pub(crate) async fn run_embedded(
             _ = pipeline.wait_idle(), if !follow => break,
             _ = stop.wait_for(|s| *s) => { eprintln!("\ninterrupted: finishing in-flight work"); break }
             _ = flush.tick() => pipeline.flush(),
-            _ = inbox.tick() => match datadir::take_seeds(&data) {
-                Ok(seeds) => for s in seeds { pipeline.publish(s).await },
-                Err(e) => eprintln!("gleaner: taking seeds from {}: {e:#}", data.display()),
-            },
+            _ = inbox.tick() => {
+                // File work: off the async runtime.
+                let dir = data.clone();
+                match tokio::task::spawn_blocking(move || datadir::take_seeds(&dir)).await {
+                    Ok(Ok(seeds)) => for s in seeds { pipeline.publish(s).await },
+                    Ok(Err(e)) => eprintln!("gleaner: taking seeds from {}: {e:#}", data.display()),
+                    Err(e) => eprintln!("gleaner: taking seeds failed: {e}"),
+                }
+            }
             _ = tick.tick() => {
                 let c = pipeline.counts();
                 let line = format!(
