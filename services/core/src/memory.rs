@@ -51,25 +51,18 @@ struct Bus {
     sinks: HashMap<Topic, Mutex<Sink>>,
 }
 
-/// A topic appended to a JSON-lines file as records pass, flushed at least
-/// once a second so that `tail -f` follows the run.
+/// A topic appended to a JSON-lines file as records pass; `gleaner run`
+/// flushes it every second ([`MemoryPipeline::flush`]) so `tail -f` follows.
 struct Sink {
     file: std::io::BufWriter<std::fs::File>,
-    flushed: std::time::Instant,
 }
 
 impl Sink {
-    const FLUSH_EVERY: std::time::Duration = std::time::Duration::from_secs(1);
-
     fn append(&mut self, line: &[u8]) {
         let _ = self
             .file
             .write_all(line)
             .and_then(|_| self.file.write_all(b"\n"));
-        if self.flushed.elapsed() >= Self::FLUSH_EVERY {
-            let _ = self.file.flush();
-            self.flushed = std::time::Instant::now();
-        }
     }
 }
 
@@ -177,7 +170,6 @@ impl MemoryPipeline {
                     .open(dir.join(format!("{}.jsonl", t.short())))?;
                 let sink = Sink {
                     file: std::io::BufWriter::new(f),
-                    flushed: std::time::Instant::now(),
                 };
                 sinks.insert(*t, Mutex::new(sink));
             }
@@ -230,9 +222,7 @@ impl MemoryPipeline {
     /// second, so a record is on disk within a second of passing).
     pub fn flush(&self) {
         for sink in self.bus.sinks.values() {
-            let mut sink = sink.locked();
-            let _ = sink.file.flush();
-            sink.flushed = std::time::Instant::now();
+            let _ = sink.locked().file.flush();
         }
     }
 
@@ -418,6 +408,11 @@ mod tests {
         })
         .await;
         p.wait_idle().await;
+        // On disk while the run goes on, once flushed (the run does it
+        // every second).
+        let sink = dir.path().join("dead-letter.jsonl");
+        p.flush();
+        assert_eq!(std::fs::read_to_string(&sink).unwrap().lines().count(), 2);
         let c = p.shutdown().await.unwrap();
         assert_eq!(c[&Topic::FRONTIER], 199);
         // No broker in-process, so no record limit: all 200 pages pass
