@@ -270,6 +270,11 @@ fn config(common: &Common) -> anyhow::Result<Config> {
     Config::load(common.config.as_deref())
 }
 
+/// `--extractor`, else the config's.
+fn extractor_of(cfg: &Config, flag: Option<&str>) -> anyhow::Result<gleaner_extract::Extractor> {
+    flag.unwrap_or(&cfg.extract.extractor).parse()
+}
+
 async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
     match cmd {
         Cmd::Run {
@@ -331,10 +336,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 commands::service::run("extract", cfg, &kafka, Place::default()).await?;
             } else {
                 init_logs("warn");
-                let which = extractor
-                    .as_deref()
-                    .unwrap_or(&cfg.extract.extractor)
-                    .parse()?;
+                let which = extractor_of(&cfg, extractor.as_deref())?;
                 let failures =
                     commands::extract::extract_inputs(&cfg, &inputs, which, json).await?;
                 if failures > 0 {
@@ -433,10 +435,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         } => {
             init_logs("error");
             let cfg = config(&common)?;
-            let which = extractor
-                .as_deref()
-                .unwrap_or(&cfg.extract.extractor)
-                .parse()?;
+            let which = extractor_of(&cfg, extractor.as_deref())?;
             if bench {
                 commands::eval::bench(&dir, which, 3)?;
             } else {
