@@ -1,6 +1,7 @@
 //! Fetching one URL: the address check, robots.txt, the host's politeness
-//! clock and slots, retries, and the body read, capped and decoded. Shared
-//! by every fetch task of the stage.
+//! clock, retries, and the body read, capped and decoded. Shared by every
+//! fetch worker of the stage (how many requests a host has in flight is its
+//! number of workers, frontier.rs).
 
 use crate::address::check_address;
 use crate::body::{decode_html, read_capped};
@@ -70,7 +71,7 @@ impl Crawler {
             .to_ascii_lowercase();
         Ok(Crawler {
             routes: Routes::new(cfg, allow_private)?,
-            politeness: Politeness::new(cfg.per_host_concurrency),
+            politeness: Politeness::default(),
             health: Health::new(cfg),
             robots: RobotsCache::new(Duration::from_secs(cfg.robots_cache_secs)),
             agent_token,
@@ -195,14 +196,6 @@ impl Crawler {
             url: url.to_string(),
             why: e.to_string(),
         };
-        // Held until the body is read: one request at a time per host by
-        // default.
-        let _host_slot = self
-            .politeness
-            .slot(&host)
-            .acquire_owned()
-            .await
-            .map_err(closed)?;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),

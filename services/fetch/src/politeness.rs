@@ -1,43 +1,23 @@
-//! Politeness: each host's clock (the least time between two requests) and
-//! its request slots (the most requests in flight at once).
+//! Politeness: each host's clock, the least time between two requests. (How
+//! many requests a host has in flight is its number of frontier workers.)
 
 use gleaner_core::metrics;
 use gleaner_core::sync::Locked;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Mutex;
 use std::time::{Duration, Instant};
-use tokio::sync::Semaphore;
 use url::Url;
 
+#[derive(Default)]
 pub(crate) struct Politeness {
     /// When the last request to each host was sent (or answered, if later).
     last_send: Mutex<HashMap<String, Instant>>,
-    /// At most `per_host` requests in flight per host.
-    slots: Mutex<HashMap<String, Arc<Semaphore>>>,
-    per_host: usize,
 }
 
 impl Politeness {
-    pub(crate) fn new(per_host_concurrency: usize) -> Self {
-        Politeness {
-            last_send: Mutex::new(HashMap::new()),
-            slots: Mutex::new(HashMap::new()),
-            per_host: per_host_concurrency.max(1),
-        }
-    }
-
     /// Hosts seen so far.
     pub(crate) fn hosts(&self) -> usize {
         self.last_send.locked().len()
-    }
-
-    /// The host's request slots, held until a body is read.
-    pub(crate) fn slot(&self, host: &str) -> Arc<Semaphore> {
-        self.slots
-            .locked()
-            .entry(host.to_string())
-            .or_insert_with(|| Arc::new(Semaphore::new(self.per_host)))
-            .clone()
     }
 
     /// Waits until `delay` has passed since the last request to this host
@@ -113,7 +93,7 @@ mod tests {
 
     #[tokio::test]
     async fn turns_to_one_host_are_spaced_and_other_hosts_do_not_wait() {
-        let p = Politeness::new(1);
+        let p = Politeness::default();
         let delay = Duration::from_millis(40);
         let start = Instant::now();
         p.wait_turn("a:80", delay).await;
