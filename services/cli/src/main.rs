@@ -56,6 +56,10 @@ struct Kafka {
     /// Serve Prometheus metrics on this address (GET /metrics).
     #[arg(long, value_name = "ADDR")]
     metrics: Option<String>,
+    /// This instance's name in its stage's consumer group (default:
+    /// kafka.instance); each instance of one stage needs its own.
+    #[arg(long, value_name = "NAME")]
+    instance: Option<String>,
 }
 
 #[derive(Subcommand)]
@@ -247,6 +251,20 @@ enum Cmd {
     },
     /// Create every topic the configured flow uses (existing ones are left alone).
     Topics {
+        #[command(flatten)]
+        kafka: Kafka,
+        #[command(flatten)]
+        common: Common,
+    },
+    /// Where every stage stands: on Kafka, per stage and partition the
+    /// committed offset, end, lag, owner and last commit; with --data, the
+    /// counts and queues of the `gleaner run` working on DIR.
+    ///
+    /// Example: gleaner status --brokers 127.0.0.1:9092
+    Status {
+        /// Show the embedded run working on this data directory instead.
+        #[arg(long, value_name = "DIR")]
+        data: Option<PathBuf>,
         #[command(flatten)]
         kafka: Kafka,
         #[command(flatten)]
@@ -465,6 +483,14 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 allow_private,
             };
             commands::service::run(&name, config(&common)?, &kafka, place).await?;
+        }
+        Cmd::Status {
+            data,
+            kafka,
+            common,
+        } => {
+            init_logs("warn");
+            commands::status::run(&config(&common)?, &kafka, data.as_deref()).await?;
         }
         Cmd::Topics { kafka, common } => {
             init_logs("warn");

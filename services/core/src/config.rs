@@ -56,6 +56,13 @@ pub struct Kafka {
     pub batch_max: usize,
     pub partitions: i32,
     pub replication: i32,
+    /// This instance's name in its stage's group (static membership).
+    pub instance: String,
+    pub session_timeout_ms: u64,
+    /// Exit after this long without partitions while the input waits (0: never).
+    pub unassigned_exit_ms: u64,
+    /// Records per partition of the output topics the replay guard reads back.
+    pub replay_check_records: usize,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -191,7 +198,8 @@ impl Config {
         }
     }
 
-    fn validate(&self) -> anyhow::Result<()> {
+    /// Checks values the types alone do not (also after command-line overrides).
+    pub fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
             (0.0..=1.0).contains(&self.dedup.threshold),
             "dedup.threshold must be within 0..=1"
@@ -205,6 +213,16 @@ impl Config {
             "run.channel_capacity must be > 0"
         );
         anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
+        anyhow::ensure!(
+            !self.kafka.instance.is_empty()
+                && self
+                    .kafka
+                    .instance
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            "kafka.instance must be a non-empty name of letters, digits, '-', '_' or '.' (got {:?})",
+            self.kafka.instance
+        );
         anyhow::ensure!(
             matches!(self.summarize.engine.as_str(), "extractive" | "http"),
             "summarize.engine must be \"extractive\" or \"http\""

@@ -8,6 +8,7 @@ pub mod memory;
 pub mod messages;
 pub mod metrics;
 pub mod payload;
+pub mod recent;
 pub mod registry;
 pub mod stage;
 pub mod sync;

@@ -114,6 +114,23 @@ impl Bus {
         now
     }
 
+    /// Messages waiting in the bounded channels before each topic's readers.
+    fn queued(&self) -> Counts {
+        self.consumers
+            .iter()
+            .map(|(t, txs)| {
+                let n = txs
+                    .iter()
+                    .map(|tx| match tx.as_ref() {
+                        Tx::Bounded(s) => (s.max_capacity() - s.capacity()) as u64,
+                        Tx::Unbounded(_) => 0,
+                    })
+                    .sum();
+                (*t, n)
+            })
+            .collect()
+    }
+
     fn counts(&self) -> Counts {
         self.produced
             .iter()
@@ -231,6 +248,12 @@ impl MemoryPipeline {
         self.bus.counts()
     }
 
+    /// Messages waiting before each topic's readers (in the bounded
+    /// channels; a stage's own loop, like fetch's frontier, is not counted).
+    pub fn queued(&self) -> Counts {
+        self.bus.queued()
+    }
+
     /// Messages queued or being handled.
     pub fn in_flight(&self) -> i64 {
         self.bus.in_flight.load(Ordering::SeqCst)
@@ -329,6 +352,7 @@ async fn run_stage(
                 bus.publish(out).await;
             }
         }
+        stage.produced().await;
         held = bus.hold(held, stage.held());
         bus.done(batch.len() as i64);
     }

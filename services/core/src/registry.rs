@@ -57,6 +57,12 @@ pub trait StageSpec: Send + Sync {
     /// carries them (`articles`); empty: any kind.
     fn reads(&self) -> &'static [Topic];
 
+    /// Topics its consumer group reads besides its place's input (fetch:
+    /// its own frontier), for `gleaner status`.
+    fn side_inputs(&self) -> &'static [Topic] {
+        &[]
+    }
+
     /// Whether its output carries the same kind of message as its input
     /// (a stage that filters, counts or annotates and passes messages on).
     fn passes_through(&self) -> bool {

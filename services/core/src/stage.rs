@@ -145,9 +145,10 @@ pub trait Stage: Send + 'static {
         std::future::pending::<()>().await
     }
 
-    /// Called once the outputs of the last [`Stage::tick`] or
+    /// Called once the outputs of the last batch, [`Stage::tick`] or
     /// [`Stage::drain`] have been produced (acknowledged, on Kafka): state
-    /// kept until then (fetch's parked URLs) can be let go.
+    /// kept until then can be let go or made durable (fetch records its
+    /// fetched URLs and lets go of their parked entries).
     async fn produced(&mut self) {}
 
     /// Called by the Kafka runner when it stops, before [`Stage::close`]:
@@ -155,6 +156,15 @@ pub trait Stage: Send + 'static {
     /// example to the frontier), since the inputs' offsets are committed.
     async fn drain(&mut self) -> Vec<Output> {
         self.tick().await
+    }
+
+    /// Whether the Kafka runner's replay guard should drop an output
+    /// identical to one recently on its topic (see `kafka::ReplayGuard`):
+    /// right for a stage whose outputs depend only on its input. A stage
+    /// that recognises replays itself (fetch's seen set, dedup's ids, the
+    /// index's upserts) says no.
+    fn replay_guard(&self) -> bool {
+        true
     }
 
     /// Another worker of this stage sharing its state, for a stage whose

@@ -110,6 +110,14 @@ pub fn unix_now() -> u64 {
         .unwrap_or(0)
 }
 
+/// Milliseconds since the Unix epoch.
+pub fn unix_millis() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 /// The current time as RFC 3339 in UTC, e.g. `2026-11-22T01:02:03Z`.
 pub fn now_rfc3339() -> String {
     rfc3339(unix_now())

@@ -1,10 +1,11 @@
 //! The dedup stage in the registry. On Kafka its window is rebuilt at start
 //! from the tail of its own output, so reposts of articles seen before a
-//! restart are still caught.
+//! restart are still caught, and what it recorded on `duplicates` is read
+//! back too, so that a replay after a crash records nothing twice.
 
 use crate::DedupStage;
 use async_trait::async_trait;
-use gleaner_core::messages::Article;
+use gleaner_core::messages::{Article, Duplicate};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::Topic;
@@ -41,6 +42,7 @@ impl StageSpec for DedupSpec {
             .max(1);
             let b = brokers.clone();
             let t = topic.clone();
+            let dups = ctx.cfg.topic_name(Topic::DUPLICATES);
             // Reading, parsing and judging the tail are blocking and CPU work.
             let (rebuilt, n) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
                 let tail = gleaner_core::kafka::read_tail(&b, &t, per_partition)?;
@@ -50,6 +52,12 @@ impl StageSpec for DedupSpec {
                     .filter_map(|p| serde_json::from_slice(p).ok())
                     .collect();
                 let n = stage.remember(&articles);
+                let reported: Vec<Duplicate> =
+                    gleaner_core::kafka::read_tail(&b, &dups, per_partition)?
+                        .iter()
+                        .filter_map(|p| serde_json::from_slice(p).ok())
+                        .collect();
+                stage.remember_reported(&reported);
                 Ok((stage, n))
             })
             .await??;

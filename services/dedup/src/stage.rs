@@ -9,7 +9,8 @@
 use crate::features::Features;
 use crate::window::{Decision, DedupConfig, Window};
 use async_trait::async_trait;
-use gleaner_core::messages::{Article, Summarized};
+use gleaner_core::messages::{Article, Duplicate, Summarized};
+use gleaner_core::recent::Recent;
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::sync::Locked;
 use gleaner_core::Topic;
@@ -75,11 +76,19 @@ impl Decoder {
 pub struct Deduper {
     window: Window,
     input: Topic,
+    /// Reposts recorded on `duplicates` lately, by (id, original id): a
+    /// replayed repost is not recorded twice.
+    reported: Recent<()>,
+}
+
+fn pair(d: &Duplicate) -> u64 {
+    gleaner_core::util::fnv1a64_parts(&[d.id.as_bytes(), b" ", d.original_id.as_bytes()])
 }
 
 impl Deduper {
     pub fn new(cfg: DedupConfig, input: Topic) -> Self {
         Deduper {
+            reported: Recent::new(cfg.window_count),
             window: Window::new(cfg),
             input,
         }
@@ -108,7 +117,13 @@ impl Deduper {
             .into_iter()
             .map(|p| {
                 p.map(|(msg, f)| {
-                    let d = self.window.judge(msg.article(), &f, now);
+                    let mut d = self.window.judge(msg.article(), &f, now);
+                    d.retain(|d| match d {
+                        Decision::Repost(dup) | Decision::Correction(dup) => {
+                            self.reported.insert(pair(dup), ())
+                        }
+                        _ => true,
+                    });
                     (msg, d)
                 })
             })
@@ -140,6 +155,14 @@ impl Deduper {
         }
         self.window.len()
     }
+
+    /// Notes reposts recorded before (the tail of the duplicates topic),
+    /// so that a replayed one is not recorded again.
+    pub fn remember_reported(&mut self, reported: &[Duplicate]) {
+        for d in reported {
+            self.reported.insert(pair(d), ());
+        }
+    }
 }
 
 fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
@@ -157,6 +180,9 @@ fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
                 tracing::info!(id = %dup.id, url = %dup.url, original = %dup.original_url,
                     "an earlier copy arrived: correction");
                 outs.push(Output::new(Topic::DUPLICATES, dup.id.clone(), dup));
+            }
+            Decision::Replay => {
+                gleaner_core::metrics::inc("gleaner_dedup_replays_total", &[]);
             }
         }
     }
@@ -202,10 +228,19 @@ impl DedupStage {
     pub fn remember(&mut self, articles: &[Article]) -> usize {
         self.lock().remember(articles)
     }
+
+    /// See [`Deduper::remember_reported`].
+    pub fn remember_reported(&mut self, reported: &[Duplicate]) {
+        self.lock().remember_reported(reported)
+    }
 }
 
 #[async_trait]
 impl Stage for DedupStage {
+    /// Replays are recognised by the stage itself.
+    fn replay_guard(&self) -> bool {
+        false
+    }
     fn name(&self) -> &'static str {
         "dedup"
     }
@@ -231,5 +266,84 @@ impl Stage for DedupStage {
                 (0..n).map(|_| Err(anyhow::anyhow!(msg.clone()))).collect()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn article(id: &str, text: &str) -> Article {
+        Article {
+            id: id.into(),
+            url: format!("https://{id}.test/story"),
+            title: "Council approves budget".into(),
+            author: None,
+            date: Some("2026-01-01T00:00:00Z".into()),
+            language: Some("en".into()),
+            text: text.into(),
+            extractor: "auto".into(),
+            fetched_at: "2026-01-01T00:10:00Z".into(),
+            cluster: None,
+        }
+    }
+
+    fn input(a: &Article) -> Input {
+        Input {
+            topic: Topic::ARTICLES,
+            key: Some(a.id.clone()),
+            payload: Some(gleaner_core::Payload::typed(a.clone())),
+            origin: None,
+        }
+    }
+
+    /// A crash after dedup produced its verdicts replays the batch into a
+    /// restarted dedup, whose window and reported reposts are read back
+    /// from its own output topics: nothing goes out twice.
+    #[test]
+    fn a_replay_after_a_restart_produces_nothing_again() {
+        let cfg: gleaner_core::Config = gleaner_core::Config::load(None).unwrap();
+        let text = "The city council approved a new budget on Tuesday that raises spending on schools and parks while cutting the cost of running city hall, after a debate that ran late into the evening. ".repeat(4);
+        let (a, b) = (article("a", &text), article("b", &text));
+        let mut first = Deduper::new(cfg.dedup.clone(), Topic::ARTICLES);
+        let outs: Vec<Output> = first
+            .process(&[input(&a), input(&b)])
+            .into_iter()
+            .flat_map(|h| h.unwrap())
+            .collect();
+        let on = |t: Topic| outs.iter().filter(|o| o.topic == t).count();
+        assert_eq!((on(Topic::UNIQUE), on(Topic::DUPLICATES)), (1, 1));
+        let unique: Vec<Article> = outs
+            .iter()
+            .filter(|o| o.topic == Topic::UNIQUE)
+            .map(|o| o.decode().unwrap())
+            .collect();
+        let reported: Vec<Duplicate> = outs
+            .iter()
+            .filter(|o| o.topic == Topic::DUPLICATES)
+            .map(|o| o.decode().unwrap())
+            .collect();
+        let mut restarted = Deduper::new(cfg.dedup.clone(), Topic::ARTICLES);
+        restarted.remember(&unique);
+        restarted.remember_reported(&reported);
+        let again: Vec<Output> = restarted
+            .process(&[input(&a), input(&b)])
+            .into_iter()
+            .flat_map(|h| h.unwrap())
+            .collect();
+        assert!(
+            again.is_empty(),
+            "{:?}",
+            again.iter().map(|o| o.topic).collect::<Vec<_>>()
+        );
+        // Without what was reported, the repost would be recorded twice.
+        let mut forgetful = Deduper::new(cfg.dedup, Topic::ARTICLES);
+        forgetful.remember(&unique);
+        let again: Vec<Output> = forgetful
+            .process(&[input(&a), input(&b)])
+            .into_iter()
+            .flat_map(|h| h.unwrap())
+            .collect();
+        assert_eq!(again.len(), 1);
     }
 }

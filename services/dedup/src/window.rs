@@ -26,6 +26,7 @@ use crate::stored::Stored;
 use crate::vector::{shared_weight, top_terms, Vector};
 use gleaner_core::event::Event;
 use gleaner_core::messages::{Article, Duplicate};
+use gleaner_core::recent::Recent;
 use gleaner_core::util::fnv1a64;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
@@ -54,10 +55,9 @@ struct Entry {
     event: Event,
     seq: u64,
     text_hash: u64,
+    /// Hash of the fetch time: a replay carries the same one.
+    fetched: u64,
     text: Stored,
-    /// Shared weight and containment with the copy it was matched to, if any,
-    /// so that a replay gets the same verdict.
-    matched: (f32, f32),
 }
 
 impl Entry {
@@ -107,6 +107,10 @@ pub enum Decision {
     /// An article let through before is a repost of this one, which was
     /// published earlier.
     Correction(Duplicate),
+    /// This article was judged already (the same id with the same text or
+    /// from the same fetch): a replay after a crash, or a refetch of an
+    /// unchanged page. Nothing goes out again.
+    Replay,
 }
 
 /// Counters for reports and benchmarks.
@@ -116,6 +120,7 @@ pub struct Stats {
     pub candidates: u64,
     pub verified: u64,
     pub corrections: u64,
+    pub replays: u64,
 }
 
 pub struct Window {
@@ -130,6 +135,9 @@ pub struct Window {
     df: DocFreq,
     seq: u64,
     scratch: Vec<u32>,
+    /// Articles too short for the window, by id: (text hash, fetch hash),
+    /// so that their replays are recognised too.
+    short: Recent<(u64, u64)>,
     pub stats: Stats,
 }
 
@@ -139,6 +147,7 @@ impl Window {
         cfg.sketch_size = cfg.sketch_size.min(MAX_KEPT);
         Window {
             df: DocFreq::for_window(cfg.window_count),
+            short: Recent::new(cfg.window_count),
             cfg,
             slots: Vec::new(),
             free: Vec::new(),
@@ -204,18 +213,32 @@ impl Window {
         }
     }
 
-    /// Judges an article: unique (it joins the window), a repost, or the
-    /// earlier original of a copy let through before.
+    /// Judges an article: unique (it joins the window), a repost, the
+    /// earlier original of a copy let through before, or a replay.
     pub fn judge(&mut self, a: &Article, f: &Features, now: i64) -> Vec<Decision> {
         self.stats.judged += 1;
+        let fetched = fnv1a64(a.fetched_at.as_bytes());
         if let Some(slot) = self.find(&a.id) {
-            if self.entry(slot).text_hash == f.text_hash {
-                return vec![self.verdict_of(slot)];
+            let e = self.entry(slot);
+            if e.text_hash == f.text_hash || e.fetched == fetched {
+                self.stats.replays += 1;
+                return vec![Decision::Replay];
             }
-            // The same id with another text: an update, judged afresh.
+            // The same id from a new fetch with another text: an update,
+            // judged afresh.
             self.remove(slot);
         }
         if (f.content_words as usize) < self.cfg.min_content_words {
+            let id = fnv1a64(a.id.as_bytes());
+            let replay = self
+                .short
+                .get(id)
+                .is_some_and(|&(t, fe)| t == f.text_hash || fe == fetched);
+            self.short.insert(id, (f.text_hash, fetched));
+            if replay {
+                self.stats.replays += 1;
+                return vec![Decision::Replay];
+            }
             return vec![Decision::Unique {
                 cluster: a.id.clone(),
             }];
@@ -225,7 +248,7 @@ impl Window {
         let best = self.best_match(&vector, f, event);
         self.df.add(f.terms.iter().map(|t| t.0));
         let Some((slot, shared, cont)) = best else {
-            self.insert(a, f, vector, event, None, (0.0, 0.0));
+            self.insert(a, f, vector, event, None);
             return vec![Decision::Unique {
                 cluster: a.id.clone(),
             }];
@@ -290,14 +313,20 @@ impl Window {
                 false,
             ))]
         };
-        self.insert(a, f, vector, event, Some(cluster), (shared, cont));
+        self.insert(a, f, vector, event, Some(cluster));
         decisions
     }
 
     /// Adds an article known to be unique (from the stage's own output,
     /// after a restart) without judging it, with the cluster it carries.
     pub fn remember(&mut self, a: &Article, f: &Features, now: i64) {
-        if (f.content_words as usize) < self.cfg.min_content_words || self.find(&a.id).is_some() {
+        if (f.content_words as usize) < self.cfg.min_content_words {
+            let fetched = fnv1a64(a.fetched_at.as_bytes());
+            self.short
+                .insert(fnv1a64(a.id.as_bytes()), (f.text_hash, fetched));
+            return;
+        }
+        if self.find(&a.id).is_some() {
             return;
         }
         let event = Self::event(a, now);
@@ -334,35 +363,13 @@ impl Window {
                 }
             }
         }
-        self.insert(a, f, vector, event, cluster, (0.0, 0.0));
+        self.insert(a, f, vector, event, cluster);
     }
 
     fn event(a: &Article, now: i64) -> Event {
         let mut e = Event::of(a, now);
         e.secs = e.secs.min(now.saturating_add(FUTURE_SLACK_SECS));
         e
-    }
-
-    fn verdict_of(&self, slot: u32) -> Decision {
-        let e = self.entry(slot);
-        let cluster = self.cluster_of(e);
-        let original = self.original_of(e);
-        if *original.id == *e.id() {
-            Decision::Unique {
-                cluster: cluster.to_string(),
-            }
-        } else {
-            Decision::Repost(Duplicate {
-                id: e.id().to_string(),
-                url: e.url().to_string(),
-                original_id: original.id.to_string(),
-                original_url: original.url.to_string(),
-                similarity: f64::from(e.matched.0),
-                containment: f64::from(e.matched.1),
-                cluster: Some(cluster.to_string()),
-                correction: false,
-            })
-        }
     }
 
     /// The window entry most like the article, if any passes both
@@ -425,7 +432,6 @@ impl Window {
         vector: Vector,
         event: Event,
         cluster: Option<Arc<str>>,
-        matched: (f32, f32),
     ) {
         if self.cfg.window_count == 0 {
             return;
@@ -442,8 +448,8 @@ impl Window {
             event,
             seq,
             text_hash: f.text_hash,
+            fetched: fnv1a64(a.fetched_at.as_bytes()),
             text: Stored::new(&f.sketch, &vector, &f.terms),
-            matched,
         };
         let slot = match self.free.pop() {
             Some(s) => {

@@ -185,8 +185,8 @@ fn an_earlier_copy_arriving_late_becomes_the_original_and_corrects_the_later() {
     // A third copy is a repost of the earliest published one.
     let third = article("third", T0 + 2 * DAY, BUDGET_TITLE, BUDGET);
     assert_eq!(repost_of(&judge(&mut w, &third)), Some("early"));
-    // A replay of the corrected copy keeps its corrected verdict.
-    assert_eq!(repost_of(&judge(&mut w, &late)), Some("early"));
+    // A replay of the corrected copy is recognised: nothing goes out again.
+    assert_eq!(judge(&mut w, &late), vec![Decision::Replay]);
     // Same day, one without a time: not earlier, so no correction.
     let mut w = Window::new(cfg(1000));
     judge(
@@ -198,34 +198,60 @@ fn an_earlier_copy_arriving_late_becomes_the_original_and_corrects_the_later() {
     assert_eq!(repost_of(&judge(&mut w, &dated)), Some("timed"));
 }
 
+/// The same article from a later fetch.
+fn refetched(a: &Article, text: &str) -> Article {
+    Article {
+        text: text.into(),
+        fetched_at: gleaner_core::util::rfc3339(T0 as u64 + 7 * DAY as u64),
+        ..a.clone()
+    }
+}
+
 #[test]
-fn a_replay_gets_the_same_verdict_and_an_update_is_judged_afresh() {
+fn a_replay_is_recognised_and_an_update_is_judged_afresh() {
     let mut w = Window::new(cfg(1000));
     let a = article("a", T0, BUDGET_TITLE, BUDGET);
     let b = article("b", T0 + 60, BUDGET_TITLE, BUDGET);
     assert_eq!(unique(&judge(&mut w, &a)), Some("a"));
     assert_eq!(repost_of(&judge(&mut w, &b)), Some("a"));
     for _ in 0..2 {
-        assert_eq!(
-            unique(&judge(&mut w, &a)),
-            Some("a"),
-            "never its own duplicate"
-        );
-        assert_eq!(repost_of(&judge(&mut w, &b)), Some("a"));
+        // Replayed after a crash: neither goes out again.
+        assert_eq!(judge(&mut w, &a), vec![Decision::Replay]);
+        assert_eq!(judge(&mut w, &b), vec![Decision::Replay]);
     }
+    // Replayed from the same fetch but extracted a little differently
+    // (extract learns site templates as it goes): still a replay.
+    let mut again = a.clone();
+    again.text.push_str("\n\nShare this article");
+    assert_eq!(judge(&mut w, &again), vec![Decision::Replay]);
+    // An unchanged page fetched again: nothing new either.
+    assert_eq!(
+        judge(&mut w, &refetched(&a, BUDGET)),
+        vec![Decision::Replay]
+    );
     assert_eq!(w.len(), 2);
+    assert_eq!(w.stats.replays, 6);
     // The repost's page now carries another story: no longer a repost.
-    let b2 = article("b", T0 + 60, "Storm warning", STORM);
+    let b2 = Article {
+        title: "Storm warning".into(),
+        ..refetched(&b, STORM)
+    };
     assert_eq!(unique(&judge(&mut w, &b2)), Some("b"));
     assert_eq!(w.len(), 2, "the update replaced the old entry");
     // And the original, updated with a small fix, is still the original.
-    let a2 = article(
-        "a",
-        T0,
-        BUDGET_TITLE,
-        &BUDGET.replace("Tuesday", "Wednesday"),
-    );
+    let a2 = refetched(&a, &BUDGET.replace("Tuesday", "Wednesday"));
     assert_eq!(unique(&judge(&mut w, &a2)), Some("a"));
+}
+
+#[test]
+fn a_replayed_short_article_is_recognised_too() {
+    let mut w = Window::new(cfg(1000));
+    let short = article("s", T0, "Brief", "Closed on Monday.");
+    assert_eq!(unique(&judge(&mut w, &short)), Some("s"));
+    assert_eq!(w.len(), 0, "too short for the window");
+    assert_eq!(judge(&mut w, &short), vec![Decision::Replay]);
+    let changed = refetched(&short, "Open again on Tuesday.");
+    assert_eq!(unique(&judge(&mut w, &changed)), Some("s"));
 }
 
 #[test]
@@ -254,8 +280,8 @@ fn a_window_rebuilt_from_unique_articles_keeps_clusters_and_dates() {
     let again = article("again", T0 + 3 * DAY, BUDGET_TITLE, BUDGET);
     assert_eq!(repost_of(&judge(&mut restarted, &again)), Some("early"));
     assert_eq!(
-        unique(&judge(&mut restarted, &storm)),
-        Some("storm"),
+        judge(&mut restarted, &storm),
+        vec![Decision::Replay],
         "a replay after a restart"
     );
     // Ages count from the articles' dates, not from the restart: eleven

@@ -3,6 +3,7 @@
 
 use gleaner_core::util::fnv1a64;
 
+#[derive(Clone)]
 pub struct Bloom {
     bits: Vec<u64>,
     m: u64,

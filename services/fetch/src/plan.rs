@@ -35,7 +35,14 @@ impl FetchStage {
             Topic::FRONTIER => {
                 let link: FrontierLink = input.decode()?;
                 let url = parse_http(&link.url, &cfg.strip_params)?;
-                if self.seen.insert(url.as_str()) && !link.deferred {
+                let planned = self.seen.insert(url.as_str());
+                // A link handed back unfetched (deferred) was planned here
+                // before: it is fetched unless its page is known to be out.
+                let fetched = self
+                    .store
+                    .as_ref()
+                    .is_some_and(|s| s.contains(url.as_str()));
+                if (planned && !link.deferred) || (link.deferred && fetched) {
                     return Ok(None);
                 }
                 Job::from_link(link, url)

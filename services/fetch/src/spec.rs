@@ -25,6 +25,9 @@ impl StageSpec for FetchSpec {
     fn reads(&self) -> &'static [Topic] {
         &[Topic::SEEDS]
     }
+    fn side_inputs(&self) -> &'static [Topic] {
+        &[Topic::FRONTIER]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let mut stage = FetchStage::new(&ctx.cfg.fetch, ctx.allow_private)?
             .wait_for_paused_hosts(ctx.long_running);

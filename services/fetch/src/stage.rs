@@ -26,8 +26,14 @@ use url::Url;
 /// The fetch stage.
 pub struct FetchStage {
     pub(crate) crawler: Arc<Crawler>,
+    /// URLs planned (queued, fetched or on their way out) by this process,
+    /// so that a link is queued once; after a restart, the fetched ones.
     pub(crate) seen: Bloom,
-    store: Option<state::SeenStore>,
+    /// The durable set of URLs whose pages the broker acknowledged.
+    pub(crate) store: Option<state::SeenStore>,
+    /// URLs answered whose outputs are not yet produced: recorded in the
+    /// store by `produced()`, once they are.
+    answered: Vec<String>,
     pub(crate) schedule: schedule::Schedule,
     /// URLs taken off the topics but not answered (see parked.rs).
     parked: parked::Parked,
@@ -55,6 +61,7 @@ impl FetchStage {
             crawler: Arc::new(Crawler::new(cfg, allow_private)?),
             seen,
             store: None,
+            answered: Vec::new(),
             schedule: schedule::Schedule::default(),
             parked: parked::Parked::default(),
             frontier: Frontier::default(),
@@ -66,11 +73,20 @@ impl FetchStage {
     /// Keeps the seen-URL set in `dir`, so that a restart (even after
     /// kill -9) does not fetch a completed URL again.
     pub fn with_state(mut self, dir: &std::path::Path) -> anyhow::Result<Self> {
-        self.store = Some(state::SeenStore::open(dir, &mut self.seen)?);
+        let store = state::SeenStore::open(dir, &self.seen)?;
+        self.seen = store.fetched().clone();
         self.schedule = schedule::Schedule::open(dir.join("schedule.json"))?;
         self.parked = parked::Parked::open(dir)?;
-        // URLs a crash left parked are queued again.
-        let left = self.parked.all();
+        // URLs a crash left parked are queued again, but for those whose
+        // pages reached the broker before it.
+        let (done, left): (Vec<_>, Vec<_>) = self
+            .parked
+            .all()
+            .into_iter()
+            .partition(|l| store.contains(&l.url));
+        self.parked
+            .release(&done.into_iter().map(|l| l.url).collect::<Vec<_>>())?;
+        self.store = Some(store);
         if !left.is_empty() {
             tracing::info!(
                 urls = left.len(),
@@ -79,6 +95,7 @@ impl FetchStage {
         }
         for link in left {
             if let Ok(url) = Url::parse(&link.url) {
+                self.seen.insert(url.as_str());
                 self.queue(&Job::from_link(link, url));
             }
         }
@@ -118,6 +135,25 @@ impl FetchStage {
             .start(&self.crawler, |host| wait && health.paused(host));
     }
 
+    /// Records the answered URLs as fetched; false if that failed (they
+    /// are kept for the next try, and stay parked).
+    fn record_answered(&mut self) -> bool {
+        let Some(store) = self.store.as_mut() else {
+            self.answered.clear();
+            return true;
+        };
+        match store.record(&self.answered) {
+            Ok(()) => {
+                self.answered.clear();
+                true
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "recording fetched URLs failed");
+                false
+            }
+        }
+    }
+
     fn report_gauges(&self) {
         metrics::set("gleaner_fetch_seen_urls", &[], self.seen.len() as f64);
         metrics::set(
@@ -138,6 +174,10 @@ impl FetchStage {
 
 #[async_trait]
 impl Stage for FetchStage {
+    /// Replays are recognised by the stage itself.
+    fn replay_guard(&self) -> bool {
+        false
+    }
     fn name(&self) -> &'static str {
         "fetch"
     }
@@ -149,12 +189,13 @@ impl Stage for FetchStage {
     }
 
     async fn close(&mut self) -> anyhow::Result<()> {
-        // The runner produced the last tick's outputs before closing; URLs
-        // still queued or running stay parked for the next start.
+        // The runner produced the last outputs before closing; URLs still
+        // queued or running stay parked for the next start.
+        anyhow::ensure!(self.record_answered(), "recording fetched URLs failed");
         let emitted = std::mem::take(&mut self.emitted);
         self.parked.release(&emitted)?;
         if let Some(store) = self.store.as_mut() {
-            store.snapshot(&self.seen)?;
+            store.snapshot()?;
         }
         Ok(())
     }
@@ -251,16 +292,12 @@ impl Stage for FetchStage {
             .values()
             .filter_map(|&i| job_of(i).map(Job::to_link))
             .collect();
-        let done: Vec<String> = (0..fetched.len())
-            .filter(|&i| fetched[i].is_some())
-            .filter_map(|i| job_of(i).map(|j| j.url.to_string()))
-            .collect();
-        let durable = self
-            .store
-            .as_mut()
-            .map_or(Ok(()), |store| store.record(&done, &self.seen))
-            .and_then(|()| self.parked.park(waiting));
-        if let Err(e) = durable {
+        self.answered.extend(
+            (0..fetched.len())
+                .filter(|&i| fetched[i].is_some())
+                .filter_map(|i| job_of(i).map(|j| j.url.to_string())),
+        );
+        if let Err(e) = self.parked.park(waiting) {
             let msg = format!("recording fetch state failed: {e:#}");
             return inputs
                 .iter()
@@ -298,13 +335,7 @@ impl Stage for FetchStage {
     /// recrawl set).
     async fn tick(&mut self) -> Vec<Output> {
         let mut outs = Vec::new();
-        // The runner has produced what the last tick returned.
-        let emitted = std::mem::take(&mut self.emitted);
-        if let Err(e) = self.parked.release(&emitted) {
-            tracing::warn!(error = %e, "releasing parked URLs failed");
-        }
         self.start_workers();
-        let mut done = Vec::new();
         let mut observed = Vec::new();
         let mut finished = std::mem::take(&mut self.late);
         finished.extend(self.frontier.take_finished(|_| true));
@@ -332,14 +363,8 @@ impl Stage for FetchStage {
                     ));
                 }
             }
-            done.push(url.clone());
+            self.answered.push(url.clone());
             self.emitted.push(url);
-        }
-        if let Some(store) = self.store.as_mut() {
-            if let Err(e) = store.record(&done, &self.seen) {
-                // The URLs stay parked: fetched again after a restart.
-                tracing::warn!(error = %e, "recording fetch state failed");
-            }
         }
         self.observe(observed);
         self.report_gauges();
@@ -370,9 +395,13 @@ impl Stage for FetchStage {
         }
     }
 
-    /// The last tick's pages are on the broker: their URLs leave the parked
-    /// set (a crash now does not fetch them again).
+    /// The last batch's or tick's pages are on the broker: their URLs are
+    /// recorded as fetched, then leave the parked set (a crash now does not
+    /// fetch them again; a crash before, does).
     async fn produced(&mut self) {
+        if !self.record_answered() {
+            return;
+        }
         let emitted = std::mem::take(&mut self.emitted);
         if let Err(e) = self.parked.release(&emitted) {
             tracing::warn!(error = %e, "releasing parked URLs failed");

@@ -1,8 +1,11 @@
-//! The fetch stage's durable state: the seen-URL filter, kept as a snapshot
-//! plus a log of the URLs completed since, so that after a crash (even
-//! kill -9) no completed URL is fetched again. Pending URLs need no state
-//! here: they are on the seeds and frontier topics until their offsets are
-//! committed, which happens only after their pages were produced.
+//! The fetch stage's durable state: the set of fetched URLs (a Bloom
+//! filter), kept as a snapshot plus a log of the URLs completed since, so
+//! that after a crash (even kill -9) no completed URL is fetched again. A
+//! URL enters it only once the broker has acknowledged its page: a crash
+//! before that fetches it again rather than losing it. Pending URLs need no
+//! state here: they are on the seeds and frontier topics until their
+//! offsets are committed, which happens only after their pages were
+//! produced (and the parked log keeps those taken off the topics).
 
 use crate::bloom::Bloom;
 use std::fs::{File, OpenOptions};
@@ -13,20 +16,23 @@ use std::path::{Path, PathBuf};
 const SNAPSHOT_EVERY: usize = 100_000;
 
 pub struct SeenStore {
+    /// The URLs whose pages the broker has acknowledged.
+    fetched: Bloom,
     dir: PathBuf,
     log: File,
     logged: usize,
 }
 
 impl SeenStore {
-    /// Opens (or creates) the state in `dir` and loads the filter into
-    /// `seen`: the snapshot, then every URL of the log.
-    pub fn open(dir: &Path, seen: &mut Bloom) -> anyhow::Result<Self> {
+    /// Opens (or creates) the state in `dir`: the snapshot, then every URL
+    /// of the log, in a filter sized like `like`.
+    pub fn open(dir: &Path, like: &Bloom) -> anyhow::Result<Self> {
+        let mut seen = like.clone();
         std::fs::create_dir_all(dir)?;
         let snapshot = dir.join("seen.bloom");
         if let Ok(bytes) = std::fs::read(&snapshot) {
-            match Bloom::from_bytes(&bytes, seen) {
-                Some(b) => *seen = b,
+            match Bloom::from_bytes(&bytes, &seen) {
+                Some(b) => seen = b,
                 None => {
                     tracing::warn!(path = %snapshot.display(), "seen-set snapshot does not match the configured size; starting empty")
                 }
@@ -49,20 +55,32 @@ impl SeenStore {
             .open(&log_path)?;
         tracing::info!(dir = %dir.display(), urls = seen.len(), replayed = logged, "fetch state loaded");
         Ok(SeenStore {
+            fetched: seen,
             dir: dir.to_path_buf(),
             log,
             logged,
         })
     }
 
-    /// Makes these completed URLs durable (written and synced) before the
-    /// batch's offsets can be committed.
-    pub fn record(&mut self, urls: &[String], seen: &Bloom) -> anyhow::Result<()> {
+    /// The fetched URLs (for a new seen-set after a restart).
+    pub fn fetched(&self) -> &Bloom {
+        &self.fetched
+    }
+
+    /// Whether `url`'s page is known to be on the broker.
+    pub fn contains(&self, url: &str) -> bool {
+        self.fetched.contains(url)
+    }
+
+    /// Makes these URLs, whose pages the broker has acknowledged, durable
+    /// (written and synced).
+    pub fn record(&mut self, urls: &[String]) -> anyhow::Result<()> {
         if urls.is_empty() {
             return Ok(());
         }
         let mut buf = String::new();
         for u in urls {
+            self.fetched.insert(u);
             buf.push_str(u);
             buf.push('\n');
         }
@@ -70,16 +88,16 @@ impl SeenStore {
         self.log.sync_data()?;
         self.logged += urls.len();
         if self.logged >= SNAPSHOT_EVERY {
-            self.snapshot(seen)?;
+            self.snapshot()?;
         }
         Ok(())
     }
 
     /// Writes the whole filter atomically and empties the log.
-    pub fn snapshot(&mut self, seen: &Bloom) -> anyhow::Result<()> {
+    pub fn snapshot(&mut self) -> anyhow::Result<()> {
         let tmp = self.dir.join("seen.bloom.tmp");
         let mut f = File::create(&tmp)?;
-        f.write_all(&seen.to_bytes())?;
+        f.write_all(&self.fetched.to_bytes())?;
         f.sync_all()?;
         std::fs::rename(&tmp, self.dir.join("seen.bloom"))?;
         self.log.set_len(0)?;
@@ -96,20 +114,17 @@ mod tests {
     #[test]
     fn survives_reopen_with_and_without_snapshot() {
         let dir = tempfile::tempdir().unwrap();
-        let mut seen = Bloom::new(1000, 0.01);
-        let mut store = SeenStore::open(dir.path(), &mut seen).unwrap();
-        seen.insert("http://x.test/a");
-        store.record(&["http://x.test/a".into()], &seen).unwrap();
+        let like = Bloom::new(1000, 0.01);
+        let mut store = SeenStore::open(dir.path(), &like).unwrap();
+        store.record(&["http://x.test/a".into()]).unwrap();
+        assert!(store.contains("http://x.test/a"));
         drop(store);
-        let mut again = Bloom::new(1000, 0.01);
-        let mut store = SeenStore::open(dir.path(), &mut again).unwrap();
-        assert!(again.contains("http://x.test/a"), "from the log");
-        again.insert("http://x.test/b");
-        store.record(&["http://x.test/b".into()], &again).unwrap();
-        store.snapshot(&again).unwrap();
+        let mut store = SeenStore::open(dir.path(), &like).unwrap();
+        assert!(store.contains("http://x.test/a"), "from the log");
+        store.record(&["http://x.test/b".into()]).unwrap();
+        store.snapshot().unwrap();
         drop(store);
-        let mut third = Bloom::new(1000, 0.01);
-        SeenStore::open(dir.path(), &mut third).unwrap();
+        let third = SeenStore::open(dir.path(), &like).unwrap();
         assert!(
             third.contains("http://x.test/a") && third.contains("http://x.test/b"),
             "from the snapshot"

@@ -293,7 +293,9 @@ async fn fetch_finishes_a_stalled_request_in_the_background() {
         "one after the other"
     );
     assert_eq!(f.held(), 0);
-    // Released once produced (the next tick): a restart finds nothing parked.
+    // Released once the runner says they are produced: a restart finds
+    // nothing parked, and does not fetch them again.
+    f.produced().await;
     assert!(f.tick().await.is_empty());
     drop(f);
     let again = gleaner_fetch::FetchStage::new(&cfg, true)
@@ -369,4 +371,53 @@ async fn fetch_hands_back_what_it_holds_when_stopping() {
     assert_eq!(urls, [format!("{hung}/a"), format!("{hung}/b")]);
     assert_eq!(f.held(), 0);
     f.close().await.unwrap();
+}
+
+/// A URL counts as fetched only once the broker has its page: killed
+/// between the fetch and the acknowledgement, a restarted fetch takes the
+/// URL again (from the replayed seed, or a deferred link) instead of losing
+/// it; after the acknowledgement, a replay or a deferred link is skipped.
+#[tokio::test]
+async fn a_url_is_seen_only_once_its_page_is_acknowledged() {
+    let base =
+        serve(Router::new().fallback(|| async { axum::response::Html("<p>the page</p>") })).await;
+    let state = tempfile::tempdir().unwrap();
+    let copy = |to: &std::path::Path| {
+        for e in std::fs::read_dir(state.path()).unwrap() {
+            let e = e.unwrap();
+            std::fs::copy(e.path(), to.join(e.file_name())).unwrap();
+        }
+    };
+    let url = format!("{base}/a");
+    let mut f = stateful_fetch(state.path());
+    page_of(f.handle(&seed(&url, 0)).await.as_ref().unwrap());
+    // Killed before the broker acknowledged the page: no produced().
+    let crashed = tempfile::tempdir().unwrap();
+    copy(crashed.path());
+    let mut restarted = stateful_fetch(crashed.path());
+    let again = restarted.handle(&seed(&url, 0)).await.unwrap();
+    assert_eq!(pages_in(&again), 1, "the replayed seed is fetched again");
+    let mut handed_back = stateful_fetch(crashed.path());
+    let mut link = frontier_link(&url, 0);
+    let mut l: FrontierLink = link.decode().unwrap();
+    l.deferred = true;
+    link.payload = Some(gleaner_core::Payload::typed(l));
+    assert_eq!(
+        pages_in(&handed_back.handle(&link).await.unwrap()),
+        1,
+        "and so is a deferred link"
+    );
+    // Acknowledged: now it is fetched for good.
+    f.produced().await;
+    let acked = tempfile::tempdir().unwrap();
+    copy(acked.path());
+    let mut restarted = stateful_fetch(acked.path());
+    assert!(
+        restarted.handle(&seed(&url, 0)).await.unwrap().is_empty(),
+        "a replayed seed is skipped"
+    );
+    assert!(
+        restarted.handle(&link).await.unwrap().is_empty(),
+        "so is a deferred link"
+    );
 }

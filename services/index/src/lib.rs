@@ -229,6 +229,10 @@ impl IndexStage {
 
 #[async_trait]
 impl Stage for IndexStage {
+    /// Replays are recognised by the stage itself.
+    fn replay_guard(&self) -> bool {
+        false
+    }
     fn name(&self) -> &'static str {
         "index"
     }

@@ -8,6 +8,7 @@ pub mod search;
 pub mod seed;
 pub mod serve;
 pub mod service;
+pub mod status;
 pub mod topics;
 
 use crate::Kafka;

@@ -106,6 +106,7 @@ pub(crate) async fn run_embedded(
             }
             _ = tick.tick() => {
                 let c = pipeline.counts();
+                write_status(&data, &c, &pipeline);
                 let line = format!(
                     "fetched {} pages | {} articles | {} duplicates | {} summarized | {} dead letters | {} queued",
                     c[&Topic::PAGES], c[&Topic::ARTICLES], c[&Topic::DUPLICATES], c[&Topic::SUMMARIZED],
@@ -173,6 +174,35 @@ pub(crate) async fn run_embedded(
         println!("  searchable      {p50:.2} s after fetch at the median, {p99:.2} s at p99");
     }
     Ok(())
+}
+
+/// What `gleaner status --data DIR` shows: written whole (a new file
+/// renamed over the old) at every progress tick.
+fn write_status(
+    data: &std::path::Path,
+    counts: &gleaner_core::memory::Counts,
+    pipeline: &MemoryPipeline,
+) {
+    let by_name = |c: &gleaner_core::memory::Counts| {
+        c.iter()
+            .map(|(t, n)| (t.short().to_string(), *n))
+            .collect::<std::collections::BTreeMap<_, _>>()
+    };
+    let status = serde_json::json!({
+        "updated_ms": gleaner_core::util::unix_millis(),
+        "pid": std::process::id(),
+        "produced": by_name(counts),
+        "queued": by_name(&pipeline.queued()),
+        "in_flight": pipeline.in_flight(),
+    });
+    let tmp = data.join("status.json.tmp");
+    let written = serde_json::to_vec_pretty(&status)
+        .map_err(std::io::Error::other)
+        .and_then(|b| std::fs::write(&tmp, b))
+        .and_then(|()| std::fs::rename(&tmp, data.join("status.json")));
+    if let Err(e) = written {
+        tracing::debug!(error = %e, "writing status.json failed");
+    }
 }
 
 #[cfg(test)]

@@ -15,7 +15,11 @@ pub struct Place {
     pub allow_private: bool,
 }
 
-pub async fn run(name: &str, cfg: Config, kafka: &Kafka, place: Place) -> anyhow::Result<()> {
+pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> anyhow::Result<()> {
+    if let Some(instance) = &kafka.instance {
+        cfg.kafka.instance = instance.clone();
+        cfg.validate()?;
+    }
     let registry = stages::registry();
     let flow = stages::flow(&cfg, &registry)?;
     let placed = flow.get(name).ok_or_else(|| {

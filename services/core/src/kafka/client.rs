@@ -1,0 +1,215 @@
+//! The librdkafka clients gleaner uses, with one context that says what the
+//! group and the broker are doing: partitions assigned and revoked (logged
+//! at info and kept for the runner, the health check and the metrics), and
+//! one line when the broker is lost and one when it is back.
+
+use crate::config::Config;
+use crate::metrics;
+use crate::sync::Locked;
+use anyhow::Context;
+use rdkafka::client::ClientContext;
+use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::producer::FutureProducer;
+use rdkafka::{ClientConfig, TopicPartitionList};
+use std::collections::BTreeSet;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+/// Room for the record batch header and headers around one record's value.
+pub(crate) const BATCH_OVERHEAD: usize = 64 * 1024;
+
+/// A producer whose context reports broker loss.
+pub type Producer = FutureProducer<BusContext>;
+
+/// What a stage's clients know of their group and broker, shared with the
+/// runner and the health check.
+#[derive(Default)]
+pub struct GroupState {
+    owned: Mutex<BTreeSet<(String, i32)>>,
+    /// When the stage last went without partitions (`None` while it has some).
+    unassigned_since: Mutex<Option<Instant>>,
+    /// Bumped on every assignment (the runner reloads its replay guard).
+    assignments: AtomicU64,
+    broker_down: AtomicBool,
+}
+
+impl GroupState {
+    /// The partitions this instance owns, as `topic[partition]`.
+    pub fn owned(&self) -> Vec<(String, i32)> {
+        self.owned.locked().iter().cloned().collect()
+    }
+
+    /// How long the stage has owned no partition (`None` while it owns some).
+    pub fn unassigned_for(&self) -> Option<std::time::Duration> {
+        self.unassigned_since.locked().map(|t| t.elapsed())
+    }
+
+    pub fn assignments(&self) -> u64 {
+        self.assignments.load(Ordering::Relaxed)
+    }
+
+    pub fn broker_down(&self) -> bool {
+        self.broker_down.load(Ordering::Relaxed)
+    }
+
+    /// Something went through: if the broker was lost, say it is back.
+    pub fn broker_reached(&self, who: &str) {
+        if self.broker_down.swap(false, Ordering::Relaxed) {
+            tracing::info!(stage = who, "broker reachable again");
+        }
+    }
+
+    fn set_owned(&self, owned: BTreeSet<(String, i32)>, stage: &str) {
+        metrics::set(
+            "gleaner_kafka_partitions_owned",
+            &[("stage", stage)],
+            owned.len() as f64,
+        );
+        let mut since = self.unassigned_since.locked();
+        match (owned.is_empty(), *since) {
+            (true, None) => *since = Some(Instant::now()),
+            (false, _) => *since = None,
+            _ => {}
+        }
+        *self.owned.locked() = owned;
+    }
+}
+
+/// The client context of a stage's consumer and producer.
+pub struct BusContext {
+    stage: String,
+    pub state: Arc<GroupState>,
+}
+
+impl BusContext {
+    pub fn new(stage: &str, state: Arc<GroupState>) -> Self {
+        state.set_owned(BTreeSet::new(), stage);
+        BusContext {
+            stage: stage.to_string(),
+            state,
+        }
+    }
+}
+
+fn describe(tpl: &TopicPartitionList) -> String {
+    tpl.elements()
+        .iter()
+        .map(|e| format!("{}[{}]", e.topic(), e.partition()))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+impl ClientContext for BusContext {
+    fn error(&self, error: KafkaError, reason: &str) {
+        let lost = matches!(
+            error.rdkafka_error_code(),
+            Some(RDKafkaErrorCode::AllBrokersDown | RDKafkaErrorCode::BrokerTransportFailure)
+        );
+        if lost {
+            // One line when the broker goes; librdkafka retries and buffers
+            // (up to message.timeout.ms for produced records).
+            if !self.state.broker_down.swap(true, Ordering::Relaxed) {
+                tracing::error!(stage = %self.stage, %reason, "broker unreachable; retrying");
+            }
+        } else {
+            tracing::warn!(stage = %self.stage, error = %error, %reason, "kafka client error");
+        }
+    }
+}
+
+impl ConsumerContext for BusContext {
+    fn post_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
+        use rdkafka::consumer::Consumer;
+        match rebalance {
+            Rebalance::Assign(tpl) => {
+                tracing::info!(stage = %self.stage, partitions = %describe(tpl), "partitions assigned");
+                self.state.assignments.fetch_add(1, Ordering::Relaxed);
+            }
+            Rebalance::Revoke(tpl) => {
+                tracing::info!(stage = %self.stage, partitions = %describe(tpl), "partitions revoked");
+            }
+            Rebalance::Error(e) => {
+                tracing::warn!(stage = %self.stage, error = %e, "rebalance failed");
+            }
+        }
+        let owned = consumer
+            .assignment()
+            .map(|tpl| {
+                tpl.elements()
+                    .iter()
+                    .map(|e| (e.topic().to_string(), e.partition()))
+                    .collect()
+            })
+            .unwrap_or_default();
+        self.state.set_owned(owned, &self.stage);
+    }
+}
+
+/// A producer set up for gleaner's records: compression, idempotence, and a
+/// message size limit that lets records up to `max_record_bytes` through.
+pub fn producer(cfg: &Config, brokers: &str) -> anyhow::Result<Producer> {
+    producer_for("producer", cfg, brokers, Arc::default())
+}
+
+pub(crate) fn producer_for(
+    stage: &str,
+    cfg: &Config,
+    brokers: &str,
+    state: Arc<GroupState>,
+) -> anyhow::Result<Producer> {
+    ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("compression.type", &cfg.kafka.compression)
+        .set("enable.idempotence", "true")
+        .set("acks", "all")
+        .set("linger.ms", "5")
+        .set(
+            "message.max.bytes",
+            (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
+        )
+        // Records are buffered this long while the broker is away; the
+        // runner produces them again if that runs out.
+        .set("message.timeout.ms", "60000")
+        .create_with_context(BusContext::new(stage, state))
+        .context("creating Kafka producer")
+}
+
+/// The consumer of a stage's group. Its `group.instance.id` (static
+/// membership) is the group and the instance name, so a restarted instance
+/// takes its partitions back at once instead of waiting for its old
+/// session to expire (on tansu 0.6.0 a dynamic member that rejoined in that
+/// time was left with no partitions for good: see DESIGN.md). Offsets are
+/// committed by the runner, only once outputs are acknowledged.
+pub(crate) fn consumer(
+    stage: &str,
+    cfg: &Config,
+    brokers: &str,
+    group: &str,
+    state: Arc<GroupState>,
+) -> anyhow::Result<StreamConsumer<BusContext>> {
+    let instance = format!("{group}-{}", cfg.kafka.instance);
+    ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("group.id", group)
+        .set("group.instance.id", &instance)
+        .set("client.id", &instance)
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("auto.offset.reset", "earliest")
+        .set(
+            "session.timeout.ms",
+            cfg.kafka.session_timeout_ms.to_string(),
+        )
+        .set(
+            "heartbeat.interval.ms",
+            (cfg.kafka.session_timeout_ms / 10).max(100).to_string(),
+        )
+        .set(
+            "max.partition.fetch.bytes",
+            (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
+        )
+        .create_with_context(BusContext::new(stage, state))
+        .context("creating Kafka consumer")
+}

@@ -1,0 +1,87 @@
+//! The replay guard: after a crash, a stage's inputs since its last
+//! committed offset come again, and a stage whose outputs depend only on
+//! its input produces the same records again. The guard remembers a digest
+//! of every record the stage produced recently (read back from the tail of
+//! its output topics when it gets partitions, so it also covers what another
+//! instance produced before a rebalance) and drops a record already there.
+
+use crate::recent::Recent;
+use crate::stage::Output;
+
+pub struct ReplayGuard {
+    seen: Recent<()>,
+}
+
+fn digest(topic: &str, key: &[u8], value: &[u8]) -> u64 {
+    // The key's length keeps ("ab", "c") and ("a", "bc") apart.
+    let len = (key.len() as u64).to_le_bytes();
+    crate::util::fnv1a64_parts(&[topic.as_bytes(), &[0], &len, key, value])
+}
+
+impl ReplayGuard {
+    pub fn new(capacity: usize) -> Self {
+        ReplayGuard {
+            seen: Recent::new(capacity),
+        }
+    }
+
+    fn remember(&mut self, d: u64) -> bool {
+        self.seen.insert(d, ())
+    }
+
+    /// Remembers a record already on `topic` (its broker name).
+    pub fn known(&mut self, topic: &str, key: Option<&str>, value: &[u8]) {
+        self.remember(digest(topic, key.unwrap_or("").as_bytes(), value));
+    }
+
+    /// The outputs not produced before; `name` gives an output's topic's
+    /// broker name. Dead letters always pass: they say what went wrong now.
+    pub fn fresh(
+        &mut self,
+        outs: Vec<Output>,
+        name: impl Fn(&Output) -> String,
+    ) -> (Vec<Output>, usize) {
+        let before = outs.len();
+        let kept: Vec<Output> = outs
+            .into_iter()
+            .filter(|o| {
+                o.topic == crate::Topic::DEAD_LETTER
+                    || self.remember(digest(&name(o), o.key.as_bytes(), &o.payload.bytes()))
+            })
+            .collect();
+        let dropped = before - kept.len();
+        (kept, dropped)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::Topic;
+
+    #[test]
+    fn drops_a_record_already_produced_and_forgets_the_oldest() {
+        let mut g = ReplayGuard::new(2);
+        let name = |o: &Output| o.topic.short().to_string();
+        g.known("unique", Some("a"), b"\"x\"");
+        let outs = vec![
+            Output::of(Topic::UNIQUE, "a", &"x"),
+            Output::of(Topic::UNIQUE, "a", &"changed"),
+            Output::of(Topic::UNIQUE, "b", &"x"),
+        ];
+        let (kept, dropped) = g.fresh(outs, name);
+        assert_eq!(dropped, 1);
+        assert_eq!(kept.len(), 2);
+        // Capacity 2: "a"/"x" was pushed out by the two new ones.
+        let (kept, dropped) = g.fresh(vec![Output::of(Topic::UNIQUE, "a", &"x")], name);
+        assert_eq!((kept.len(), dropped), (1, 0));
+    }
+
+    #[test]
+    fn dead_letters_always_pass() {
+        let mut g = ReplayGuard::new(8);
+        let dl = || Output::of(Topic::DEAD_LETTER, "k", &"why");
+        let (kept, _) = g.fresh(vec![dl(), dl()], |o| o.topic.short().to_string());
+        assert_eq!(kept.len(), 2);
+    }
+}

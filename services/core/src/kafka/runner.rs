@@ -1,0 +1,404 @@
+//! Runs one stage on Kafka: its consumer group in, its outputs out.
+//!
+//! Effectively once, end to end: an input's offset is committed only after
+//! the broker acknowledged every record produced from it (and from every
+//! input before it in the batch), with the commit time as the offset's
+//! metadata (`gleaner status` shows it). What a crash replays is recognised
+//! downstream: by the replay guard here for stages that give the same
+//! records for the same input, by fetch's seen set, dedup's ids and the
+//! index's upserts for the others.
+
+use super::admin::group_lag;
+use super::client::{consumer, producer_for, BusContext, GroupState, Producer};
+use super::guard::ReplayGuard;
+use crate::config::{Config, Topic};
+use crate::stage::{limit_unsourced, settle, Input, Origin, Output, Stage};
+use anyhow::Context;
+use futures::future::join_all;
+use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
+use rdkafka::message::Message;
+use rdkafka::producer::FutureRecord;
+use rdkafka::util::Timeout;
+use rdkafka::{Offset, TopicPartitionList};
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use tokio::sync::watch;
+
+/// Produces records and waits until the broker acknowledged all of them.
+pub async fn produce_all(producer: &Producer, cfg: &Config, outs: &[Output]) -> anyhow::Result<()> {
+    let sends = outs.iter().map(|o| {
+        let topic = cfg.topic_name(o.topic);
+        async move {
+            let bytes = o.payload.bytes();
+            let record = FutureRecord::to(&topic).key(&o.key).payload(bytes.as_ref());
+            producer.send(record, Timeout::Never).await
+        }
+    });
+    for r in join_all(sends).await {
+        r.map_err(|(e, _)| anyhow::anyhow!("produce failed: {e}"))?;
+    }
+    Ok(())
+}
+
+/// Where a stage's consumption stands: the next offset per partition.
+type Positions = BTreeMap<(String, i32), i64>;
+
+/// Runs one stage on Kafka until `stop` turns true, then finishes the batch
+/// in hand, produces what the stage drains and commits. Returns an error
+/// (so the process exits non-zero and a supervisor restarts it) when this
+/// instance was fenced by another with its instance name, or owned no
+/// partition for `kafka.unassigned_exit_ms` while its input had lag that
+/// nobody consumed.
+pub async fn run_stage(
+    mut stage: Box<dyn Stage>,
+    cfg: &Config,
+    brokers: &str,
+    mut stop: watch::Receiver<bool>,
+) -> anyhow::Result<()> {
+    let name = stage.name();
+    let group = format!("{}-{}", cfg.kafka.group_prefix, name);
+    let state = Arc::new(GroupState::default());
+    let consumer = consumer(name, cfg, brokers, &group, state.clone())?;
+    let producer = producer_for(name, cfg, brokers, state.clone())?;
+    let inputs: HashMap<String, Topic> = stage
+        .inputs()
+        .into_iter()
+        .map(|t| (cfg.topic_name(t), t))
+        .collect();
+    let topics: Vec<&str> = inputs.keys().map(String::as_str).collect();
+    consumer.subscribe(&topics).context("subscribing")?;
+    tracing::info!(
+        stage = name,
+        group,
+        instance = %cfg.kafka.instance,
+        ?topics,
+        "stage started on Kafka"
+    );
+    let mut guard = Guard::new(&*stage, cfg, brokers);
+    let mut watchdog = Watchdog::default();
+    let mut positions = Positions::new();
+    let mut handled_total: u64 = 0;
+    let mut tick = tokio::time::interval(Duration::from_millis(250));
+    tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        let ticked = async {
+            tokio::select! {
+                _ = tick.tick() => {}
+                () = stage.ready() => {}
+            }
+        };
+        let first = tokio::select! {
+            m = consumer.recv() => Some(m),
+            _ = stop.wait_for(|s| *s) => None,
+            () = ticked => {
+                watchdog.check(&consumer, &state, cfg, &topics)?;
+                let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
+                produce_until_acked(&producer, &state, cfg, name, &due, "scheduled work").await;
+                stage.produced().await;
+                continue;
+            }
+        };
+        let Some(first) = first else { break };
+        let mut batch = Vec::new();
+        match first {
+            Ok(m) => batch.push(to_input(&inputs, &m)),
+            Err(e) => {
+                fatal(name, &cfg.kafka.instance, &e)?;
+                tracing::warn!(stage = name, error = %e, "consume error");
+                tokio::time::sleep(Duration::from_millis(200)).await;
+                continue;
+            }
+        }
+        state.broker_reached(name);
+        // Take whatever else is already waiting, without blocking for long.
+        while batch.len() < cfg.kafka.batch_max {
+            match tokio::time::timeout(Duration::from_millis(2), consumer.recv()).await {
+                Ok(Ok(m)) => batch.push(to_input(&inputs, &m)),
+                _ => break,
+            }
+        }
+        guard.reload_if_reassigned(&state, name);
+        let results = stage.handle_batch(&batch).await;
+        let mut outs = Vec::new();
+        for (input, handled) in batch.iter().zip(results) {
+            outs.extend(settle(
+                name,
+                input,
+                handled,
+                Some(cfg.kafka.max_record_bytes),
+            ));
+        }
+        let outs = guard.fresh(outs, cfg, name);
+        // Committing before the outputs are acknowledged would lose them
+        // on a crash.
+        produce_until_acked(&producer, &state, cfg, name, &outs, "outputs").await;
+        stage.produced().await;
+        commit(&consumer, &batch, &mut positions, CommitMode::Async, name);
+        handled_total += batch.len() as u64;
+    }
+    tracing::info!(
+        stage = name,
+        handled = handled_total,
+        "stopping: draining and closing stage, flushing, committing"
+    );
+    let last = limit_unsourced(name, stage.drain().await, Some(cfg.kafka.max_record_bytes));
+    produce_until_acked(
+        &producer,
+        &state,
+        cfg,
+        name,
+        &last,
+        "the stage's last outputs",
+    )
+    .await;
+    stage.produced().await;
+    stage.close().await?;
+    rdkafka::producer::Producer::flush(&producer, Timeout::After(Duration::from_secs(30)))?;
+    // Once more, synchronously, for the partitions still owned.
+    let owned: std::collections::HashSet<(String, i32)> = state.owned().into_iter().collect();
+    positions.retain(|k, _| owned.contains(k));
+    commit_positions(&consumer, &positions, CommitMode::Sync, name);
+    Ok(())
+}
+
+/// An error that ends the stage: fenced by another instance of the same
+/// name, or any other fatal consumer error.
+fn fatal(stage: &str, instance: &str, e: &KafkaError) -> anyhow::Result<()> {
+    if e.rdkafka_error_code() == Some(RDKafkaErrorCode::FencedInstanceId) {
+        anyhow::bail!(
+            "{stage}: another instance joined the group as {instance:?}; give each instance of a stage its own --instance"
+        );
+    }
+    if let KafkaError::MessageConsumptionFatal(code) = e {
+        anyhow::bail!("{stage}: fatal consumer error: {code}");
+    }
+    Ok(())
+}
+
+/// Commits the next offset of every partition the batch read from, with
+/// the commit time (Unix milliseconds) as metadata.
+fn commit(
+    consumer: &StreamConsumer<BusContext>,
+    batch: &[Input],
+    positions: &mut Positions,
+    mode: CommitMode,
+    stage: &str,
+) {
+    let mut now = Positions::new();
+    for o in batch.iter().filter_map(|i| i.origin.as_ref()) {
+        let next = now.entry((o.topic.clone(), o.partition)).or_insert(0);
+        *next = (*next).max(o.offset + 1);
+    }
+    if now.is_empty() {
+        return;
+    }
+    commit_positions(consumer, &now, mode, stage);
+    positions.extend(now);
+}
+
+fn commit_positions(
+    consumer: &StreamConsumer<BusContext>,
+    positions: &Positions,
+    mode: CommitMode,
+    stage: &str,
+) {
+    if positions.is_empty() {
+        return;
+    }
+    let stamp = crate::util::unix_millis().to_string();
+    let mut tpl = TopicPartitionList::new();
+    for ((topic, partition), next) in positions {
+        let mut e = tpl.add_partition(topic, *partition);
+        if e.set_offset(Offset::Offset(*next)).is_ok() {
+            e.set_metadata(stamp.as_str());
+        }
+    }
+    match consumer.commit(&tpl, mode) {
+        Ok(()) | Err(KafkaError::ConsumerCommit(RDKafkaErrorCode::NoOffset)) => {}
+        Err(e) => tracing::warn!(stage, error = %e, "commit failed"),
+    }
+}
+
+/// Produces `outs`, retrying (with a growing pause) until the broker
+/// acknowledges every one.
+async fn produce_until_acked(
+    producer: &Producer,
+    state: &GroupState,
+    cfg: &Config,
+    stage: &str,
+    outs: &[Output],
+    what: &str,
+) {
+    let mut attempt = 0u32;
+    while let Err(e) = produce_all(producer, cfg, outs).await {
+        attempt += 1;
+        tracing::error!(stage, error = %e, attempt, "producing {what} failed, retrying");
+        tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
+    }
+    if !outs.is_empty() {
+        state.broker_reached(stage);
+    }
+}
+
+fn to_input<M: Message>(inputs: &HashMap<String, Topic>, m: &M) -> Input {
+    Input {
+        // A stage is only given the topics it subscribed to.
+        topic: inputs.get(m.topic()).copied().unwrap_or(Topic::DEAD_LETTER),
+        key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+        payload: m.payload().map(crate::payload::Payload::from),
+        origin: Some(Origin {
+            topic: m.topic().to_string(),
+            partition: m.partition(),
+            offset: m.offset(),
+        }),
+    }
+}
+
+/// The stage's replay guard, if it wants one, reloaded from its output
+/// topics' tails whenever the group gives it partitions.
+struct Guard {
+    guard: Option<ReplayGuard>,
+    outputs: Vec<String>,
+    brokers: String,
+    per_partition: i64,
+    loaded_at: u64,
+}
+
+impl Guard {
+    fn new(stage: &dyn Stage, cfg: &Config, brokers: &str) -> Self {
+        let per_partition = cfg.kafka.replay_check_records as i64;
+        let outputs: Vec<String> = stage
+            .outputs()
+            .into_iter()
+            .filter(|t| *t != Topic::DEAD_LETTER)
+            .map(|t| cfg.topic_name(t))
+            .collect();
+        let capacity =
+            (per_partition as usize * cfg.kafka.partitions.max(1) as usize * outputs.len()) * 4;
+        Guard {
+            guard: (stage.replay_guard() && per_partition > 0).then(|| ReplayGuard::new(capacity)),
+            outputs,
+            brokers: brokers.to_string(),
+            per_partition,
+            loaded_at: 0,
+        }
+    }
+
+    fn reload_if_reassigned(&mut self, state: &GroupState, stage: &str) {
+        let Some(guard) = self.guard.as_mut() else {
+            return;
+        };
+        let assignments = state.assignments();
+        if assignments == self.loaded_at {
+            return;
+        }
+        self.loaded_at = assignments;
+        let started = Instant::now();
+        let mut known = 0;
+        for topic in &self.outputs {
+            let read = tokio::task::block_in_place(|| {
+                super::admin::read_records(&self.brokers, topic, self.per_partition)
+            });
+            match read {
+                Ok(records) => {
+                    for (key, value) in records {
+                        if let Some(v) = value {
+                            guard.known(topic, key.as_deref(), &v);
+                            known += 1;
+                        }
+                    }
+                }
+                Err(e) => {
+                    tracing::warn!(stage, topic, error = %e, "reading the output tail for the replay guard failed")
+                }
+            }
+        }
+        tracing::info!(
+            stage,
+            records = known,
+            ms = started.elapsed().as_millis() as u64,
+            "replay guard loaded from the output topics"
+        );
+    }
+
+    fn fresh(&mut self, outs: Vec<Output>, cfg: &Config, stage: &str) -> Vec<Output> {
+        let Some(guard) = self.guard.as_mut() else {
+            return outs;
+        };
+        let (kept, dropped) = guard.fresh(outs, |o| cfg.topic_name(o.topic));
+        if dropped > 0 {
+            tracing::info!(
+                stage,
+                records = dropped,
+                "replayed records not produced again"
+            );
+            crate::metrics::add(
+                "gleaner_replayed_records_dropped_total",
+                &[("stage", stage)],
+                dropped as f64,
+            );
+        }
+        kept
+    }
+}
+
+/// Notices a stage left without partitions while its input waits: after
+/// `kafka.unassigned_exit_ms` with lag and no progress by any member of the
+/// group, the stage exits with an error rather than idle for ever. A hot
+/// standby (more instances than partitions) sees the others commit, and
+/// stays.
+#[derive(Default)]
+struct Watchdog {
+    last_check: Option<Instant>,
+    /// Since when the group's committed offsets have not moved, and their sum.
+    still_since: Option<(Instant, i64)>,
+}
+
+impl Watchdog {
+    fn check(
+        &mut self,
+        consumer: &StreamConsumer<BusContext>,
+        state: &GroupState,
+        cfg: &Config,
+        topics: &[&str],
+    ) -> anyhow::Result<()> {
+        let limit = Duration::from_millis(cfg.kafka.unassigned_exit_ms);
+        let Some(unassigned) = state.unassigned_for().filter(|_| !limit.is_zero()) else {
+            self.still_since = None;
+            return Ok(());
+        };
+        let every = (limit / 4).clamp(Duration::from_millis(500), Duration::from_secs(5));
+        if unassigned < every || self.last_check.is_some_and(|t| t.elapsed() < every) {
+            return Ok(());
+        }
+        self.last_check = Some(Instant::now());
+        let (lag, committed) = match tokio::task::block_in_place(|| group_lag(consumer, topics)) {
+            Ok(l) => l,
+            Err(e) => {
+                tracing::debug!(error = %e, "reading the group's lag failed");
+                return Ok(());
+            }
+        };
+        match self.still_since {
+            Some((_, sum)) if sum == committed && lag > 0 => {}
+            _ => self.still_since = (lag > 0).then_some((Instant::now(), committed)),
+        }
+        if let Some((since, _)) = self.still_since {
+            let waited = since.elapsed().min(unassigned);
+            tracing::warn!(
+                lag,
+                waited_s = waited.as_secs(),
+                "no partitions while the input has lag"
+            );
+            if waited >= limit {
+                anyhow::bail!(
+                    "no partitions for {} s while the input has {lag} records of lag that no member of the group consumes; exiting so that a supervisor restarts this stage (kafka.unassigned_exit_ms)",
+                    waited.as_secs()
+                );
+            }
+        }
+        Ok(())
+    }
+}
