@@ -11,15 +11,11 @@
 
 mod common;
 
-use axum::body::Body;
-use axum::http::Uri;
-use axum::response::Response;
 use common::*;
 use gleaner_core::messages::{Article, DeadLetter, Duplicate};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -266,29 +262,7 @@ async fn kafka_fetch_survives_kill_9() {
     };
     const PAGES: usize = 40;
     const BATCH: usize = 4;
-    let log: Log = Arc::default();
-    let l = log.clone();
-    let app = axum::Router::new().fallback(move |uri: Uri| {
-        let l = l.clone();
-        async move {
-            let path = uri.path().to_string();
-            l.lock().unwrap().push(path.clone());
-            tokio::time::sleep(Duration::from_millis(60)).await;
-            // Every page links to every page, as site navigation does, so
-            // a fetcher that forgot what it completed would fetch it again.
-            let links = (0..PAGES)
-                .map(|i| format!("<a href='/p/{i}'>page {i}</a>"))
-                .collect::<String>();
-            let body = format!("<p>page {path}</p>{links}");
-            Response::builder()
-                .header("content-type", "text/html")
-                .body(Body::from(body))
-                .unwrap()
-        }
-    });
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    let (base, log) = linked_site(PAGES, 60).await;
 
     let tmp = tempfile::tempdir().unwrap();
     let prefix = format!("kill{}", unique());

@@ -98,6 +98,36 @@ pub async fn start_site() -> (String, Log) {
     (format!("http://{addr}"), log)
 }
 
+/// A site of `pages` pages under /p/ where every page links to every page
+/// (as site navigation does, so a fetcher that forgot what it completed
+/// would fetch it again), each answered after `delay_ms`; the log has every
+/// requested path.
+pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
+    use axum::http::Uri;
+    let log: Log = Arc::default();
+    let l = log.clone();
+    let app = axum::Router::new().fallback(move |uri: Uri| {
+        let l = l.clone();
+        async move {
+            let path = uri.path().to_string();
+            l.lock().unwrap().push(path.clone());
+            tokio::time::sleep(Duration::from_millis(delay_ms)).await;
+            let links = (0..pages)
+                .map(|i| format!("<a href='/p/{i}'>page {i}</a>"))
+                .collect::<String>();
+            let body = format!("<p>page {path}</p>{links}");
+            Response::builder()
+                .header("content-type", "text/html")
+                .body(Body::from(body))
+                .unwrap()
+        }
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    (base, log)
+}
+
 /// The bundled config with test settings: no politeness delay, loopback
 /// allowed, and (for Kafka) topic and group names unique to this run.
 pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {

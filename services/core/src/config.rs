@@ -44,6 +44,7 @@ pub struct Topics {
     pub summarized: String,
     pub rules: String,
     pub dead_letter: String,
+    pub status: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -252,6 +253,7 @@ impl Config {
             Topic::SUMMARIZED => n.summarized.clone(),
             Topic::RULES => n.rules.clone(),
             Topic::DEAD_LETTER => n.dead_letter.clone(),
+            Topic::STATUS => n.status.clone(),
             other => format!("gleaner.{}", other.short()),
         }
     }
@@ -275,9 +277,10 @@ impl Topic {
     pub const SUMMARIZED: Topic = Topic("summarized");
     pub const RULES: Topic = Topic("rules");
     pub const DEAD_LETTER: Topic = Topic("dead-letter");
+    pub const STATUS: Topic = Topic("status");
 
     /// The topics of the built-in stages.
-    pub const BUILT_IN: [Topic; 10] = [
+    pub const BUILT_IN: [Topic; 11] = [
         Topic::SEEDS,
         Topic::FRONTIER,
         Topic::PAGES,
@@ -288,6 +291,7 @@ impl Topic {
         Topic::SUMMARIZED,
         Topic::RULES,
         Topic::DEAD_LETTER,
+        Topic::STATUS,
     ];
 
     /// The topic with this short name, for a stage that writes its own.

@@ -236,6 +236,28 @@ pub struct Summarized {
     pub engine: String,
 }
 
+/// `gleaner.status`: what one instance of a stage on Kafka reports every
+/// few seconds (key = "<stage>/<instance>"), for `gleaner status`. Kafka's
+/// own group description would say who owns what, but the dev broker does
+/// not answer it, nor keep commit metadata; this works on both.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StageStatus {
+    pub stage: String,
+    /// The instance name (`--instance`, kafka.instance).
+    pub instance: String,
+    pub host: String,
+    pub pid: u32,
+    /// The partitions it owns, as `topic[partition]`.
+    pub owned: Vec<String>,
+    /// When it last committed offsets (Unix milliseconds), if ever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub last_commit_ms: Option<u64>,
+    /// Inputs handled since it started.
+    pub handled: u64,
+    /// When this report was made (Unix milliseconds).
+    pub at_ms: u64,
+}
+
 /// `gleaner.rules`: extraction rules for one site (key = host; null deletes).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct SiteRules {

@@ -1,18 +1,19 @@
 //! `gleaner status`: where every stage stands. On Kafka, per stage and
 //! partition of its input: the committed offset, the end, the lag, the
-//! member that owns it and how long ago the stage last committed. For an
+//! instance that owns it and how long ago it last committed (from the
+//! instances' reports on the status topic). For an
 //! embedded run (`--data DIR`), what the run last wrote to DIR/status.json:
 //! counts per topic and the queue before each reader.
 
 use crate::commands::brokers;
 use crate::{stages, Kafka};
-use gleaner_core::kafka::{group_offsets, PartitionOffsets};
+use gleaner_core::kafka::{group_offsets, read_records, PartitionOffsets};
+use gleaner_core::messages::StageStatus;
 use gleaner_core::Config;
-use rdkafka::consumer::{BaseConsumer, Consumer};
+use rdkafka::consumer::BaseConsumer;
 use rdkafka::ClientConfig;
 use std::collections::HashMap;
 use std::path::Path;
-use std::time::Duration;
 
 pub async fn run(cfg: &Config, kafka: &Kafka, data: Option<&Path>) -> anyhow::Result<()> {
     if let Some(dir) = data {
@@ -75,6 +76,8 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
         "stage", "partition", "committed", "end", "lag", "owner"
     )?;
     let now = gleaner_core::util::unix_millis();
+    let reports = reports(cfg, brokers);
+    let owners = owners(&reports, now);
     for placed in &flow.stages {
         let name = placed.spec.name();
         let group = format!("{}-{name}", cfg.kafka.group_prefix);
@@ -87,17 +90,20 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
         topics.extend(placed.spec.side_inputs().iter().map(|t| cfg.topic_name(*t)));
         let names: Vec<&str> = topics.iter().map(String::as_str).collect();
         let parts = group_offsets(&consumer, &names)?;
-        let owners = owners(&consumer, &group);
         let total: i64 = parts.iter().map(PartitionOffsets::lag).sum();
         for p in &parts {
-            let owner = owners
-                .get(&(p.topic.clone(), p.partition))
-                .map_or("-", String::as_str);
+            let (owner, reported) = owners
+                .get(&format!("{}[{}]", p.topic, p.partition))
+                .cloned()
+                .unwrap_or_else(|| ("-".into(), None));
+            // The commit's own metadata where the broker keeps it.
             let last = p
                 .metadata
                 .parse::<u64>()
+                .ok()
+                .or(reported)
                 .map(|t| format!("{:.0} s ago", now.saturating_sub(t) as f64 / 1000.0))
-                .unwrap_or_else(|_| "-".into());
+                .unwrap_or_else(|| "-".into());
             writeln!(
                 out,
                 "{name:<10} {:<28} {:>10} {:>10} {:>8}  {owner:<24} {last}",
@@ -122,82 +128,76 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
     Ok(out)
 }
 
-/// Which member (its client id: the group and instance name) owns each
-/// partition, from the group's description.
-fn owners(consumer: &BaseConsumer, group: &str) -> HashMap<(String, i32), String> {
-    let mut owners = HashMap::new();
-    let Ok(list) = consumer.fetch_group_list(Some(group), Duration::from_secs(5)) else {
-        return owners;
-    };
-    for g in list.groups() {
-        for m in g.members() {
-            for tp in m.assignment().map(parse_assignment).unwrap_or_default() {
-                owners.insert(tp, m.client_id().to_string());
+/// A report older than this is shown as stale: its instance is probably gone.
+const STALE_MS: u64 = 30_000;
+
+/// The latest report of every stage instance, from the status topic.
+fn reports(cfg: &Config, brokers: &str) -> Vec<StageStatus> {
+    let topic = cfg.topic_name(gleaner_core::Topic::STATUS);
+    let mut latest: HashMap<String, StageStatus> = HashMap::new();
+    for (key, value) in read_records(brokers, &topic, 2000).unwrap_or_default() {
+        let (Some(key), Some(value)) = (key, value) else {
+            continue;
+        };
+        if let Ok(s) = serde_json::from_slice::<StageStatus>(&value) {
+            if latest.get(&key).is_none_or(|old| old.at_ms <= s.at_ms) {
+                latest.insert(key, s);
             }
+        }
+    }
+    latest.into_values().collect()
+}
+
+/// Who owns each partition, by the instances' latest reports: the owner's
+/// name (with "stale" when its report is old) and its last commit time.
+fn owners(reports: &[StageStatus], now: u64) -> HashMap<String, (String, Option<u64>)> {
+    let mut owners = HashMap::new();
+    let mut by_age: Vec<&StageStatus> = reports.iter().collect();
+    // The freshest report wins a partition two instances claim.
+    by_age.sort_by_key(|r| r.at_ms);
+    for r in by_age {
+        let stale = now.saturating_sub(r.at_ms) > STALE_MS;
+        let name = format!(
+            "{}/{}{}",
+            r.stage,
+            r.instance,
+            if stale { " (stale)" } else { "" }
+        );
+        for p in &r.owned {
+            owners.insert(p.clone(), (name.clone(), r.last_commit_ms));
         }
     }
     owners
-}
-
-/// The partitions in a consumer-protocol assignment (Kafka's wire format:
-/// version i16, then topics as [name: i16-length string, partitions: i32
-/// array], then user data). Nothing on malformed input.
-fn parse_assignment(bytes: &[u8]) -> Vec<(String, i32)> {
-    fn take<'a>(b: &mut &'a [u8], n: usize) -> Option<&'a [u8]> {
-        let (head, rest) = (b.get(..n)?, b.get(n..)?);
-        *b = rest;
-        Some(head)
-    }
-    fn i16_(b: &mut &[u8]) -> Option<i16> {
-        take(b, 2).map(|s| i16::from_be_bytes([s[0], s[1]]))
-    }
-    fn i32_(b: &mut &[u8]) -> Option<i32> {
-        take(b, 4).map(|s| i32::from_be_bytes([s[0], s[1], s[2], s[3]]))
-    }
-    let mut b = bytes;
-    let mut out = Vec::new();
-    let parse = |b: &mut &[u8], out: &mut Vec<(String, i32)>| -> Option<()> {
-        i16_(b)?;
-        for _ in 0..i32_(b)?.max(0) {
-            let len = i16_(b)?.max(0) as usize;
-            let topic = String::from_utf8_lossy(take(b, len)?).into_owned();
-            for _ in 0..i32_(b)?.max(0) {
-                out.push((topic.clone(), i32_(b)?));
-            }
-        }
-        Some(())
-    };
-    if parse(&mut b, &mut out).is_none() {
-        out.clear();
-    }
-    out
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn reads_a_consumer_protocol_assignment() {
-        let mut b = vec![0, 1, 0, 0, 0, 2];
-        for (topic, parts) in [("g.seeds", vec![0i32, 3]), ("g.frontier", vec![1])] {
-            b.extend((topic.len() as i16).to_be_bytes());
-            b.extend(topic.as_bytes());
-            b.extend((parts.len() as i32).to_be_bytes());
-            for p in parts {
-                b.extend(p.to_be_bytes());
-            }
+    fn report(instance: &str, owned: &[&str], at_ms: u64) -> StageStatus {
+        StageStatus {
+            stage: "clean".into(),
+            instance: instance.into(),
+            host: "h".into(),
+            pid: 1,
+            owned: owned.iter().map(|s| s.to_string()).collect(),
+            last_commit_ms: Some(at_ms - 100),
+            handled: 0,
+            at_ms,
         }
-        b.extend([0, 0, 0, 0]); // no user data
-        assert_eq!(
-            parse_assignment(&b),
-            vec![
-                ("g.seeds".to_string(), 0),
-                ("g.seeds".to_string(), 3),
-                ("g.frontier".to_string(), 1)
-            ]
+    }
+
+    #[test]
+    fn the_freshest_report_owns_a_partition_and_old_ones_are_stale() {
+        let now = 100_000;
+        let o = owners(
+            &[
+                report("1", &["p[0]", "p[1]"], now - 60_000),
+                report("2", &["p[1]"], now - 1_000),
+            ],
+            now,
         );
-        assert!(parse_assignment(&b[..9]).is_empty(), "truncated");
-        assert!(parse_assignment(&[0, 1, 0x7f, 0xff, 0xff, 0xff]).is_empty());
+        assert_eq!(o["p[0]"].0, "clean/1 (stale)");
+        assert_eq!(o["p[1]"], ("clean/2".to_string(), Some(now - 1_100)));
     }
 }

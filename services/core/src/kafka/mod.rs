@@ -4,6 +4,7 @@
 mod admin;
 mod client;
 mod guard;
+mod report;
 mod runner;
 
 pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};

@@ -77,6 +77,8 @@ pub async fn run_stage(
         "stage started on Kafka"
     );
     let mut guard = Guard::new(&*stage, cfg, brokers);
+    let mut crash = CrashPoint::from_env(name);
+    let mut reporter = super::report::Reporter::new(name, cfg);
     let mut watchdog = Watchdog::default();
     let mut positions = Positions::new();
     let mut handled_total: u64 = 0;
@@ -94,8 +96,11 @@ pub async fn run_stage(
             _ = stop.wait_for(|s| *s) => None,
             () = ticked => {
                 watchdog.check(&consumer, &state, cfg, &topics)?;
+                reporter.maybe_report(&producer, &state).await;
                 let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
+                crash.at("before-produce", !due.is_empty());
                 produce_until_acked(&producer, &state, cfg, name, &due, "scheduled work").await;
+                crash.at("after-produce", !due.is_empty());
                 stage.produced().await;
                 continue;
             }
@@ -131,12 +136,17 @@ pub async fn run_stage(
             ));
         }
         let outs = guard.fresh(outs, cfg, name);
+        crash.at("before-produce", !outs.is_empty());
         // Committing before the outputs are acknowledged would lose them
         // on a crash.
         produce_until_acked(&producer, &state, cfg, name, &outs, "outputs").await;
+        crash.at("after-produce", !outs.is_empty());
         stage.produced().await;
-        commit(&consumer, &batch, &mut positions, CommitMode::Async, name);
+        if commit(&consumer, &batch, &mut positions, CommitMode::Async, name) {
+            reporter.last_commit_ms = Some(crate::util::unix_millis());
+        }
         handled_total += batch.len() as u64;
+        reporter.handled = handled_total;
     }
     tracing::info!(
         stage = name,
@@ -178,24 +188,27 @@ fn fatal(stage: &str, instance: &str, e: &KafkaError) -> anyhow::Result<()> {
 }
 
 /// Commits the next offset of every partition the batch read from, with
-/// the commit time (Unix milliseconds) as metadata.
+/// the commit time (Unix milliseconds) as metadata (where the broker keeps
+/// it; the dev broker does not, so the status topic carries it too).
+/// Returns whether there was anything to commit.
 fn commit(
     consumer: &StreamConsumer<BusContext>,
     batch: &[Input],
     positions: &mut Positions,
     mode: CommitMode,
     stage: &str,
-) {
+) -> bool {
     let mut now = Positions::new();
     for o in batch.iter().filter_map(|i| i.origin.as_ref()) {
         let next = now.entry((o.topic.clone(), o.partition)).or_insert(0);
         *next = (*next).max(o.offset + 1);
     }
     if now.is_empty() {
-        return;
+        return false;
     }
     commit_positions(consumer, &now, mode, stage);
     positions.extend(now);
+    true
 }
 
 fn commit_positions(
@@ -253,6 +266,41 @@ fn to_input<M: Message>(inputs: &HashMap<String, Topic>, m: &M) -> Input {
             partition: m.partition(),
             offset: m.offset(),
         }),
+    }
+}
+
+/// A test hook for the worst moments to die: `GLEANER_CRASH_AT=stage:point:n`
+/// aborts the process (as kill -9 would: nothing flushed or committed) at
+/// the n-th batch (or tick) with outputs, at `before-produce` (handled, nothing sent)
+/// or `after-produce` (acknowledged, not committed). Read once at start;
+/// unset, it costs a branch per batch.
+struct CrashPoint {
+    point: Option<(String, u64)>,
+    batches: u64,
+}
+
+impl CrashPoint {
+    fn from_env(stage: &str) -> Self {
+        let point = std::env::var("GLEANER_CRASH_AT").ok().and_then(|v| {
+            let mut it = v.splitn(3, ':');
+            let (s, p, n) = (it.next()?, it.next()?, it.next()?.parse().ok()?);
+            (s == stage).then(|| (p.to_string(), n))
+        });
+        CrashPoint { point, batches: 0 }
+    }
+
+    fn at(&mut self, here: &str, has_outputs: bool) {
+        let Some((point, n)) = &self.point else {
+            return;
+        };
+        if !has_outputs || point != here {
+            return;
+        }
+        self.batches += 1;
+        if self.batches == *n {
+            eprintln!("GLEANER_CRASH_AT: aborting at {here} of batch {n}");
+            std::process::abort();
+        }
     }
 }
 

@@ -1,0 +1,77 @@
+//! Each stage instance on Kafka reports, every few seconds and whenever its
+//! partitions change, what it owns and when it last committed, on the
+//! status topic (see `StageStatus`): what `gleaner status` shows as each
+//! partition's owner and last commit.
+
+use super::client::{GroupState, Producer};
+use crate::config::{Config, Topic};
+use crate::messages::StageStatus;
+use rdkafka::producer::FutureRecord;
+use rdkafka::util::Timeout;
+use std::time::{Duration, Instant};
+
+const EVERY: Duration = Duration::from_secs(5);
+
+pub struct Reporter {
+    stage: String,
+    instance: String,
+    topic: String,
+    host: String,
+    last: Option<Instant>,
+    assignments: u64,
+    pub last_commit_ms: Option<u64>,
+    pub handled: u64,
+}
+
+impl Reporter {
+    pub fn new(stage: &str, cfg: &Config) -> Self {
+        Reporter {
+            stage: stage.to_string(),
+            instance: cfg.kafka.instance.clone(),
+            topic: cfg.topic_name(Topic::STATUS),
+            host: std::fs::read_to_string("/proc/sys/kernel/hostname")
+                .map(|h| h.trim().to_string())
+                .unwrap_or_default(),
+            last: None,
+            assignments: 0,
+            last_commit_ms: None,
+            handled: 0,
+        }
+    }
+
+    /// Reports if it is time, or if the partitions changed. Waits at most
+    /// a second for the broker: a report is worth nothing late.
+    pub async fn maybe_report(&mut self, producer: &Producer, state: &GroupState) {
+        let changed = state.assignments() != self.assignments;
+        if !changed && self.last.is_some_and(|t| t.elapsed() < EVERY) {
+            return;
+        }
+        self.last = Some(Instant::now());
+        self.assignments = state.assignments();
+        let status = StageStatus {
+            stage: self.stage.clone(),
+            instance: self.instance.clone(),
+            host: self.host.clone(),
+            pid: std::process::id(),
+            owned: state
+                .owned()
+                .into_iter()
+                .map(|(t, p)| format!("{t}[{p}]"))
+                .collect(),
+            last_commit_ms: self.last_commit_ms,
+            handled: self.handled,
+            at_ms: crate::util::unix_millis(),
+        };
+        let Ok(value) = serde_json::to_vec(&status) else {
+            return;
+        };
+        let key = format!("{}/{}", self.stage, self.instance);
+        let record = FutureRecord::to(&self.topic).key(&key).payload(&value);
+        if let Err((e, _)) = producer
+            .send(record, Timeout::After(Duration::from_secs(1)))
+            .await
+        {
+            tracing::debug!(error = %e, "status report not sent");
+        }
+    }
+}
