@@ -159,7 +159,8 @@ async fn searchable_within(cfg: &Path, data: &Path, phrase: &str, limit: Duratio
 }
 
 /// A running `gleaner run --follow` takes seeds from `gleaner seed --data`;
-/// a second run on the same directory says who holds it and exits non-zero.
+/// a second run on the same directory says who holds it and exits non-zero;
+/// `gleaner status --data` shows it running.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     let (base, _log) = start_site().await;
@@ -201,6 +202,42 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     assert!(
         took.is_some(),
         "a seed handed to the running run was never searchable"
+    );
+
+    // `gleaner status --data` shows the run: alive, with its counts (the
+    // status file is written at each progress tick).
+    let mut text = String::new();
+    for _ in 0..30 {
+        let status = Command::new(GLEANER)
+            .args(["status", "--config"])
+            .arg(&cfg)
+            .arg("--data")
+            .arg(&data)
+            .output()
+            .unwrap();
+        assert!(
+            status.status.success(),
+            "{}",
+            String::from_utf8_lossy(&status.stderr)
+        );
+        text = String::from_utf8_lossy(&status.stdout).into_owned();
+        let pages = text
+            .lines()
+            .find(|l| l.starts_with("pages "))
+            .and_then(|l| l.split_whitespace().nth(1)?.parse::<u64>().ok());
+        if pages == Some(2) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    assert!(
+        text.contains(": running") && text.contains("pages "),
+        "{text}"
+    );
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("pages ") && l.split_whitespace().nth(1) == Some("2")),
+        "{text}"
     );
 
     Command::new("kill")

@@ -37,17 +37,24 @@ async fn kafka_services_end_to_end() {
 
     let started = Instant::now();
     let data_arg = data.to_string_lossy().into_owned();
+    // Two instances of every stage that scales out: they share the work
+    // (the checks below find nothing doubled or lost).
     let services: Vec<Vec<&str>> = vec![
-        vec!["fetch", "--allow-private"],
-        vec!["clean"],
-        vec!["extract"],
+        vec!["fetch", "--allow-private", "--instance", "1"],
+        vec!["fetch", "--allow-private", "--instance", "2"],
+        vec!["clean", "--instance", "1"],
+        vec!["clean", "--instance", "2"],
+        vec!["extract", "--instance", "1"],
+        vec!["extract", "--instance", "2"],
         vec!["dedup"],
-        vec!["summarize"],
+        vec!["summarize", "--instance", "1"],
+        vec!["summarize", "--instance", "2"],
         vec!["index", "--data", &data_arg],
     ];
+    let log_name = |a: &[&str]| format!("{}-{}.log", a[0], a.last().unwrap().replace('/', "_"));
     let mut children = Vec::new();
     for args in &services {
-        let log_file = std::fs::File::create(tmp.path().join(format!("{}.log", args[0]))).unwrap();
+        let log_file = std::fs::File::create(tmp.path().join(log_name(args))).unwrap();
         let child = gleaner(args, &cfg, &brokers)
             .stdout(Stdio::null())
             .stderr(log_file)
@@ -83,8 +90,8 @@ async fn kafka_services_end_to_end() {
             .map(|a| {
                 format!(
                     "--- {}\n{}",
-                    a[0],
-                    std::fs::read_to_string(tmp.join(format!("{}.log", a[0]))).unwrap_or_default()
+                    a.join(" "),
+                    std::fs::read_to_string(tmp.join(log_name(a))).unwrap_or_default()
                 )
             })
             .collect::<String>()

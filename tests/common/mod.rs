@@ -2,6 +2,8 @@
 //! server, configurations, the checks every run must pass, and the broker.
 #![allow(dead_code)]
 
+pub mod farm;
+
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, Uri};

@@ -44,7 +44,13 @@ pub struct Topics {
     pub summarized: String,
     pub rules: String,
     pub dead_letter: String,
+    /// Defaulted, so that a config written before it existed still loads.
+    #[serde(default = "default_status_topic")]
     pub status: String,
+}
+
+fn default_status_topic() -> String {
+    "gleaner.status".into()
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

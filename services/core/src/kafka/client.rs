@@ -123,6 +123,10 @@ impl ConsumerContext for BusContext {
     fn post_rebalance(&self, consumer: &BaseConsumer<Self>, rebalance: &Rebalance<'_>) {
         use rdkafka::consumer::Consumer;
         match rebalance {
+            Rebalance::Assign(tpl) if tpl.count() == 0 => {
+                tracing::info!(stage = %self.stage, "no partitions assigned");
+                self.state.assignments.fetch_add(1, Ordering::Relaxed);
+            }
             Rebalance::Assign(tpl) => {
                 tracing::info!(stage = %self.stage, partitions = %describe(tpl), "partitions assigned");
                 self.state.assignments.fetch_add(1, Ordering::Relaxed);

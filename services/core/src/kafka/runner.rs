@@ -392,11 +392,14 @@ impl Guard {
     }
 }
 
-/// Notices a stage left without partitions while its input waits: after
-/// `kafka.unassigned_exit_ms` with lag and no progress by any member of the
-/// group, the stage exits with an error rather than idle for ever. A hot
-/// standby (more instances than partitions) sees the others commit, and
-/// stays.
+/// Notices a stage left without partitions while its input waits (lag and
+/// no progress by any member of the group): after
+/// `kafka.unassigned_exit_ms` it exits with an error rather than idle for
+/// ever, for a supervisor to restart it. (Seen on tansu 0.6.0: an instance
+/// back just after its old session expired is assigned its partitions, has
+/// them revoked a second later and is never given them again; joining the
+/// group afresh in the same process did not help.) A hot standby (more
+/// instances than partitions) sees the others commit, and stays.
 #[derive(Default)]
 struct Watchdog {
     last_check: Option<Instant>,

@@ -1,0 +1,157 @@
+//! The scale-out bench (scripts/bench-scale.sh; by hand, not in the suite):
+//! the same crawl of 600 real pages on six loopback hosts, on a dev broker,
+//! with one instance of every stage and then with two of each stage that
+//! scales out (fetch, clean, extract, summarize; dedup and index stay one:
+//! see the README). Checks, for each layout, that no page is fetched twice,
+//! no host is asked sooner than its delay across fetch instances, and every
+//! article is indexed once; prints pages/s and articles indexed/s.
+
+mod common;
+
+use common::farm::*;
+use common::*;
+use std::collections::BTreeMap;
+use std::time::{Duration, Instant};
+
+const DELAY_MS: u64 = 20;
+
+struct Layout {
+    name: &'static str,
+    instances: [usize; 6],
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a bench of a few minutes: scripts/bench-scale.sh"]
+async fn scale_out() {
+    let broker = Broker::start();
+    let (bases, requests) = start_hosts(dataset_pages()).await;
+    let layouts = [
+        Layout {
+            name: "one of each",
+            instances: [1, 1, 1, 1, 1, 1],
+        },
+        Layout {
+            name: "two of each",
+            instances: [2, 2, 2, 1, 2, 1],
+        },
+    ];
+    let mut indexed_by = Vec::new();
+    for layout in &layouts {
+        requests.lock().unwrap().clear();
+        let mut farm = Farm::new(&broker.addr(), "scale", DELAY_MS);
+        for (stage, n) in STAGES.iter().zip(layout.instances) {
+            for i in 1..=n {
+                farm.spawn(stage, &i.to_string());
+            }
+        }
+        // Every instance has joined its group before the seeds go in.
+        let t0 = Instant::now();
+        while t0.elapsed() < Duration::from_secs(60) {
+            let joined = STAGES.iter().zip(layout.instances).all(|(s, n)| {
+                (1..=n).all(|i| {
+                    farm.log_of(&format!("{s}/{i}"))
+                        .contains("partitions assigned")
+                })
+            });
+            if joined {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
+        let seeds: Vec<String> = bases.iter().map(|b| format!("{b}/")).collect();
+        let mut args = vec!["seed"];
+        args.extend(seeds.iter().map(String::as_str));
+        let started = Instant::now();
+        assert!(gleaner(&args, &farm.cfg, &farm.brokers)
+            .status()
+            .unwrap()
+            .success());
+        let pages = HOSTS * PER_HOST;
+        let (mut fetched_in, mut last, mut still) = (None, u64::MAX, Instant::now());
+        loop {
+            let n = requests.lock().unwrap().len();
+            if n >= pages && fetched_in.is_none() {
+                fetched_in = Some(started.elapsed());
+            }
+            let docs = farm.docs();
+            if docs != last {
+                (last, still) = (docs, Instant::now());
+            }
+            if (fetched_in.is_some() && still.elapsed() > Duration::from_secs(5))
+                || started.elapsed() > Duration::from_secs(300)
+            {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        let indexed_in = still.duration_since(started);
+        let exited = farm.exited();
+        farm.stop();
+        // Politeness and no double fetch, as the hosts saw it.
+        let log = requests.lock().unwrap().clone();
+        let mut per_path: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+        let mut per_host: BTreeMap<usize, Vec<Instant>> = BTreeMap::new();
+        for (h, p, t) in &log {
+            *per_path.entry((*h, p.as_str())).or_default() += 1;
+            per_host.entry(*h).or_default().push(*t);
+        }
+        let twice = per_path.values().filter(|n| **n > 1).count();
+        let shortest = per_host
+            .values_mut()
+            .flat_map(|ts| {
+                ts.sort();
+                ts.windows(2).map(|w| w[1] - w[0]).collect::<Vec<_>>()
+            })
+            .min()
+            .unwrap_or_default();
+        let (uniq_records, unique) = farm.ids("unique");
+        let (sum_records, summarized) = farm.ids("summarized");
+        let docs = farm.docs();
+        let fetched_in = fetched_in.unwrap_or(started.elapsed());
+        println!(
+            "{:<12} {} pages in {:.1} s: {:.1} pages/s; {docs} articles indexed in {:.1} s: {:.1}/s; \
+             fetched twice {twice}; shortest gap to one host {} ms (delay {DELAY_MS}); \
+             doubled records unique {} summarized {}",
+            layout.name,
+            per_path.len(),
+            fetched_in.as_secs_f64(),
+            per_path.len() as f64 / fetched_in.as_secs_f64(),
+            indexed_in.as_secs_f64(),
+            docs as f64 / indexed_in.as_secs_f64(),
+            shortest.as_millis(),
+            uniq_records - unique.len(),
+            sum_records - summarized.len(),
+        );
+        assert!(exited.is_empty(), "{}: exited: {exited:?}", layout.name);
+        assert_eq!(per_path.len(), pages, "{}: every page fetched", layout.name);
+        assert_eq!(twice, 0, "{}: a page fetched twice", layout.name);
+        assert!(
+            shortest >= Duration::from_millis(DELAY_MS),
+            "{}: a host asked after {shortest:?}",
+            layout.name
+        );
+        assert_eq!(
+            docs,
+            summarized.len() as u64,
+            "{}: indexed once each",
+            layout.name
+        );
+        assert_eq!(
+            uniq_records,
+            unique.len(),
+            "{}: unique doubled",
+            layout.name
+        );
+        assert_eq!(
+            sum_records,
+            summarized.len(),
+            "{}: summarized doubled",
+            layout.name
+        );
+        indexed_by.push(docs);
+    }
+    assert_eq!(
+        indexed_by[0], indexed_by[1],
+        "both layouts index the same articles"
+    );
+}
