@@ -6,10 +6,7 @@
 # (default: a new temp dir), which scripts/broker-stop.sh takes.
 set -euo pipefail
 export PATH="$HOME/.cargo/bin:$PATH"
-if ! tansu --version 2>/dev/null | grep -q '0\.6\.0'; then
-  echo "installing tansu 0.6.0 (once per machine)..." >&2
-  cargo install tansu@0.6.0 --locked --features libsql >&2
-fi
+"$(dirname "$0")/tansu-install.sh"
 dir="${BROKER_DIR:-$(mktemp -d -t gleaner-broker.XXXXXX)}"
 mkdir -p "$dir"
 port=$(python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')

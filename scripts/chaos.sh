@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-tansu --version 2>/dev/null | grep -q '0\.6\.0' || cargo install tansu@0.6.0 --locked --features libsql
+scripts/tansu-install.sh
 export CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 cargo test --release -p gleaner --test chaos -- --ignored --nocapture --test-threads 1 2>&1 \
   | grep --line-buffered -v '^produced\|^created' | tee target/chaos.txt

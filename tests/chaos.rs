@@ -98,9 +98,8 @@ async fn run_case(
     }
     let stuck = farm.exited().join(", ");
     farm.stop();
-    let (_, unique) = farm.ids("unique");
+    let (uniq_records, unique) = farm.ids("unique");
     let (sum_records, summarized) = farm.ids("summarized");
-    let (uniq_records, _) = farm.ids("unique");
     let (dup_records, dups) = farm.ids("duplicates");
     let indexed = farm.docs();
     let case = fault.map_or("no fault".to_string(), |(s, d)| format!("{s} +{d}s"));

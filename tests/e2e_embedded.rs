@@ -111,13 +111,7 @@ async fn embedded_run_recrawls_on_schedule_until_interrupted() {
         fetched >= 3,
         "the seed was fetched {fetched} times in 3.6 s"
     );
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = interrupt(child).await;
     let summary = run_summary(&out, &data);
     assert!(
         summary["produced"]["pages"].as_u64().unwrap() >= 3,
@@ -240,13 +234,7 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
         "{text}"
     );
 
-    Command::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
-    let out = tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
-        .await
-        .unwrap();
+    let out = interrupt(child).await;
     let summary = run_summary(&out, &data);
     assert_eq!(summary["index_docs"].as_u64(), Some(2), "{summary}");
 

@@ -372,6 +372,18 @@ pub async fn kafka_test_config(
     (prefix, path, cfg)
 }
 
+/// SIGINT to a running `gleaner run`, and what it printed by the time it
+/// exited.
+pub async fn interrupt(child: std::process::Child) -> std::process::Output {
+    Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    tokio::task::spawn_blocking(move || child.wait_with_output().unwrap())
+        .await
+        .unwrap()
+}
+
 pub fn unique() -> String {
     let t = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)

@@ -138,7 +138,7 @@ pub(crate) async fn run_embedded(
     // The same figures, for scripts and tests.
     let summary = serde_json::json!({
         "seconds": secs,
-        "produced": c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect::<std::collections::BTreeMap<_, _>>(),
+        "produced": by_name(&c),
         "index_docs": in_index,
         "fetch_to_searchable_seconds": searchable,
     });
@@ -176,6 +176,11 @@ pub(crate) async fn run_embedded(
     Ok(())
 }
 
+/// Counts by topic short name, for summary.json and status.json.
+fn by_name(c: &gleaner_core::memory::Counts) -> std::collections::BTreeMap<String, u64> {
+    c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect()
+}
+
 /// What `gleaner status --data DIR` shows: written whole (a new file
 /// renamed over the old) at every progress tick.
 fn write_status(
@@ -183,11 +188,6 @@ fn write_status(
     counts: &gleaner_core::memory::Counts,
     pipeline: &MemoryPipeline,
 ) {
-    let by_name = |c: &gleaner_core::memory::Counts| {
-        c.iter()
-            .map(|(t, n)| (t.short().to_string(), *n))
-            .collect::<std::collections::BTreeMap<_, _>>()
-    };
     let status = serde_json::json!({
         "updated_ms": gleaner_core::util::unix_millis(),
         "pid": std::process::id(),

@@ -50,10 +50,6 @@ impl GroupState {
         self.assignments.load(Ordering::Relaxed)
     }
 
-    pub fn broker_down(&self) -> bool {
-        self.broker_down.load(Ordering::Relaxed)
-    }
-
     /// Something went through: if the broker was lost, say it is back.
     pub fn broker_reached(&self, who: &str) {
         if self.broker_down.swap(false, Ordering::Relaxed) {
