@@ -162,13 +162,50 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
     let seed = format!("{base}{}", ARTICLES[0].0);
-    let child = gleaner_run(&cfg, &data, &["--follow", "--depth", "0", "--seeds", &seed])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let metrics = free_addr();
+    let child = gleaner_run(
+        &cfg,
+        &data,
+        &[
+            "--follow",
+            "--depth",
+            "0",
+            "--metrics",
+            &metrics,
+            "--seeds",
+            &seed,
+        ],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
     let first = searchable_within(&cfg, &data, ARTICLES[0].1, Duration::from_secs(20)).await;
     assert!(first.is_some(), "the run's own seed was never searchable");
+
+    // `--metrics`: a healthy run, and Prometheus text with HELP and TYPE
+    // lines, per-stage batch times and the fetch-to-searchable histogram.
+    let health = http_get(&format!("http://{metrics}/health")).await;
+    assert_eq!(health, Some((200, "ok\n".to_string())));
+    let (status, text) = http_until(
+        &format!("http://{metrics}/metrics"),
+        Duration::from_secs(10),
+        |_, b| b.contains("gleaner_index_fetch_to_searchable_seconds_count"),
+    )
+    .await
+    .unwrap();
+    assert_eq!(status, 200);
+    for want in [
+        "# HELP gleaner_stage_batch_seconds ",
+        "# TYPE gleaner_stage_batch_seconds histogram",
+        "gleaner_stage_batch_seconds_bucket{stage=\"extract\",le=\"0.25\"}",
+        "# TYPE gleaner_fetch_response_seconds histogram",
+        "gleaner_index_fetch_to_searchable_seconds_count 1",
+        "# TYPE gleaner_queue_depth gauge",
+        "gleaner_fetch_pages_total{status=\"200\"} 1",
+    ] {
+        assert!(text.contains(want), "no {want:?} in\n{text}");
+    }
 
     let second = gleaner_run(&cfg, &data, &["--seeds", &format!("{base}/")])
         .output()

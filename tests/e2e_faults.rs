@@ -250,3 +250,70 @@ async fn kafka_stage_restarted_inside_its_session_resumes_without_doubles() {
         "the replay was to be recognised:\n{second}"
     );
 }
+
+/// `/health` tells the truth: 503 with the reason while the broker is out
+/// of reach, 200 once the stage owns its partitions; `/metrics` carries
+/// HELP and TYPE lines and the partitions-owned gauge.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_health_says_why_a_stage_is_not_serving() {
+    let Some(brokers) = test_brokers("kafka_health_says_why_a_stage_is_not_serving") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (_prefix, cfg, _) = kafka_test_config(tmp.path(), "health", &brokers).await;
+    let log = |n: &str| tmp.path().join(format!("{n}.log"));
+
+    // Nothing listens where this stage looks for its broker.
+    let nowhere = free_addr();
+    let addr = free_addr();
+    let mut lost = spawn(
+        &["clean", "--metrics", &addr],
+        &cfg,
+        &nowhere,
+        &log("lost"),
+        None,
+    );
+    let health = format!("http://{addr}/health");
+    let got = http_until(&health, Duration::from_secs(30), |s, b| {
+        s == 503 && b.contains("broker unreachable")
+    })
+    .await;
+    stop(&mut lost);
+    let (status, body) = got.expect("no /health answer");
+    assert_eq!(status, 503, "{body}");
+    assert!(body.contains("clean: broker unreachable"), "{body}");
+
+    let addr = free_addr();
+    let mut clean = spawn(
+        &["clean", "--metrics", &addr],
+        &cfg,
+        &brokers,
+        &log("clean"),
+        None,
+    );
+    let got = http_until(
+        &format!("http://{addr}/health"),
+        Duration::from_secs(60),
+        |s, _| s == 200,
+    )
+    .await;
+    let metrics = http_get(&format!("http://{addr}/metrics")).await;
+    stop(&mut clean);
+    let (status, body) = got.expect("no /health answer");
+    assert_eq!(
+        (status, body.as_str()),
+        (200, "ok\n"),
+        "{}",
+        std::fs::read_to_string(log("clean")).unwrap_or_default()
+    );
+    let (_, text) = metrics.unwrap();
+    assert!(
+        text.contains("# TYPE gleaner_kafka_partitions_owned gauge"),
+        "{text}"
+    );
+    let owned = text
+        .lines()
+        .find(|l| l.starts_with("gleaner_kafka_partitions_owned{stage=\"clean\"}"))
+        .and_then(|l| l.rsplit(' ').next()?.parse::<f64>().ok());
+    assert!(owned.is_some_and(|n| n >= 1.0), "{text}");
+}

@@ -399,3 +399,33 @@ pub fn gleaner(args: &[&str], cfg: &Path, brokers: &str) -> Command {
         .args(["--brokers", brokers]);
     c
 }
+
+/// A loopback address with a port free a moment ago (for --metrics).
+pub fn free_addr() -> String {
+    let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    l.local_addr().unwrap().to_string()
+}
+
+/// The status and body of GET `url`, or `None` while nothing answers.
+pub async fn http_get(url: &str) -> Option<(u16, String)> {
+    let resp = reqwest::get(url).await.ok()?;
+    let status = resp.status().as_u16();
+    Some((status, resp.text().await.ok()?))
+}
+
+/// Polls GET `url` until `want` accepts its answer, for at most `limit`;
+/// the last answer either way.
+pub async fn http_until(
+    url: &str,
+    limit: Duration,
+    want: impl Fn(u16, &str) -> bool,
+) -> Option<(u16, String)> {
+    let t0 = Instant::now();
+    loop {
+        let got = http_get(url).await;
+        if got.as_ref().is_some_and(|(s, b)| want(*s, b)) || t0.elapsed() > limit {
+            return got;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+}

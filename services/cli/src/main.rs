@@ -53,7 +53,9 @@ struct Kafka {
     /// Kafka bootstrap servers (default: kafka.brokers from the config).
     #[arg(long, env = "GLEANER_BROKERS")]
     brokers: Option<String>,
-    /// Serve Prometheus metrics on this address (GET /metrics).
+    /// Serve Prometheus metrics (GET /metrics) and health (GET /health:
+    /// 200 when the stage owns partitions and reaches the broker, 503 with
+    /// the reason otherwise) on this address.
     #[arg(long, value_name = "ADDR")]
     metrics: Option<String>,
     /// This instance's name in its stage's consumer group (default:
@@ -86,6 +88,10 @@ enum Cmd {
         /// blocking us are waited out) until Ctrl-C; implied by --every.
         #[arg(long)]
         follow: bool,
+        /// Serve Prometheus metrics (GET /metrics) and health (GET /health)
+        /// on this address, e.g. 127.0.0.1:9898.
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<String>,
         #[command(flatten)]
         schedule: SeedOptions,
         #[command(flatten)]
@@ -302,6 +308,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             depth,
             delay,
             follow,
+            metrics,
             schedule,
             common,
         } => {
@@ -320,6 +327,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 allow_private,
                 depth,
                 follow,
+                metrics,
             };
             commands::run::run_embedded(&cfg, &registry, &seeds, &schedule, run).await?;
         }

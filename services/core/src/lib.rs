@@ -3,6 +3,7 @@
 
 pub mod config;
 pub mod event;
+pub mod health;
 pub mod kafka;
 pub mod memory;
 pub mod messages;
@@ -10,6 +11,7 @@ pub mod metrics;
 pub mod payload;
 pub mod recent;
 pub mod registry;
+pub mod samples;
 pub mod stage;
 pub mod sync;
 pub mod util;

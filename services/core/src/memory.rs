@@ -345,7 +345,13 @@ async fn run_stage(
                 continue;
             }
         };
+        let started = std::time::Instant::now();
         let results = stage.handle_batch(&batch).await;
+        crate::metrics::observe(
+            "gleaner_stage_batch_seconds",
+            &[("stage", name)],
+            started.elapsed().as_secs_f64(),
+        );
         debug_assert_eq!(results.len(), batch.len());
         for (input, handled) in batch.iter().zip(results) {
             for out in settle(name, input, handled, None) {

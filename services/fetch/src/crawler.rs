@@ -210,7 +210,13 @@ impl Crawler {
             if slot.is_none() {
                 slot = Some(self.slots.acquire().await.map_err(closed)?);
             }
+            let sent = std::time::Instant::now();
             let result = self.routes.send(&host, url, validators).await;
+            metrics::observe(
+                "gleaner_fetch_response_seconds",
+                &[],
+                sent.elapsed().as_secs_f64(),
+            );
             self.politeness.mark_answered(&host);
             let wait = match &result {
                 Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {

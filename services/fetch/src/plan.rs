@@ -123,7 +123,7 @@ impl FetchStage {
         metrics::add(
             "gleaner_fetch_bytes_total",
             &[],
-            fetched.page.as_ref().map_or(0, |p| p.html.len()) as f64,
+            fetched.page.as_ref().map_or(0, |p| p.html.len()) as u64,
         );
         let validators = fetched.page.as_ref().map(|p| Validators {
             etag: p.headers.get("etag").cloned(),

@@ -60,8 +60,8 @@ impl Politeness {
             }
             tokio::time::sleep_until(wake.into()).await;
         }
-        metrics::add(
-            "gleaner_fetch_politeness_wait_seconds_total",
+        metrics::observe(
+            "gleaner_fetch_politeness_wait_seconds",
             &[],
             started.elapsed().as_secs_f64(),
         );

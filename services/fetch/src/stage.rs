@@ -305,7 +305,7 @@ impl Stage for FetchStage {
                 .collect();
         }
         if !index.is_empty() {
-            metrics::add("gleaner_fetch_parked_total", &[], index.len() as f64);
+            metrics::add("gleaner_fetch_parked_total", &[], index.len() as u64);
         }
         self.report_gauges();
         let mut observed = Vec::new();

@@ -127,7 +127,7 @@ async fn fetch_detects_blocks_and_pauses_the_host() {
             .html
             .contains("fine")
     );
-    assert!(gleaner_core::metrics::get("gleaner_fetch_paused_hosts", &[]) >= 1.0);
+    assert!(gleaner_core::metrics::value("gleaner_fetch_paused_hosts", &[]) >= 1.0);
 }
 
 /// A batch does not wait past fetch.defer_after_ms for a busy host: the

@@ -20,6 +20,10 @@ use gleaner_core::Topic;
 use schema::{open_or_create, Fields};
 use std::collections::BTreeMap;
 use std::path::Path;
+
+/// The name under which each article's fetch-to-searchable time is kept
+/// (gleaner_core::samples) for the end-of-run summary.
+pub const FETCH_TO_SEARCHABLE: &str = "fetch_to_searchable_seconds";
 use tantivy::{IndexWriter, TantivyDocument, Term};
 
 pub use cjk::CjkBigramTokenizer;
@@ -133,7 +137,8 @@ impl IndexStage {
             for (_, fetched_at) in self.pending.drain(..) {
                 if let Ok(t) = fetched_at.parse::<jiff::Timestamp>() {
                     let secs = now.duration_since(t).as_secs_f64();
-                    metrics::observe("gleaner_index_fetch_to_searchable_seconds", secs);
+                    metrics::observe("gleaner_index_fetch_to_searchable_seconds", &[], secs);
+                    gleaner_core::samples::keep(FETCH_TO_SEARCHABLE, secs);
                 }
             }
             self.last_commit = std::time::Instant::now();

@@ -11,9 +11,6 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
-/// The index's summary of fetch-to-searchable seconds.
-const LATENCY: &str = "gleaner_index_fetch_to_searchable_seconds";
-
 /// How often a run looks for seeds left by `gleaner seed --data`.
 const INBOX_POLL: Duration = Duration::from_millis(200);
 
@@ -23,6 +20,8 @@ pub(crate) struct RunOptions {
     pub allow_private: bool,
     pub depth: Option<u32>,
     pub follow: bool,
+    /// Where to serve /metrics and /health.
+    pub metrics: Option<String>,
 }
 
 pub(crate) async fn run_embedded(
@@ -37,6 +36,7 @@ pub(crate) async fn run_embedded(
         allow_private,
         depth,
         follow,
+        metrics,
     } = opts;
     let started = Instant::now();
     let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
@@ -82,6 +82,12 @@ pub(crate) async fn run_embedded(
     for s in seed_msgs {
         pipeline.publish(s).await;
     }
+    // Healthy while the run runs; the check is dropped when it stops.
+    gleaner_core::health::register("run", || Ok(()));
+    if let Some(addr) = &metrics {
+        let local = gleaner_core::metrics::serve(addr).await?;
+        eprintln!("metrics on http://{local}/metrics, health on http://{local}/health");
+    }
     let tty = std::io::stderr().is_terminal();
     let mut stop = gleaner_core::kafka::shutdown_signal();
     let mut tick =
@@ -121,6 +127,7 @@ pub(crate) async fn run_embedded(
             }
         }
     }
+    gleaner_core::health::register("run", || Err("stopping".into()));
     let c = pipeline.shutdown().await?;
     if tty {
         eprintln!();
@@ -130,7 +137,7 @@ pub(crate) async fn run_embedded(
         .map(|s| s.num_docs())
         .unwrap_or(0);
     // From a page's fetch to its article being searchable.
-    let latency = |q| gleaner_core::metrics::quantile(LATENCY, q);
+    let latency = |q| gleaner_core::samples::quantile(gleaner_index::FETCH_TO_SEARCHABLE, q);
     let searchable = match (latency(0.5), latency(0.99)) {
         (Some((p50, n)), Some((p99, _))) => serde_json::json!({"p50": p50, "p99": p99, "count": n}),
         _ => serde_json::Value::Null,
@@ -188,11 +195,19 @@ fn write_status(
     counts: &gleaner_core::memory::Counts,
     pipeline: &MemoryPipeline,
 ) {
+    let queued = pipeline.queued();
+    for (topic, n) in queued.iter() {
+        gleaner_core::metrics::set(
+            "gleaner_queue_depth",
+            &[("topic", topic.short())],
+            *n as f64,
+        );
+    }
     let status = serde_json::json!({
         "updated_ms": gleaner_core::util::unix_millis(),
         "pid": std::process::id(),
         "produced": by_name(counts),
-        "queued": by_name(&pipeline.queued()),
+        "queued": by_name(&queued),
         "in_flight": pipeline.in_flight(),
     });
     let tmp = data.join("status.json.tmp");

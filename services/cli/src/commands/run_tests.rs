@@ -140,6 +140,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         allow_private: true,
         depth: None,
         follow: false,
+        metrics: None,
     };
     run_embedded(&cfg, &registry, &[base], &SeedOptions::default(), opts)
         .await
@@ -168,6 +169,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         allow_private: true,
         depth: None,
         follow: false,
+        metrics: None,
     };
     let err = run_embedded(
         &cfg,
@@ -262,6 +264,7 @@ async fn a_run_ends_only_when_every_url_is_answered() {
             allow_private: true,
             depth: Some(1),
             follow: false,
+            metrics: None,
         };
         run_embedded(
             &cfg,

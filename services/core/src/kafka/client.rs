@@ -25,7 +25,6 @@ pub type Producer = FutureProducer<BusContext>;
 
 /// What a stage's clients know of their group and broker, shared with the
 /// runner and the health check.
-#[derive(Default)]
 pub struct GroupState {
     owned: Mutex<BTreeSet<(String, i32)>>,
     /// When the stage last went without partitions (`None` while it has some).
@@ -35,7 +34,33 @@ pub struct GroupState {
     broker_down: AtomicBool,
 }
 
+impl Default for GroupState {
+    /// A stage starts without partitions: the watchdog and the health
+    /// check count from its start until its first assignment.
+    fn default() -> Self {
+        GroupState {
+            owned: Mutex::default(),
+            unassigned_since: Mutex::new(Some(Instant::now())),
+            assignments: AtomicU64::default(),
+            broker_down: AtomicBool::default(),
+        }
+    }
+}
+
 impl GroupState {
+    /// What `/health` says of this stage: unwell while the broker is out
+    /// of reach or while it owns no partition (a hot standby included, so
+    /// that a load balancer does not count it as serving).
+    pub fn health(&self) -> Result<(), String> {
+        if self.broker_down.load(Ordering::Relaxed) {
+            return Err("broker unreachable".into());
+        }
+        match self.unassigned_for() {
+            Some(d) => Err(format!("no partitions assigned (for {} s)", d.as_secs())),
+            None => Ok(()),
+        }
+    }
+
     /// The partitions this instance owns, as `topic[partition]`.
     pub fn owned(&self) -> Vec<(String, i32)> {
         self.owned.locked().iter().cloned().collect()
@@ -212,4 +237,28 @@ pub(crate) fn consumer(
         )
         .create_with_context(BusContext::new(stage, state))
         .context("creating Kafka consumer")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_stage_is_unwell_until_assigned_and_while_the_broker_is_lost() {
+        let state = GroupState::default();
+        assert!(state
+            .health()
+            .unwrap_err()
+            .contains("no partitions assigned"));
+        state.set_owned(BTreeSet::from([("t".to_string(), 0)]), "t");
+        assert_eq!(state.health(), Ok(()));
+        state.broker_down.store(true, Ordering::Relaxed);
+        assert_eq!(state.health(), Err("broker unreachable".to_string()));
+        state.broker_reached("t");
+        state.set_owned(BTreeSet::new(), "t");
+        assert!(state
+            .health()
+            .unwrap_err()
+            .contains("no partitions assigned"));
+    }
 }

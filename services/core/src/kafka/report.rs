@@ -1,11 +1,12 @@
 //! Each stage instance on Kafka reports, every few seconds and whenever its
 //! partitions change, what it owns and when it last committed, on the
 //! status topic (see `StageStatus`): what `gleaner status` shows as each
-//! partition's owner and last commit.
+//! partition's owner and last commit. It sets its lag gauge as it does.
 
-use super::client::{GroupState, Producer};
+use super::client::{BusContext, GroupState, Producer};
 use crate::config::{Config, Topic};
 use crate::messages::StageStatus;
+use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::producer::FutureRecord;
 use rdkafka::util::Timeout;
 use std::time::{Duration, Instant};
@@ -41,13 +42,23 @@ impl Reporter {
 
     /// Reports if it is time, or if the partitions changed. Waits at most
     /// a second for the broker: a report is worth nothing late.
-    pub async fn maybe_report(&mut self, producer: &Producer, state: &GroupState) {
+    pub async fn maybe_report(
+        &mut self,
+        producer: &Producer,
+        consumer: &StreamConsumer<BusContext>,
+        state: &GroupState,
+    ) {
         let changed = state.assignments() != self.assignments;
         if !changed && self.last.is_some_and(|t| t.elapsed() < EVERY) {
             return;
         }
         self.last = Some(Instant::now());
         self.assignments = state.assignments();
+        crate::metrics::set(
+            "gleaner_kafka_lag_records",
+            &[("stage", self.stage.as_str())],
+            owned_lag(consumer) as f64,
+        );
         let status = StageStatus {
             stage: self.stage.clone(),
             instance: self.instance.clone(),
@@ -74,4 +85,27 @@ impl Reporter {
             tracing::debug!(error = %e, "status report not sent");
         }
     }
+}
+
+/// Records on the owned partitions past the consumer's position: one quick
+/// watermark request per owned partition, every few seconds.
+fn owned_lag(consumer: &StreamConsumer<BusContext>) -> i64 {
+    let Ok(positions) = consumer.position() else {
+        return 0;
+    };
+    positions
+        .elements()
+        .iter()
+        .filter_map(|e| {
+            // Before the first fetch of a partition its position is unknown.
+            let rdkafka::Offset::Offset(at) = e.offset() else {
+                return None;
+            };
+            let (_, high) = tokio::task::block_in_place(|| {
+                consumer.fetch_watermarks(e.topic(), e.partition(), Duration::from_millis(500))
+            })
+            .ok()?;
+            Some((high - at).max(0))
+        })
+        .sum()
 }

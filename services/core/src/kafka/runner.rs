@@ -79,6 +79,8 @@ pub async fn run_stage(
     let mut guard = Guard::new(&*stage, cfg, brokers);
     let mut crash = CrashPoint::from_env(name);
     let mut reporter = super::report::Reporter::new(name, cfg);
+    let health = state.clone();
+    crate::health::register(name, move || health.health());
     let mut watchdog = Watchdog::default();
     let mut positions = Positions::new();
     let mut handled_total: u64 = 0;
@@ -96,7 +98,7 @@ pub async fn run_stage(
             _ = stop.wait_for(|s| *s) => None,
             () = ticked => {
                 watchdog.check(&consumer, &state, cfg, &topics)?;
-                reporter.maybe_report(&producer, &state).await;
+                reporter.maybe_report(&producer, &consumer, &state).await;
                 let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
                 crash.at("before-produce", !due.is_empty());
                 produce_until_acked(&producer, &state, cfg, name, &due, "scheduled work").await;
@@ -125,7 +127,13 @@ pub async fn run_stage(
             }
         }
         guard.reload_if_reassigned(&state, name);
+        let started = Instant::now();
         let results = stage.handle_batch(&batch).await;
+        crate::metrics::observe(
+            "gleaner_stage_batch_seconds",
+            &[("stage", name)],
+            started.elapsed().as_secs_f64(),
+        );
         let mut outs = Vec::new();
         for (input, handled) in batch.iter().zip(results) {
             outs.extend(settle(
@@ -385,7 +393,7 @@ impl Guard {
             crate::metrics::add(
                 "gleaner_replayed_records_dropped_total",
                 &[("stage", stage)],
-                dropped as f64,
+                dropped as u64,
             );
         }
         kept
