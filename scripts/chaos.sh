@@ -3,7 +3,8 @@
 # restarted after 0, 6 and 15 s, and of the broker, on 600 wcxb-dev pages
 # over six loopback hosts; prints per case expected, indexed, lost, indexed
 # twice, duplicate records per topic, stuck processes and recovery time.
-# About 20 minutes. CHAOS_CASES="extract:6 broker:5" runs some cases only.
+# About 20 minutes. CHAOS_CASES="extract:6 broker:5" runs some cases only;
+# every process's log of a case is kept in target/chaos-logs/CASE/
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"

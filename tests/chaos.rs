@@ -98,11 +98,12 @@ async fn run_case(
     }
     let stuck = farm.exited().join(", ");
     farm.stop();
+    let case = fault.map_or("no fault".to_string(), |(s, d)| format!("{s} +{d}s"));
+    keep_logs(&farm, &case);
     let (uniq_records, unique) = farm.ids("unique");
     let (sum_records, summarized) = farm.ids("summarized");
     let (dup_records, dups) = farm.ids("duplicates");
     let indexed = farm.docs();
-    let case = fault.map_or("no fault".to_string(), |(s, d)| format!("{s} +{d}s"));
     let row = Row {
         case,
         expected: expected.len(),
@@ -174,4 +175,24 @@ async fn chaos_matrix() {
         failed.is_empty(),
         "cases with losses, doubles or stuck processes: {failed:?}"
     );
+}
+
+/// Every process's log of a case, kept in target/chaos-logs/CASE/ (the
+/// farm's own directory goes with it).
+fn keep_logs(farm: &Farm, case: &str) {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/chaos-logs")
+        .join(case.replace([' ', '+'], ""));
+    let _ = std::fs::remove_dir_all(&dir);
+    let _ = std::fs::create_dir_all(&dir);
+    for entry in std::fs::read_dir(farm.tmp.path())
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "log") {
+            let _ = std::fs::copy(&path, dir.join(entry.file_name()));
+        }
+    }
 }

@@ -5,7 +5,7 @@
 pub enum FetchError {
     #[error("not an http(s) URL: {0}")]
     BadUrl(String),
-    #[error("refused: {0} is a private or reserved address (see fetch.allow_private)")]
+    #[error("refused: {0} is a private or reserved address (--allow-private or fetch.allow_private to fetch it)")]
     Private(String),
     #[error("disallowed by robots.txt: {0}")]
     Robots(String),

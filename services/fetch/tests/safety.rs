@@ -26,6 +26,54 @@ async fn fetch_refuses_loopback_unless_allowed() {
     assert!(page_of(&outs).html.contains("hello"));
 }
 
+/// An IP literal in every special-purpose range is refused by the fetch
+/// stage before any connection, naming the range; NAT64 and 6to4 forms of
+/// a private address too.
+#[tokio::test]
+async fn fetch_refuses_every_special_purpose_range() {
+    let mut strict = gleaner_fetch::FetchStage::new(&fetch_cfg(), false).unwrap();
+    for (host, range) in [
+        ("0.1.2.3", "this network"),
+        ("10.0.0.1", "private use"),
+        ("100.64.0.1", "shared address space"),
+        ("127.0.0.1", "loopback"),
+        ("169.254.169.254", "link local"),
+        ("172.31.255.1", "private use"),
+        ("192.0.0.1", "IETF protocol assignments"),
+        ("192.0.2.1", "documentation"),
+        ("192.88.99.1", "6to4 relay"),
+        ("192.168.1.1", "private use"),
+        ("198.19.255.1", "benchmarking"),
+        ("198.51.100.1", "documentation"),
+        ("203.0.113.1", "documentation"),
+        ("239.1.1.1", "multicast"),
+        ("240.0.0.1", "reserved"),
+        ("255.255.255.255", "limited broadcast"),
+        ("[::1]", "reserved"),
+        ("[::ffff:7f00:1]", "loopback"),
+        ("[64:ff9b::a00:1]", "private use"),
+        ("[64:ff9b:1::1]", "translation"),
+        ("[100::1]", "discard-only"),
+        ("[2001::1]", "IETF protocol assignments"),
+        ("[2001:db8::1]", "documentation"),
+        ("[2002:c0a8:101::1]", "private use"),
+        ("[3fff::1]", "documentation"),
+        ("[5f00::1]", "segment routing"),
+        ("[fd00::1]", "unique local"),
+        ("[fe80::1]", "link-local"),
+        ("[fec0::1]", "site-local"),
+        ("[ff02::1]", "multicast"),
+        ("[4000::1]", "not global unicast"),
+    ] {
+        let err = fetch_error(&mut strict, &format!("http://{host}/")).await;
+        let text = err.to_string();
+        assert!(
+            text.contains("private or reserved") && text.contains(range),
+            "{host}: {text}"
+        );
+    }
+}
+
 #[tokio::test]
 async fn fetch_caps_bodies_decodes_charsets_and_follows_redirects() {
     let app = Router::new()
