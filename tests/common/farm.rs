@@ -227,6 +227,21 @@ impl Farm {
             .unwrap_or(0)
     }
 
+    /// What a supervisor (systemd's Restart=on-failure) does: starts again
+    /// every instance that exited; the instances restarted.
+    pub fn supervise(&mut self) -> Vec<String> {
+        let gone: Vec<String> = self
+            .procs
+            .iter_mut()
+            .filter_map(|(k, p)| p.child.try_wait().unwrap().map(|_| k.clone()))
+            .collect();
+        for key in &gone {
+            let (stage, instance) = key.split_once('/').unwrap();
+            self.spawn(stage, instance);
+        }
+        gone
+    }
+
     pub fn exited(&mut self) -> Vec<String> {
         self.procs
             .iter_mut()

@@ -111,27 +111,16 @@ pub fn url_matches(pattern: &str, url: &str) -> bool {
     }
 }
 
-/// The registered domain of a host, without a public-suffix list: the last
-/// two labels, or three when the second-level label is a short generic one
-/// under a country code (`bbc.co.uk`, `abc.net.au`).
+/// The registered domain of a host by the Public Suffix List (the `psl`
+/// crate, which compiles the list in): `bbc.co.uk` for `news.bbc.co.uk`,
+/// and `a.github.io` apart from `b.github.io`. An IP address, or a name
+/// with no registrable part (`localhost`), is its own domain.
 pub fn registered_domain(host: &str) -> String {
     let host = host.trim_end_matches('.').to_ascii_lowercase();
     if host.parse::<IpAddr>().is_ok() {
         return host;
     }
-    let labels: Vec<&str> = host.split('.').collect();
-    let n = labels.len();
-    let keep = if n >= 3
-        && labels[n - 1].len() == 2
-        && matches!(
-            labels[n - 2],
-            "co" | "com" | "net" | "org" | "gov" | "ac" | "edu" | "ne" | "or" | "go"
-        ) {
-        3
-    } else {
-        2
-    };
-    labels[n.saturating_sub(keep)..].join(".")
+    psl::domain_str(&host).unwrap_or(&host).to_string()
 }
 
 #[cfg(test)]
@@ -182,6 +171,13 @@ mod tests {
         assert_eq!(registered_domain("a.b.bbc.co.uk"), "bbc.co.uk");
         assert_eq!(registered_domain("www.example.com."), "example.com");
         assert_eq!(registered_domain("10.0.0.1"), "10.0.0.1");
+        assert_eq!(registered_domain("a.github.io"), "a.github.io");
+        assert_ne!(registered_domain("a.github.io"), registered_domain("b.github.io"));
+        // Wildcard and exception rules: *.kawasaki.jp, !city.kawasaki.jp.
+        assert_eq!(registered_domain("w.x.y.kawasaki.jp"), "x.y.kawasaki.jp");
+        assert_eq!(registered_domain("www.city.kawasaki.jp"), "city.kawasaki.jp");
+        assert_eq!(registered_domain("www.example.com.au"), "example.com.au");
+        assert_eq!(registered_domain("localhost"), "localhost");
         assert!(parse_http("ftp://x.org/", &[]).is_err());
         assert!(parse_http("not a url", &[]).is_err());
         assert!(parse_http("http://x.org/?utm_source=a", &["utm_*".into()])
