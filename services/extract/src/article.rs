@@ -1,7 +1,9 @@
 //! From the chosen blocks to the article: its text and metadata, with the
 //! site's learned template and rules (the state a stream of pages shares).
 
-use crate::{apply_rules, fx, meta, normalise_date, page_title, select, Extractor, Templates};
+use crate::{
+    apply_rules, fx, language, meta, normalise_date, page_title, select, Extractor, Templates,
+};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between
@@ -89,11 +91,7 @@ pub(crate) fn extract_chosen(
             .as_deref()
             .and_then(normalise_date)
             .or_else(|| meta::page_date(cleaned)),
-        language: meta
-            .language
-            .clone()
-            .map(|l| l.to_ascii_lowercase())
-            .or_else(|| meta::guess_language(&text)),
+        language: language::of_article(meta.language.as_deref(), &text),
         text,
         extractor: which.name().to_string(),
         fetched_at: cleaned.fetched_at.clone(),

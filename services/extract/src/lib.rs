@@ -14,6 +14,7 @@
 
 mod article;
 mod fx;
+mod language;
 mod lines;
 mod meta;
 mod site;
@@ -25,6 +26,7 @@ use std::ops::Range;
 
 pub use article::{extract, extract_with, join_blocks, SiteState};
 pub(crate) use article::{extract_chosen, site_view};
+pub use language::detect as detect_language;
 pub use meta::{normalise_date, page_title, strip_site_name};
 pub use site::{apply_rules, Templates};
 pub use stage::{ExtractSpec, ExtractStage};

@@ -327,49 +327,6 @@ fn valid(y: u32, m: u32, d: u32) -> Option<String> {
         .then(|| format!("{y:04}-{m:02}-{d:02}"))
 }
 
-/// A language guess from the script and, for Latin text, English function
-/// words. Returns `None` when unsure rather than guessing wrong.
-pub fn guess_language(text: &str) -> Option<String> {
-    let (mut kana, mut han, mut hangul, mut latin) = (0usize, 0usize, 0usize, 0usize);
-    for c in text.chars().take(5000) {
-        match c as u32 {
-            0x3040..=0x30FF => kana += 1,
-            0x4E00..=0x9FFF | 0x3400..=0x4DBF => han += 1,
-            0xAC00..=0xD7AF => hangul += 1,
-            _ if c.is_ascii_alphabetic() => latin += 1,
-            _ => {}
-        }
-    }
-    let cjk = kana + han + hangul;
-    if cjk > latin {
-        return Some(
-            if kana * 10 >= cjk {
-                "ja"
-            } else if hangul > han {
-                "ko"
-            } else {
-                "zh"
-            }
-            .to_string(),
-        );
-    }
-    let words = gleaner_text::words(text);
-    if words.len() < 10 {
-        return None;
-    }
-    let english = words
-        .iter()
-        .take(2000)
-        .filter(|w| {
-            matches!(
-                w.as_str(),
-                "the" | "and" | "of" | "to" | "is" | "in" | "that" | "for"
-            )
-        })
-        .count();
-    (english * 20 >= words.len().min(2000)).then(|| "en".to_string())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -172,10 +172,16 @@ mod tests {
         assert_eq!(registered_domain("www.example.com."), "example.com");
         assert_eq!(registered_domain("10.0.0.1"), "10.0.0.1");
         assert_eq!(registered_domain("a.github.io"), "a.github.io");
-        assert_ne!(registered_domain("a.github.io"), registered_domain("b.github.io"));
+        assert_ne!(
+            registered_domain("a.github.io"),
+            registered_domain("b.github.io")
+        );
         // Wildcard and exception rules: *.kawasaki.jp, !city.kawasaki.jp.
         assert_eq!(registered_domain("w.x.y.kawasaki.jp"), "x.y.kawasaki.jp");
-        assert_eq!(registered_domain("www.city.kawasaki.jp"), "city.kawasaki.jp");
+        assert_eq!(
+            registered_domain("www.city.kawasaki.jp"),
+            "city.kawasaki.jp"
+        );
         assert_eq!(registered_domain("www.example.com.au"), "example.com.au");
         assert_eq!(registered_domain("localhost"), "localhost");
         assert!(parse_http("ftp://x.org/", &[]).is_err());

@@ -37,6 +37,7 @@ struct GroundTruth {
     title: Option<String>,
     author: Option<String>,
     publish_date: Option<String>,
+    language: Option<String>,
     #[serde(default)]
     main_content: String,
     #[serde(default)]
@@ -281,6 +282,17 @@ fn date_matches(pred: Option<&str>, truth: &str) -> bool {
     pred.is_some_and(|p| p.get(..10) == want.get(..10))
 }
 
+/// Languages match on their primary subtag (`en-US` is `en`).
+fn language_matches(pred: Option<&str>, truth: &str) -> bool {
+    let primary = |l: &str| {
+        l.split(['-', '_'])
+            .next()
+            .unwrap_or("")
+            .to_ascii_lowercase()
+    };
+    pred.is_some_and(|p| primary(p) == primary(truth))
+}
+
 fn author_matches(pred: Option<&str>, truth: &str) -> bool {
     let (p, t) = (norm(pred.unwrap_or("")), norm(truth));
     !p.is_empty() && (p == t || p.contains(&t) || t.contains(&p))
@@ -305,6 +317,8 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     let mut by_type: BTreeMap<String, Scores> = BTreeMap::new();
     let (mut with, mut without) = (Hits::default(), Hits::default());
     let (mut title, mut author, mut date) = (Hits::default(), Hits::default(), Hits::default());
+    // As output (declared or detected), and detected from the text alone.
+    let (mut language, mut detected) = (Hits::default(), Hits::default());
     let mut busy = std::time::Duration::ZERO;
     // The pages are a stream, as in the pipeline: templates are learned
     // per host as they go.
@@ -354,7 +368,8 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
                 "f1": score.2, "precision": score.0, "recall": score.1, "text": text,
                 "title": article.as_ref().map(|a| &a.title), "truth_title": s.truth.title,
                 "author": article.as_ref().and_then(|a| a.author.as_ref()), "truth_author": s.truth.author,
-                "date": article.as_ref().and_then(|a| a.date.as_ref()), "truth_date": s.truth.publish_date});
+                "date": article.as_ref().and_then(|a| a.date.as_ref()), "truth_date": s.truth.publish_date,
+                "language": article.as_ref().and_then(|a| a.language.as_ref()), "truth_language": s.truth.language});
             writeln!(w, "{row}")?;
         }
         overall.add(score);
@@ -381,6 +396,11 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         {
             date.add(date_matches(a.and_then(|a| a.date.as_deref()), t));
         }
+        if let Some(t) = s.truth.language.as_deref().filter(|t| !t.trim().is_empty()) {
+            language.add(language_matches(a.and_then(|a| a.language.as_deref()), t));
+            let guess = a.and_then(|a| gleaner_extract::detect_language(&a.text));
+            detected.add(language_matches(guess.as_deref(), t));
+        }
     }
     let m = overall.mean();
     let pages_per_s = samples.len() as f64 / busy.as_secs_f64().max(1e-9);
@@ -391,6 +411,8 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             "per_type": by_type.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
             "with_found": with.share(), "without_kept": without.share(),
             "title_accuracy": title.share(), "author_accuracy": author.share(), "date_accuracy": date.share(),
+            "language_accuracy": language.share(), "language_pages": language.total,
+            "language_detected_accuracy": detected.share(),
             "pages_per_s": pages_per_s,
         });
         println!("{v}");
@@ -422,13 +444,16 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             without.total
         );
         println!(
-            "metadata: title {:.3} ({}), author {:.3} ({}), date {:.3} ({})",
+            "metadata: title {:.3} ({}), author {:.3} ({}), date {:.3} ({}), language {:.3} ({}; from the text alone {:.3})",
             title.share(),
             title.total,
             author.share(),
             author.total,
             date.share(),
-            date.total
+            date.total,
+            language.share(),
+            language.total,
+            detected.share()
         );
     }
     println!(
