@@ -219,6 +219,10 @@ impl IndexStage {
         d.add_text(f.title_cjk, &a.title);
         d.add_text(f.body, &a.text);
         d.add_text(f.body_cjk, &a.text);
+        if let Some(i) = schema::stem_slot(a.language.as_deref()) {
+            d.add_text(f.title_stem[i], &a.title);
+            d.add_text(f.body_stem[i], &a.text);
+        }
         d.add_text(f.author, a.author.as_deref().unwrap_or(""));
         d.add_text(f.date, a.date.as_deref().unwrap_or(""));
         d.add_text(f.language, a.language.as_deref().unwrap_or(""));
@@ -343,8 +347,20 @@ mod tests {
         copy_input(id, None, "", title, text, offset)
     }
 
-    /// An input in a dedup cluster, published on `date`.
     fn copy_input(
+        id: &str,
+        cluster: Option<&str>,
+        date: &str,
+        title: &str,
+        text: &str,
+        offset: i64,
+    ) -> Input {
+        input_in(None, id, cluster, date, title, text, offset)
+    }
+
+    /// An input in `language`, in a dedup cluster, published on `date`.
+    fn input_in(
+        language: Option<&str>,
         id: &str,
         cluster: Option<&str>,
         date: &str,
@@ -359,7 +375,7 @@ mod tests {
                 title: title.into(),
                 author: None,
                 date: Some(date.to_string()).filter(|d| !d.is_empty()),
-                language: None,
+                language: language.map(str::to_string),
                 text: text.into(),
                 extractor: "auto".into(),
                 fetched_at: String::new(),
@@ -434,6 +450,31 @@ mod tests {
         st.close().await.unwrap();
         let s = SearchIndex::open(dir.path(), 200).unwrap();
         assert_eq!(s.num_docs(), 2);
+    }
+
+    /// An article is stemmed by its language's rules: German "Häuser" is
+    /// found by "Haus", which English stemming would not do.
+    #[tokio::test]
+    async fn each_article_is_stemmed_in_its_language() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+        let text = "Die Häuser am Fluss wurden renoviert.";
+        st.handle_batch(&[
+            input_in(Some("de"), "de", None, "", "Am Fluss", text, 0),
+            input_in(None, "unknown", None, "", "Am Fluss", text, 1),
+        ])
+        .await;
+        st.close().await.unwrap();
+        let s = SearchIndex::open(dir.path(), 200).unwrap();
+        let hits = s.search("Haus", 10).unwrap();
+        let ids: Vec<&str> = hits.iter().map(|h| h.id.as_str()).collect();
+        assert_eq!(ids, ["de"], "only the German article is stemmed as German");
+        assert!(hits[0].snippet.contains("Häuser"), "{}", hits[0].snippet);
+        assert_eq!(
+            s.search("Häuser", 10).unwrap().len(),
+            2,
+            "plain words match both"
+        );
     }
 
     #[tokio::test]

@@ -1,5 +1,8 @@
-//! The index's fields and tokenizers: text is indexed twice, with an
-//! English stemming tokenizer and with a CJK bigram tokenizer.
+//! The index's fields and tokenizers. Title and body are indexed three
+//! ways: as plain lowercase words (stored, for snippets), with the stemmer
+//! of the article's language (one field per language Tantivy stems, so a
+//! query is stemmed by each language's rules against that language's
+//! articles only), and as CJK bigrams.
 
 use crate::cjk::CjkBigramTokenizer;
 use anyhow::Context;
@@ -7,11 +10,52 @@ use std::path::Path;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
 };
-use tantivy::tokenizer::{LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
+};
 use tantivy::Index;
 
-pub(crate) const EN: &str = "gleaner_en";
+pub(crate) const PLAIN: &str = "gleaner_plain";
 pub(crate) const CJK: &str = "gleaner_cjk";
+
+/// The languages Tantivy stems, by ISO 639-1 code.
+pub(crate) const STEMMED: [(&str, Language); 18] = [
+    ("ar", Language::Arabic),
+    ("da", Language::Danish),
+    ("nl", Language::Dutch),
+    ("en", Language::English),
+    ("fi", Language::Finnish),
+    ("fr", Language::French),
+    ("de", Language::German),
+    ("el", Language::Greek),
+    ("hu", Language::Hungarian),
+    ("it", Language::Italian),
+    ("no", Language::Norwegian),
+    ("pt", Language::Portuguese),
+    ("ro", Language::Romanian),
+    ("ru", Language::Russian),
+    ("es", Language::Spanish),
+    ("sv", Language::Swedish),
+    ("ta", Language::Tamil),
+    ("tr", Language::Turkish),
+];
+
+/// Which stemmed fields an article of `language` goes to: its own, or
+/// English when the language is unknown (most such pages are English);
+/// `None` for a language Tantivy does not stem (plain and CJK fields only).
+pub(crate) fn stem_slot(language: Option<&str>) -> Option<usize> {
+    let code = match language {
+        None | Some("") => "en",
+        // Bokmål and Nynorsk share the Norwegian stemmer.
+        Some("nb" | "nn") => "no",
+        Some(l) => l,
+    };
+    STEMMED.iter().position(|(c, _)| *c == code)
+}
+
+fn stem_tokenizer(code: &str) -> String {
+    format!("gleaner_stem_{code}")
+}
 
 /// The fields of the index.
 #[derive(Clone, Copy)]
@@ -22,6 +66,9 @@ pub(crate) struct Fields {
     pub(crate) title_cjk: Field,
     pub(crate) body: Field,
     pub(crate) body_cjk: Field,
+    /// Title and body stemmed, one field each per language of `STEMMED`.
+    pub(crate) title_stem: [Field; 18],
+    pub(crate) body_stem: [Field; 18],
     pub(crate) author: Field,
     pub(crate) date: Field,
     pub(crate) language: Field,
@@ -50,10 +97,16 @@ pub(crate) fn schema() -> (Schema, Fields) {
     let f = Fields {
         id: b.add_text_field("id", STRING | STORED),
         url: b.add_text_field("url", STRING | STORED),
-        title: b.add_text_field("title", text(EN, true)),
+        title: b.add_text_field("title", text(PLAIN, true)),
         title_cjk: b.add_text_field("title_cjk", text(CJK, false)),
-        body: b.add_text_field("body", text(EN, true)),
+        body: b.add_text_field("body", text(PLAIN, true)),
         body_cjk: b.add_text_field("body_cjk", text(CJK, false)),
+        title_stem: STEMMED.map(|(code, _)| {
+            b.add_text_field(&format!("title_{code}"), text(&stem_tokenizer(code), false))
+        }),
+        body_stem: STEMMED.map(|(code, _)| {
+            b.add_text_field(&format!("body_{code}"), text(&stem_tokenizer(code), false))
+        }),
         author: b.add_text_field("author", STORED),
         date: b.add_text_field("date", STRING | STORED),
         language: b.add_text_field("language", STRING | STORED),
@@ -66,12 +119,16 @@ pub(crate) fn schema() -> (Schema, Fields) {
 }
 
 fn register_tokenizers(index: &Index) {
-    let en = TextAnalyzer::builder(SimpleTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-        .filter(Stemmer::new(tantivy::tokenizer::Language::English))
-        .build();
-    index.tokenizers().register(EN, en);
+    let words = || {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(RemoveLongFilter::limit(40))
+            .filter(LowerCaser)
+    };
+    index.tokenizers().register(PLAIN, words().build());
+    for (code, language) in STEMMED {
+        let stem = words().filter(Stemmer::new(language)).build();
+        index.tokenizers().register(&stem_tokenizer(code), stem);
+    }
     index
         .tokenizers()
         .register(CJK, TextAnalyzer::builder(CjkBigramTokenizer).build());

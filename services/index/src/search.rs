@@ -3,7 +3,7 @@
 
 use crate::schema::{open_or_create, Fields};
 use serde::Serialize;
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use tantivy::collector::TopDocs;
 use tantivy::query::QueryParser;
@@ -77,15 +77,24 @@ impl SearchIndex {
     /// AND/OR, -exclusions). Malformed syntax is read leniently, not refused.
     pub fn search(&self, query: &str, limit: usize) -> anyhow::Result<Vec<Hit>> {
         let f = self.fields;
-        let mut parser =
-            QueryParser::for_index(&self.index, vec![f.title, f.body, f.title_cjk, f.body_cjk]);
-        parser.set_field_boost(f.title, 2.0);
-        parser.set_field_boost(f.title_cjk, 2.0);
+        let mut fields = vec![f.title, f.body, f.title_cjk, f.body_cjk];
+        fields.extend(f.title_stem);
+        fields.extend(f.body_stem);
+        let mut parser = QueryParser::for_index(&self.index, fields);
+        for title in [f.title, f.title_cjk].into_iter().chain(f.title_stem) {
+            parser.set_field_boost(title, 2.0);
+        }
         let (query, _errors) = parser.parse_query_lenient(query);
         let searcher = self.reader.searcher();
         let top = self.collapsed(&searcher, &*query, limit.max(1))?;
-        let mut snippets = SnippetGenerator::create(&searcher, &*query, f.body)?;
-        snippets.set_max_num_chars(self.snippet_chars);
+        let generator = |field: Field| -> anyhow::Result<SnippetGenerator> {
+            let mut g = SnippetGenerator::create(&searcher, &*query, field)?;
+            g.set_max_num_chars(self.snippet_chars);
+            Ok(g)
+        };
+        let plain = generator(f.body)?;
+        // Highlights by the stemmer of each hit's language, made on demand.
+        let mut stemmed: BTreeMap<usize, SnippetGenerator> = BTreeMap::new();
         let mut hits = Vec::with_capacity(top.len());
         for (score, doc, copies) in top {
             let get = |field: Field| {
@@ -96,11 +105,17 @@ impl SearchIndex {
             };
             let opt = |field: Field| Some(get(field)).filter(|s| !s.is_empty());
             let body = get(f.body);
-            let mut snippet = sentence_snippet(
-                &body,
-                snippets.snippet_from_doc(&doc).fragment(),
-                self.snippet_chars,
-            );
+            let mut fragment = plain.snippet(&body);
+            if let Some(i) = crate::schema::stem_slot(opt(f.language).as_deref()) {
+                if !stemmed.contains_key(&i) {
+                    stemmed.insert(i, generator(f.body_stem[i])?);
+                }
+                let by_stem = stemmed[&i].snippet(&body);
+                if !by_stem.fragment().is_empty() {
+                    fragment = by_stem;
+                }
+            }
+            let mut snippet = sentence_snippet(&body, fragment.fragment(), self.snippet_chars);
             if snippet.is_empty() {
                 // No query term in the body (a title or CJK match): lead text.
                 snippet = truncate_chars(&body, self.snippet_chars);

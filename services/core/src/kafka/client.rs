@@ -207,18 +207,32 @@ pub(crate) fn producer_for(
 /// session to expire (on tansu 0.6.0 a dynamic member that rejoined in that
 /// time was left with no partitions for good: see DESIGN.md). Offsets are
 /// committed by the runner, only once outputs are acknowledged.
+/// How a consumer joins its group.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Membership {
+    /// With `group.instance.id`: a restart takes its partitions back at once.
+    Static,
+    /// Without: the fallback when the broker leaves a static member with
+    /// no partitions (see the runner's watchdog).
+    Dynamic,
+}
+
 pub(crate) fn consumer(
     stage: &str,
     cfg: &Config,
     brokers: &str,
     group: &str,
     state: Arc<GroupState>,
+    membership: Membership,
 ) -> anyhow::Result<StreamConsumer<BusContext>> {
     let instance = format!("{group}-{}", cfg.kafka.instance);
-    ClientConfig::new()
+    let mut config = ClientConfig::new();
+    if membership == Membership::Static {
+        config.set("group.instance.id", &instance);
+    }
+    config
         .set("bootstrap.servers", brokers)
         .set("group.id", group)
-        .set("group.instance.id", &instance)
         .set("client.id", &instance)
         .set("enable.auto.commit", "false")
         .set("enable.auto.offset.store", "false")

@@ -9,7 +9,7 @@
 //! index's upserts for the others.
 
 use super::admin::group_lag;
-use super::client::{consumer, producer_for, BusContext, GroupState, Producer};
+use super::client::{consumer, producer_for, BusContext, GroupState, Membership, Producer};
 use super::guard::ReplayGuard;
 use crate::config::{Config, Topic};
 use crate::stage::{limit_unsourced, settle, Input, Origin, Output, Stage};
@@ -60,7 +60,8 @@ pub async fn run_stage(
     let name = stage.name();
     let group = format!("{}-{}", cfg.kafka.group_prefix, name);
     let state = Arc::new(GroupState::default());
-    let consumer = consumer(name, cfg, brokers, &group, state.clone())?;
+    let mut membership = Membership::Static;
+    let mut consumer = consumer(name, cfg, brokers, &group, state.clone(), membership)?;
     let producer = producer_for(name, cfg, brokers, state.clone())?;
     let inputs: HashMap<String, Topic> = stage
         .inputs()
@@ -97,7 +98,24 @@ pub async fn run_stage(
             m = consumer.recv() => Some(m),
             _ = stop.wait_for(|s| *s) => None,
             () = ticked => {
-                watchdog.check(&consumer, &state, cfg, &topics)?;
+                if let Err(stuck) = watchdog.check(&consumer, &state, cfg, &topics) {
+                    if membership == Membership::Dynamic {
+                        return Err(stuck);
+                    }
+                    // tansu 0.6 can leave a static member that came back
+                    // after its session expired without partitions for
+                    // good, restarts included; a dynamic member is given
+                    // them.
+                    tracing::warn!(
+                        stage = name,
+                        "no partitions as a static member; joining the group again as a dynamic member"
+                    );
+                    membership = Membership::Dynamic;
+                    consumer = super::client::consumer(name, cfg, brokers, &group, state.clone(), membership)?;
+                    consumer.subscribe(&topics).context("subscribing")?;
+                    watchdog = Watchdog::default();
+                    continue;
+                }
                 reporter.maybe_report(&producer, &consumer, &state).await;
                 let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
                 crash.at("before-produce", !due.is_empty());
