@@ -22,7 +22,7 @@ use std::rc::Rc;
 use tags::*;
 
 pub use bench::{bare_text, structural_floor};
-pub use entities::decode_entities;
+pub use entities::{decode_attribute, decode_entities};
 pub use stage::{clean_page, CleanSpec, CleanStage};
 
 /// Errors that make a page unusable.

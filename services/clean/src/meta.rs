@@ -1,13 +1,13 @@
 //! Page metadata from <meta>, <html lang>, <time> and JSON-LD.
 
 use crate::blocks::{collapse, State};
-use crate::entities::decode_entities;
+use crate::entities::decode_attribute;
 use gleaner_core::messages::PageMeta;
 
 pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
     let attr = |n: &str| {
         el.get_attribute(n)
-            .map(|v| collapse(&decode_entities(&v)))
+            .map(|v| collapse(&decode_attribute(&v)))
             .filter(|v| !v.is_empty())
     };
     match tag {

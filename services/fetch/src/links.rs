@@ -35,7 +35,7 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
                         return Ok(());
                     }
                     let href = el.get_attribute("href").unwrap_or_default();
-                    let href = gleaner_clean::decode_entities(href.trim());
+                    let href = gleaner_clean::decode_attribute(href.trim());
                     if let Ok(mut u) = b2.borrow().join(&href) {
                         if matches!(u.scheme(), "http" | "https") {
                             u.set_fragment(None);
