@@ -139,20 +139,31 @@ pub(crate) fn header(h: &reqwest::header::HeaderMap, name: &str) -> Option<Strin
         .map(str::to_string)
 }
 
-/// Seconds to wait from a Retry-After header (delta-seconds form).
+/// Seconds to wait from a Retry-After header: delta-seconds, or an
+/// HTTP-date (RFC 9110; read by jiff's RFC 2822 parser, which takes the
+/// IMF-fixdate form) counted from now; a date in the past is 0.
 pub(crate) fn retry_after(h: &reqwest::header::HeaderMap) -> Option<u64> {
-    h.get("retry-after")?.to_str().ok()?.trim().parse().ok()
+    let v = h.get("retry-after")?.to_str().ok()?.trim();
+    if let Ok(secs) = v.parse::<u64>() {
+        return Some(secs);
+    }
+    let at = jiff::fmt::rfc2822::parse(v).ok()?.timestamp();
+    let secs = at.duration_since(jiff::Timestamp::now()).as_secs();
+    Some(secs.max(0) as u64)
 }
 
-/// Exponential backoff with jitter: base · 2^attempt · [0.5, 1.5).
-pub(crate) fn backoff(base_ms: u64, attempt: u32) -> Duration {
-    let base = base_ms.saturating_mul(1 << attempt.min(16));
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let jitter = (gleaner_core::util::fnv1a64(&nanos.to_le_bytes()) % 1000) as f64 / 1000.0;
-    Duration::from_millis((base as f64 * (0.5 + jitter)) as u64)
+/// The waits between retries of one request (backon): exponential from
+/// `base_ms`, doubling, each with a random jitter of up to its own length
+/// (so hosts retried together spread out), at most a minute.
+pub(crate) fn retry_delays(base_ms: u64) -> backon::ExponentialBackoff {
+    use backon::BackoffBuilder;
+    backon::ExponentialBuilder::default()
+        .with_min_delay(Duration::from_millis(base_ms.max(1)))
+        .with_max_delay(Duration::from_secs(60))
+        .with_factor(2.0)
+        .with_jitter()
+        .without_max_times()
+        .build()
 }
 
 #[cfg(test)]
@@ -160,14 +171,38 @@ mod tests {
     use super::*;
 
     #[test]
-    fn backoff_doubles_within_its_jitter() {
-        for attempt in 0..4 {
-            let d = backoff(100, attempt).as_millis() as u64;
-            let base = 100 << attempt;
-            assert!(
-                d >= base / 2 && d < base * 3 / 2,
-                "attempt {attempt}: {d} ms"
-            );
+    fn retries_double_with_jitter() {
+        let delays: Vec<u64> = retry_delays(100)
+            .take(4)
+            .map(|d| d.as_millis() as u64)
+            .collect();
+        for (attempt, d) in delays.iter().enumerate() {
+            let base = 100u64 << attempt;
+            assert!(*d >= base && *d < base * 2, "attempt {attempt}: {d} ms");
         }
+        // Jitter: two requests do not wait the same (the chance of eight
+        // equal draws is nil).
+        let a: Vec<_> = retry_delays(100).take(8).collect();
+        let b: Vec<_> = retry_delays(100).take(8).collect();
+        assert_ne!(a, b);
+    }
+
+    #[test]
+    fn retry_after_reads_seconds_and_dates() {
+        let mut h = reqwest::header::HeaderMap::new();
+        h.insert("retry-after", "7".parse().unwrap());
+        assert_eq!(retry_after(&h), Some(7));
+        let later = jiff::Timestamp::now() + jiff::SignedDuration::from_secs(90);
+        let date = later.strftime("%a, %d %b %Y %H:%M:%S GMT").to_string();
+        h.insert("retry-after", date.parse().unwrap());
+        let secs = retry_after(&h).unwrap();
+        assert!((88..=90).contains(&secs), "{date}: {secs}");
+        h.insert(
+            "retry-after",
+            "Sun, 06 Nov 1994 08:49:37 GMT".parse().unwrap(),
+        );
+        assert_eq!(retry_after(&h), Some(0));
+        h.insert("retry-after", "soon".parse().unwrap());
+        assert_eq!(retry_after(&h), None);
     }
 }

@@ -5,11 +5,11 @@
 
 use crate::address::check_address;
 use crate::body::{decode_html, read_capped};
-use crate::client::{backoff, error_chain, header, retry_after, Routes};
+use crate::client::{error_chain, header, retry_after, retry_delays, Routes};
 use crate::error::FetchError;
 use crate::health::{looks_like_challenge, Health, Outcome};
 use crate::politeness::{host_key, Politeness};
-use crate::robots::{AgentRules, Robots};
+use crate::robots::AgentRules;
 use crate::robots_cache::RobotsCache;
 use crate::schedule::Validators;
 use crate::{feeds, links};
@@ -131,7 +131,8 @@ impl Crawler {
         // the host waits (backoff) and robots.txt is asked again, up to
         // fetch.max_retries times, before its URLs fail.
         let mut attempt = 0;
-        let robots = loop {
+        let mut delays = retry_delays(self.cfg.retry_base_ms);
+        let (rules, sitemaps) = loop {
             let sent = self.routes.send(&host, &robots_url, None).await;
             self.politeness.mark_answered(&host);
             let failure = match sent {
@@ -140,27 +141,27 @@ impl Crawler {
                         .await
                         .map(|(b, _)| b)
                         .unwrap_or_default();
-                    break Robots::parse(&String::from_utf8_lossy(&body));
+                    break AgentRules::parse(&body, &self.agent_token);
                 }
                 // RFC 9309: a 4xx means there are no rules.
-                Ok(resp) if resp.status().is_client_error() => break Robots::allow_all(),
+                Ok(resp) if resp.status().is_client_error() => {
+                    break (AgentRules::allow_all(), Vec::new())
+                }
                 Ok(resp) => format!("HTTP {}", resp.status().as_u16()),
                 Err(e) => error_chain(&e),
             };
             if attempt >= self.cfg.max_retries {
                 return Err(FetchError::RobotsUnavailable { host, why: failure });
             }
-            let wait = backoff(self.cfg.retry_base_ms, attempt);
+            let wait = delays.next().unwrap_or(Duration::from_secs(60));
             tracing::info!(host, attempt, why = %failure, wait_ms = wait.as_millis() as u64, "robots.txt unavailable; waiting");
             attempt += 1;
             tokio::time::sleep(wait).await;
             self.politeness.wait_turn(&host, self.base_delay()).await;
         };
-        let rules = robots.for_agent(&self.agent_token);
-        if self.cfg.follow_sitemaps && !robots.sitemaps.is_empty() {
+        if self.cfg.follow_sitemaps && !sitemaps.is_empty() {
             let base = url.join("/").ok();
-            let absolute = robots
-                .sitemaps
+            let absolute = sitemaps
                 .iter()
                 .filter_map(|s| base.as_ref()?.join(s).ok())
                 .map(|u| u.to_string());
@@ -201,6 +202,7 @@ impl Crawler {
             why: error_chain(&e),
         };
         let mut attempt = 0;
+        let mut delays = retry_delays(self.cfg.retry_base_ms);
         // One of the fetch.concurrency slots, taken once the host's turn has
         // come (a host waiting on its delay holds none) and kept until the
         // body is read; given up while waiting to retry.
@@ -223,12 +225,10 @@ impl Crawler {
                     match retry_after(r.headers()) {
                         Some(secs) if secs > self.cfg.max_retry_after_secs => None,
                         Some(secs) => Some(Duration::from_secs(secs)),
-                        None => Some(backoff(self.cfg.retry_base_ms, attempt)),
+                        None => delays.next(),
                     }
                 }
-                Err(e) if e.is_connect() || e.is_timeout() => {
-                    Some(backoff(self.cfg.retry_base_ms, attempt))
-                }
+                Err(e) if e.is_connect() || e.is_timeout() => delays.next(),
                 _ => None,
             };
             match wait {

@@ -1,198 +1,120 @@
-//! robots.txt (RFC 9309): groups by user agent, allow/disallow with `*` and
-//! `$`, the longest match wins (allow on a tie), `Crawl-delay`, `Sitemap:`.
+//! robots.txt (RFC 9309) by texting_robots: groups by user agent (a named
+//! group replaces `*`), allow/disallow with `*` and `$`, the longest match
+//! wins (allow on a tie), percent-encoding and non-ASCII paths compared in
+//! one form, a byte-order mark, any line ending, `Crawl-delay` and
+//! `Sitemap:` lines.
 
-#[derive(Debug, Clone, Default)]
-struct Group {
-    agents: Vec<String>,
-    rules: Vec<(bool, String)>,
-    crawl_delay: Option<f64>,
-}
+use std::sync::Arc;
+use texting_robots::Robot;
 
-#[derive(Debug, Clone, Default)]
-pub struct Robots {
-    groups: Vec<Group>,
-    pub sitemaps: Vec<String>,
-}
-
-/// The rules that apply to one user agent.
+/// The rules of robots.txt that apply to one user agent.
 #[derive(Debug, Clone, Default)]
 pub struct AgentRules {
-    rules: Vec<(bool, String)>,
+    robot: Option<Arc<Robot>>,
+    deny_all: bool,
+    /// Seconds between requests the site asks for.
     pub crawl_delay: Option<f64>,
 }
 
-impl Robots {
+impl AgentRules {
     /// Allows everything (no robots.txt, or a 4xx for it).
     pub fn allow_all() -> Self {
-        Robots::default()
+        AgentRules::default()
     }
 
-    /// Disallows everything (RFC 9309 for an unreachable robots.txt).
+    /// Disallows everything but robots.txt itself (RFC 9309 for an
+    /// unreachable robots.txt).
     pub fn disallow_all() -> Self {
-        Robots {
-            groups: vec![Group {
-                agents: vec!["*".into()],
-                rules: vec![(false, "/".into())],
-                crawl_delay: None,
-            }],
-            sitemaps: vec![],
+        AgentRules {
+            deny_all: true,
+            ..AgentRules::default()
         }
     }
 
-    pub fn parse(text: &str) -> Self {
-        let mut robots = Robots::default();
-        let mut cur: Option<Group> = None;
-        let mut last_was_agent = false;
-        // RFC 9309 asks parsers to read at least 500 KiB.
-        for line in text.lines().take(100_000) {
-            let line = line.split('#').next().unwrap_or("").trim();
-            let Some((key, value)) = line.split_once(':') else {
-                continue;
-            };
-            let key = key.trim().to_ascii_lowercase();
-            let value = value.trim();
-            match key.as_str() {
-                "user-agent" => {
-                    if !last_was_agent {
-                        if let Some(g) = cur.take() {
-                            robots.groups.push(g);
-                        }
-                        cur = Some(Group::default());
-                    }
-                    if let Some(g) = cur.as_mut() {
-                        g.agents.push(value.to_ascii_lowercase());
-                    }
-                    last_was_agent = true;
-                }
-                "allow" | "disallow" => {
-                    last_was_agent = false;
-                    if let Some(g) = cur.as_mut() {
-                        // An empty Disallow allows everything: no rule.
-                        if !value.is_empty() {
-                            g.rules.push((key == "allow", value.to_string()));
-                        }
-                    }
-                }
-                "crawl-delay" => {
-                    last_was_agent = false;
-                    if let Some(g) = cur.as_mut() {
-                        g.crawl_delay = value
-                            .parse::<f64>()
-                            .ok()
-                            .filter(|d| d.is_finite() && *d >= 0.0);
-                    }
-                }
-                "sitemap" => robots.sitemaps.push(value.to_string()),
-                _ => last_was_agent = false,
+    /// The rules in `body` for the product token `agent` (such as
+    /// `gleaner`), and the sitemaps the file lists. A file the parser
+    /// cannot read at all allows everything, as a missing one does.
+    pub fn parse(body: &[u8], agent: &str) -> (Self, Vec<String>) {
+        match Robot::new(agent, body) {
+            Ok(robot) => {
+                let rules = AgentRules {
+                    crawl_delay: robot
+                        .delay
+                        .map(f64::from)
+                        .filter(|d| d.is_finite() && *d >= 0.0),
+                    deny_all: false,
+                    robot: None,
+                };
+                let sitemaps = robot.sitemaps.clone();
+                (
+                    AgentRules {
+                        robot: Some(Arc::new(robot)),
+                        ..rules
+                    },
+                    sitemaps,
+                )
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "robots.txt unreadable; treated as absent");
+                (AgentRules::allow_all(), Vec::new())
             }
         }
-        if let Some(g) = cur {
-            robots.groups.push(g);
-        }
-        robots
     }
 
-    /// The rules for a product token such as `gleaner`: every group naming
-    /// it (case-insensitively), else the `*` groups.
-    pub fn for_agent(&self, token: &str) -> AgentRules {
-        let token = token.to_ascii_lowercase();
-        let pick = |want: &dyn Fn(&str) -> bool| {
-            let mut r = AgentRules::default();
-            for g in self
-                .groups
-                .iter()
-                .filter(|g| g.agents.iter().any(|a| want(a)))
-            {
-                r.rules.extend(g.rules.iter().cloned());
-                r.crawl_delay = r.crawl_delay.or(g.crawl_delay);
-            }
-            r
-        };
-        let named = pick(&|a: &str| a == token);
-        if !named.rules.is_empty()
-            || named.crawl_delay.is_some()
-            || self.groups.iter().any(|g| g.agents.contains(&token))
-        {
-            named
-        } else {
-            pick(&|a: &str| a == "*")
-        }
-    }
-}
-
-impl AgentRules {
     /// Whether `path` (path and query, starting with `/`) may be fetched.
     pub fn allowed(&self, path: &str) -> bool {
         if path == "/robots.txt" {
             return true;
         }
-        let mut best: Option<(usize, bool)> = None;
-        for (allow, pattern) in &self.rules {
-            if matches(pattern, path) {
-                let len = pattern.len();
-                best = match best {
-                    Some((l, a)) if l > len || (l == len && a) => Some((l, a)),
-                    _ => Some((len, *allow)),
-                };
-            }
+        if self.deny_all {
+            return false;
         }
-        best.is_none_or(|(_, allow)| allow)
+        self.robot.as_ref().is_none_or(|r| r.allowed(path))
     }
-}
-
-/// Matches a robots pattern (`*` any run, `$` end) against a path prefix.
-pub(crate) fn matches(pattern: &str, path: &str) -> bool {
-    let (pattern, anchored) = match pattern.strip_suffix('$') {
-        Some(p) => (p, true),
-        None => (pattern, false),
-    };
-    let parts: Vec<&str> = pattern.split('*').collect();
-    let mut pos = 0;
-    for (i, part) in parts.iter().enumerate() {
-        if i == 0 {
-            if !path.starts_with(part) {
-                return false;
-            }
-            pos = part.len();
-        } else if i == parts.len() - 1 && anchored {
-            // The last part must end the path.
-            return path.len() >= pos + part.len() && path.ends_with(part);
-        } else {
-            match path[pos..].find(part) {
-                Some(at) => pos += at + part.len(),
-                None => return false,
-            }
-        }
-    }
-    !anchored || pos == path.len()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn rules(text: &str) -> AgentRules {
+        AgentRules::parse(text.as_bytes(), "gleaner").0
+    }
+
     #[test]
     fn groups_longest_match_and_wildcards() {
-        let r = Robots::parse(
-            "User-agent: *\nDisallow: /private\nAllow: /private/public\n\n\
+        let text = "User-agent: *\nDisallow: /private\nAllow: /private/public\n\n\
              User-agent: Gleaner\nUser-agent: other\nDisallow: /*.pdf$\nDisallow: /tmp/\nAllow: /tmp/ok\nCrawl-delay: 2\n\
-             Sitemap: https://x.test/sitemap.xml\n",
-        );
-        let star = r.for_agent("somebot");
+             Sitemap: https://x.test/sitemap.xml\n";
+        let (star, _) = AgentRules::parse(text.as_bytes(), "somebot");
         assert!(!star.allowed("/private/x"));
         assert!(star.allowed("/private/public/x"));
         assert!(star.allowed("/file.pdf"));
-        let g = r.for_agent("gleaner");
+        let (g, sitemaps) = AgentRules::parse(text.as_bytes(), "gleaner");
         assert!(g.allowed("/private/x"), "a named group replaces *");
         assert!(!g.allowed("/docs/a.pdf"));
         assert!(g.allowed("/docs/a.pdf?x=1"));
         assert!(!g.allowed("/tmp/x"));
         assert!(g.allowed("/tmp/ok/1"));
         assert_eq!(g.crawl_delay, Some(2.0));
-        assert_eq!(r.sitemaps, vec!["https://x.test/sitemap.xml"]);
-        assert!(Robots::disallow_all()
-            .for_agent("gleaner")
-            .allowed("/robots.txt"));
-        assert!(!Robots::disallow_all().for_agent("gleaner").allowed("/"));
+        assert_eq!(sitemaps, vec!["https://x.test/sitemap.xml"]);
+        assert!(AgentRules::disallow_all().allowed("/robots.txt"));
+        assert!(!AgentRules::disallow_all().allowed("/"));
+        assert!(AgentRules::allow_all().allowed("/anything"));
+    }
+
+    #[test]
+    fn byte_order_mark_line_ends_and_encodings() {
+        // A UTF-8 byte-order mark does not hide the first group.
+        assert!(!rules("\u{feff}User-agent: *\nDisallow: /a\n").allowed("/a/1"));
+        // CR-only line ends are line ends.
+        let cr = rules("User-agent: *\rDisallow: /a\rAllow: /a/b\r");
+        assert!(!cr.allowed("/a/x"));
+        assert!(cr.allowed("/a/b"));
+        // Non-ASCII rules match the percent-encoded paths URLs carry, and
+        // encoded rules match too.
+        assert!(!rules("User-agent: *\nDisallow: /café\n").allowed("/caf%C3%A9/menu"));
+        assert!(!rules("User-agent: *\nDisallow: /caf%C3%A9\n").allowed("/caf%C3%A9/menu"));
+        assert!(rules("User-agent: *\nDisallow: /café\n").allowed("/cafe/menu"));
     }
 }

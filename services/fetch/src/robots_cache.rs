@@ -65,12 +65,12 @@ impl RobotsCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::robots::Robots;
+    use crate::robots::AgentRules;
 
     #[test]
     fn rules_expire_and_sitemaps_are_handed_out_once() {
         let cache = RobotsCache::new(Duration::from_millis(30));
-        let rules = Robots::parse("User-agent: *\nDisallow: /private").for_agent("gleaner");
+        let (rules, _) = AgentRules::parse(b"User-agent: *\nDisallow: /private", "gleaner");
         cache.put("a:80", rules);
         assert!(!cache.get("a:80").unwrap().allowed("/private/x"));
         assert!(cache.get("b:80").is_none());

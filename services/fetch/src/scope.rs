@@ -105,7 +105,7 @@ pub(crate) fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError>
 /// matcher as robots.txt rules (a `*` pattern is one anchored with `$`).
 pub fn url_matches(pattern: &str, url: &str) -> bool {
     if pattern.contains('*') {
-        crate::robots::matches(&format!("{pattern}$"), url)
+        wildcard_matches(&format!("{pattern}$"), url)
     } else {
         url.starts_with(pattern)
     }
@@ -121,6 +121,35 @@ pub fn registered_domain(host: &str) -> String {
         return host;
     }
     psl::domain_str(&host).unwrap_or(&host).to_string()
+}
+
+/// Matches a `--allow`/`--deny` pattern (`*` any run, `$` end) against a
+/// URL prefix. This is the project's own small pattern language (the shape
+/// of robots.txt rules, which texting_robots reads), so written here.
+fn wildcard_matches(pattern: &str, path: &str) -> bool {
+    let (pattern, anchored) = match pattern.strip_suffix('$') {
+        Some(p) => (p, true),
+        None => (pattern, false),
+    };
+    let parts: Vec<&str> = pattern.split('*').collect();
+    let mut pos = 0;
+    for (i, part) in parts.iter().enumerate() {
+        if i == 0 {
+            if !path.starts_with(part) {
+                return false;
+            }
+            pos = part.len();
+        } else if i == parts.len() - 1 && anchored {
+            // The last part must end the path.
+            return path.len() >= pos + part.len() && path.ends_with(part);
+        } else {
+            match path[pos..].find(part) {
+                Some(at) => pos += at + part.len(),
+                None => return false,
+            }
+        }
+    }
+    !anchored || pos == path.len()
 }
 
 #[cfg(test)]
