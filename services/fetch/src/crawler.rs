@@ -5,9 +5,10 @@
 
 use crate::address::check_address;
 use crate::body::{decode_html, read_capped};
+use crate::challenge::looks_like_challenge;
 use crate::client::{error_chain, header, retry_after, retry_delays, Routes};
 use crate::error::FetchError;
-use crate::health::{looks_like_challenge, Health, Outcome};
+use crate::health::{Health, Outcome};
 use crate::politeness::{host_key, Politeness};
 use crate::robots::AgentRules;
 use crate::robots_cache::RobotsCache;

@@ -135,27 +135,6 @@ impl Health {
     }
 }
 
-/// Markers of bot-challenge and block pages.
-const CHALLENGE_MARKERS: &[&str] = &[
-    "cf-browser-verification",
-    "challenge-platform",
-    "cf_chl_",
-    "attention required! | cloudflare",
-    "g-recaptcha",
-    "h-captcha",
-    "are you a robot",
-    "verify you are human",
-    "access denied",
-];
-
-pub(crate) fn looks_like_challenge(html: &str) -> bool {
-    if html.len() > 64 * 1024 {
-        return false;
-    }
-    let lower = html.to_ascii_lowercase();
-    CHALLENGE_MARKERS.iter().any(|m| lower.contains(m))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -193,15 +172,5 @@ mod tests {
         h.record("a:80", Outcome::Error);
         h.record("a:80", Outcome::Error);
         assert!(h.paused("a:80"));
-    }
-
-    #[test]
-    fn challenge_markers_in_small_pages_only() {
-        assert!(looks_like_challenge(
-            "<title>Just a moment</title><div class=g-recaptcha>"
-        ));
-        assert!(!looks_like_challenge("<p>an article</p>"));
-        let big = format!("{}g-recaptcha", "x".repeat(70 * 1024));
-        assert!(!looks_like_challenge(&big));
     }
 }

@@ -15,6 +15,7 @@
 mod address;
 pub mod bloom;
 mod body;
+mod challenge;
 mod client;
 mod crawler;
 mod error;

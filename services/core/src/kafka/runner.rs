@@ -98,7 +98,15 @@ pub async fn run_stage(
             m = consumer.recv() => Some(m),
             _ = stop.wait_for(|s| *s) => None,
             () = ticked => {
-                if let Err(stuck) = watchdog.check(&consumer, &state, cfg, &topics) {
+                // A static member waits one session before joining again as
+                // a dynamic one; a dynamic member exits after
+                // kafka.unassigned_exit_ms.
+                let exit_after = Duration::from_millis(cfg.kafka.unassigned_exit_ms);
+                let limit = match membership {
+                    Membership::Static => exit_after.min(Duration::from_millis(cfg.kafka.session_timeout_ms)),
+                    Membership::Dynamic => exit_after,
+                };
+                if let Err(stuck) = watchdog.check(&consumer, &state, limit, &topics) {
                     if membership == Membership::Dynamic {
                         return Err(stuck);
                     }
@@ -419,13 +427,15 @@ impl Guard {
 }
 
 /// Notices a stage left without partitions while its input waits (lag and
-/// no progress by any member of the group): after
-/// `kafka.unassigned_exit_ms` it exits with an error rather than idle for
-/// ever, for a supervisor to restart it. (Seen on tansu 0.6.0: an instance
-/// back just after its old session expired is assigned its partitions, has
-/// them revoked a second later and is never given them again; joining the
-/// group afresh in the same process did not help.) A hot standby (more
-/// instances than partitions) sees the others commit, and stays.
+/// no progress by any member of the group). The runner then joins the
+/// group again as a dynamic member (after one session), and if that does
+/// not help either, exits with an error after `kafka.unassigned_exit_ms`
+/// rather than idle for ever, for a supervisor to restart it. (Seen on
+/// tansu 0.6.0: a static member back just after its old session expired is
+/// assigned its partitions, has them revoked a second later and is never
+/// given them again, nor after restarts under the same instance name; a
+/// dynamic member is.) A hot standby (more instances than partitions) sees
+/// the others commit, and stays.
 #[derive(Default)]
 struct Watchdog {
     last_check: Option<Instant>,
@@ -438,10 +448,9 @@ impl Watchdog {
         &mut self,
         consumer: &StreamConsumer<BusContext>,
         state: &GroupState,
-        cfg: &Config,
+        limit: Duration,
         topics: &[&str],
     ) -> anyhow::Result<()> {
-        let limit = Duration::from_millis(cfg.kafka.unassigned_exit_ms);
         let Some(unassigned) = state.unassigned_for().filter(|_| !limit.is_zero()) else {
             self.still_since = None;
             return Ok(());
