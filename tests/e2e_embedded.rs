@@ -82,6 +82,32 @@ async fn embedded_run_can_summarize_before_dedup() {
     }
 }
 
+/// A limit that cuts something says so: with one link taken per page, the
+/// run reports the links left out and the setting that raises the cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_beyond_the_cap_are_reported() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace("max_links_per_page = 500", "max_links_per_page = 1"),
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    let out = run_on_site(&cfg, &data, &base).await;
+    let summary = run_summary(&out, &data);
+    let cut = &summary["links_cut"];
+    assert!(cut["links"].as_u64().unwrap() > 0, "{summary}");
+    assert!(cut["pages"].as_u64().unwrap() >= 1, "{summary}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("links cut") && stdout.contains("raise fetch.max_links_per_page"),
+        "{stdout}"
+    );
+}
+
 /// `gleaner run --every SECS` keeps running and fetches its seeds again on
 /// schedule until it is interrupted, then ends cleanly with its summary.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

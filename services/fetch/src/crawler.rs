@@ -301,7 +301,17 @@ impl Crawler {
                 self.cfg.max_body_bytes.to_string(),
             );
         }
-        let links = links::extract(&html, &final_url, self.cfg.max_links_per_page);
+        let (links, cut) = links::extract(&html, &final_url, self.cfg.max_links_per_page);
+        if cut > 0 {
+            metrics::add("gleaner_fetch_links_cut_total", &[], cut as u64);
+            metrics::inc("gleaner_fetch_pages_links_cut_total", &[]);
+            tracing::info!(
+                url = %url,
+                cut,
+                max = self.cfg.max_links_per_page,
+                "links beyond fetch.max_links_per_page not followed"
+            );
+        }
         let page = Page {
             id: doc_id(url.as_str()),
             url: url.to_string(),

@@ -7,9 +7,11 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use url::Url;
 
-pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
+/// The links of a page, the first `max` distinct ones, and how many links
+/// beyond those were left out (counted, never silently cut).
+pub fn extract(html: &str, page_url: &Url, max: usize) -> (Vec<String>, usize) {
     let base = Rc::new(RefCell::new(page_url.clone()));
-    let found: Rc<RefCell<(Vec<String>, HashSet<String>)>> = Rc::default();
+    let found: Rc<RefCell<(Vec<String>, HashSet<String>, usize)>> = Rc::default();
     let (b1, b2, f) = (base.clone(), base.clone(), found.clone());
     let mut rewriter = HtmlRewriter::new(
         Settings {
@@ -32,6 +34,7 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
                     }
                     let mut f = f.borrow_mut();
                     if f.0.len() >= max {
+                        f.2 += 1;
                         return Ok(());
                     }
                     let href = el.get_attribute("href").unwrap_or_default();
@@ -62,8 +65,8 @@ pub fn extract(html: &str, page_url: &Url, max: usize) -> Vec<String> {
     if rewriter.write(html.as_bytes()).is_ok() {
         let _ = rewriter.end();
     }
-    let out = std::mem::take(&mut found.borrow_mut().0);
-    out
+    let mut found = found.borrow_mut();
+    (std::mem::take(&mut found.0), found.2)
 }
 
 #[cfg(test)]
@@ -76,13 +79,17 @@ mod tests {
         let html = r#"<a href="b.html">b</a><a href="/c?x=1&amp;y=2#top">c</a><a href="b.html#f">b again</a>
             <a href="mailto:a@b">m</a><a rel="nofollow" href="/secret">s</a><a href="https://y.test/">y</a>"#;
         assert_eq!(
-            extract(html, &page, 100),
+            extract(html, &page, 100).0,
             vec![
                 "http://x.test/news/b.html",
                 "http://x.test/c?x=1&y=2",
                 "https://y.test/"
             ]
         );
-        assert_eq!(extract(html, &page, 1).len(), 1);
+        // Capped at 1: the other five links (nofollow is skipped, not cut)
+        // are counted as left out.
+        let (kept, cut) = extract(html, &page, 1);
+        assert_eq!(kept.len(), 1);
+        assert_eq!(cut, 4);
     }
 }

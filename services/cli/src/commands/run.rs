@@ -142,12 +142,16 @@ pub(crate) async fn run_embedded(
         (Some((p50, n)), Some((p99, _))) => serde_json::json!({"p50": p50, "p99": p99, "count": n}),
         _ => serde_json::Value::Null,
     };
+    // Limits that cut something say so.
+    let links_cut = gleaner_core::metrics::value("gleaner_fetch_links_cut_total", &[]) as u64;
+    let pages_cut = gleaner_core::metrics::value("gleaner_fetch_pages_links_cut_total", &[]) as u64;
     // The same figures, for scripts and tests.
     let summary = serde_json::json!({
         "seconds": secs,
         "produced": by_name(&c),
         "index_docs": in_index,
         "fetch_to_searchable_seconds": searchable,
+        "links_cut": {"links": links_cut, "pages": pages_cut, "max_links_per_page": cfg.fetch.max_links_per_page},
     });
     std::fs::write(
         data.join("summary.json"),
@@ -179,6 +183,12 @@ pub(crate) async fn run_embedded(
     );
     if let (Some((p50, _)), Some((p99, _))) = (latency(0.5), latency(0.99)) {
         println!("  searchable      {p50:.2} s after fetch at the median, {p99:.2} s at p99");
+    }
+    if links_cut > 0 {
+        println!(
+            "  links cut       {links_cut} on {pages_cut} page(s) with more than {} links, not followed (raise fetch.max_links_per_page)",
+            cfg.fetch.max_links_per_page
+        );
     }
     Ok(())
 }

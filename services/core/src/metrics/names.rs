@@ -43,6 +43,8 @@ pub const ALL: &[(&str, Kind, &str)] = &[
     ("gleaner_fetch_seen_urls", Gauge, "URLs in the seen-URL Bloom filter."),
     ("gleaner_fetch_seen_capacity", Gauge, "URLs the seen-URL Bloom filter is sized for (fetch.bloom_capacity)."),
     ("gleaner_fetch_scheduled_urls", Gauge, "URLs with a scheduled recrawl."),
+    ("gleaner_fetch_links_cut_total", Counter, "Links not followed because their page had more than fetch.max_links_per_page."),
+    ("gleaner_fetch_pages_links_cut_total", Counter, "Pages whose links were cut at fetch.max_links_per_page."),
     // Index.
     ("gleaner_index_fetch_to_searchable_seconds", Histogram, "Time from a page's fetch to its article being searchable."),
 ];
