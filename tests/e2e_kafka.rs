@@ -233,6 +233,7 @@ async fn kafka_largest_records_round_trip() {
         headers: BTreeMap::new(),
         depth: 0,
         html,
+        redirects: vec![],
     };
     let page_out =
         gleaner_core::stage::Output::of(gleaner_core::Topic::PAGES, "x.test", &page).into_wire();

@@ -102,6 +102,10 @@ pub struct Page {
     pub headers: BTreeMap<String, String>,
     pub depth: u32,
     pub html: String,
+    /// The URLs redirected through, in order, from `url` (included) to
+    /// just before `final_url`; empty without redirects.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redirects: Vec<String>,
 }
 
 /// One text block of a cleaned page, in document order, with the features

@@ -29,7 +29,8 @@ impl Routes {
                 .user_agent(&cfg.user_agent)
                 .connect_timeout(Duration::from_millis(cfg.connect_timeout_ms))
                 .timeout(Duration::from_millis(cfg.total_timeout_ms))
-                .redirect(reqwest::redirect::Policy::limited(cfg.max_redirects))
+                // Redirects are followed by fetch itself (request.rs).
+                .redirect(reqwest::redirect::Policy::none())
                 .dns_resolver(Arc::new(GuardedResolver { allow_private }))
                 .cookie_store(cfg.cookies)
                 .gzip(true)

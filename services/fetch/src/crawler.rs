@@ -3,10 +3,9 @@
 //! fetch worker of the stage (how many requests a host has in flight is its
 //! number of workers, frontier.rs).
 
-use crate::address::check_address;
 use crate::body::{decode_html, read_capped};
 use crate::challenge::looks_like_challenge;
-use crate::client::{error_chain, header, retry_after, retry_delays, Routes};
+use crate::client::{error_chain, header, retry_delays, Routes};
 use crate::error::FetchError;
 use crate::health::{Health, Outcome};
 use crate::politeness::{host_key, Politeness};
@@ -53,10 +52,10 @@ pub(crate) struct Crawler {
     pub(crate) politeness: Politeness,
     pub(crate) health: Health,
     pub(crate) robots: RobotsCache,
-    agent_token: String,
-    allow_private: bool,
+    pub(crate) agent_token: String,
+    pub(crate) allow_private: bool,
     /// At most fetch.concurrency requests in flight across hosts.
-    slots: tokio::sync::Semaphore,
+    pub(crate) slots: tokio::sync::Semaphore,
     /// URLs of a paused host wait for the pause to end (long-running
     /// processes) rather than failing.
     pub(crate) wait_for_paused: std::sync::atomic::AtomicBool,
@@ -83,7 +82,7 @@ impl Crawler {
         })
     }
 
-    fn base_delay(&self) -> Duration {
+    pub(crate) fn base_delay(&self) -> Duration {
         Duration::from_millis(self.cfg.per_host_delay_ms)
     }
 
@@ -114,7 +113,7 @@ impl Crawler {
     }
 
     /// The robots.txt rules for the URL's host, fetched once per expiry.
-    async fn robots_rules(&self, url: &Url) -> Result<AgentRules, FetchError> {
+    pub(crate) async fn robots_rules(&self, url: &Url) -> Result<AgentRules, FetchError> {
         let host = host_key(url);
         if let Some(r) = self.robots.get(&host) {
             return Ok(r);
@@ -134,8 +133,7 @@ impl Crawler {
         let mut attempt = 0;
         let mut delays = retry_delays(self.cfg.retry_base_ms);
         let (rules, sitemaps) = loop {
-            let sent = self.routes.send(&host, &robots_url, None).await;
-            self.politeness.mark_answered(&host);
+            let sent = self.robots_get(&host, &robots_url).await;
             let failure = match sent {
                 Ok(resp) if resp.status().is_success() => {
                     let body = read_capped(resp, 512 * 1024)
@@ -149,7 +147,7 @@ impl Crawler {
                     break (AgentRules::allow_all(), Vec::new())
                 }
                 Ok(resp) => format!("HTTP {}", resp.status().as_u16()),
-                Err(e) => error_chain(&e),
+                Err(e) => e,
             };
             if attempt >= self.cfg.max_retries {
                 return Err(FetchError::RobotsUnavailable { host, why: failure });
@@ -178,70 +176,10 @@ impl Crawler {
         depth: u32,
         validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
-        check_address(url, self.allow_private)?;
-        let host = host_key(url);
-        let mut delay = self.base_delay();
-        if self.cfg.respect_robots {
-            let rules = self.robots_rules(url).await?;
-            let path = match url.query() {
-                Some(q) => format!("{}?{q}", url.path()),
-                None => url.path().to_string(),
-            };
-            if !rules.allowed(&path) {
-                return Err(FetchError::Robots(url.to_string()));
-            }
-            if let Some(cd) = rules.crawl_delay {
-                delay = delay.max(Duration::from_secs_f64(cd.min(86_400.0)));
-            }
-        }
-        let closed = |e: tokio::sync::AcquireError| FetchError::Request {
-            url: url.to_string(),
-            why: e.to_string(),
-        };
+        let (resp, slot, redirects) = self.follow(url, depth, validators).await?;
         let req_err = |e: reqwest::Error| FetchError::Request {
             url: url.to_string(),
             why: error_chain(&e),
-        };
-        let mut attempt = 0;
-        let mut delays = retry_delays(self.cfg.retry_base_ms);
-        // One of the fetch.concurrency slots, taken once the host's turn has
-        // come (a host waiting on its delay holds none) and kept until the
-        // body is read; given up while waiting to retry.
-        let mut slot = None;
-        let resp = loop {
-            self.politeness.wait_turn(&host, delay).await;
-            if slot.is_none() {
-                slot = Some(self.slots.acquire().await.map_err(closed)?);
-            }
-            let sent = std::time::Instant::now();
-            let result = self.routes.send(&host, url, validators).await;
-            metrics::observe(
-                "gleaner_fetch_response_seconds",
-                &[],
-                sent.elapsed().as_secs_f64(),
-            );
-            self.politeness.mark_answered(&host);
-            let wait = match &result {
-                Ok(r) if matches!(r.status().as_u16(), 429 | 500 | 502 | 503 | 504) => {
-                    match retry_after(r.headers()) {
-                        Some(secs) if secs > self.cfg.max_retry_after_secs => None,
-                        Some(secs) => Some(Duration::from_secs(secs)),
-                        None => delays.next(),
-                    }
-                }
-                Err(e) if e.is_connect() || e.is_timeout() => delays.next(),
-                _ => None,
-            };
-            match wait {
-                Some(w) if attempt < self.cfg.max_retries => {
-                    metrics::inc("gleaner_fetch_retries_total", &[]);
-                    tracing::info!(url = %url, attempt, wait_ms = w.as_millis() as u64, "retrying");
-                    attempt += 1;
-                    slot = None;
-                    tokio::time::sleep(w).await;
-                }
-                _ => break result.map_err(req_err)?,
-            }
         };
         let _slot = slot;
         let status = resp.status().as_u16();
@@ -323,6 +261,7 @@ impl Crawler {
             headers: kept,
             depth,
             html,
+            redirects,
         };
         Ok(Fetched {
             page: Some(page),

@@ -23,6 +23,8 @@ pub enum FetchError {
     Status { status: u16, url: String },
     #[error("not HTML ({content_type}) at {url}")]
     NotHtml { content_type: String, url: String },
+    #[error("redirect of {url} not followed: {why}")]
+    Redirect { url: String, why: String },
     #[error("request to {url} failed: {why}")]
     Request { url: String, why: String },
 }
@@ -37,6 +39,7 @@ impl FetchError {
             FetchError::RobotsUnavailable { .. } => "robots_unavailable",
             FetchError::HostPaused { .. } => "host_paused",
             FetchError::Challenge(_) => "challenge",
+            FetchError::Redirect { .. } => "redirect",
             FetchError::Status { status: 429, .. } => "http_429",
             FetchError::Status { status: 403, .. } => "http_403",
             FetchError::Status { status, .. } if *status >= 500 => "http_5xx",

@@ -26,6 +26,7 @@ mod links;
 mod parked;
 mod plan;
 mod politeness;
+mod request;
 pub mod robots;
 mod robots_cache;
 mod schedule;

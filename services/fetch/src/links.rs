@@ -7,11 +7,14 @@ use std::collections::HashSet;
 use std::rc::Rc;
 use url::Url;
 
+/// Links kept (in order), their set, and how many were left out.
+type Found = (Vec<String>, HashSet<String>, usize);
+
 /// The links of a page, the first `max` distinct ones, and how many links
 /// beyond those were left out (counted, never silently cut).
 pub fn extract(html: &str, page_url: &Url, max: usize) -> (Vec<String>, usize) {
     let base = Rc::new(RefCell::new(page_url.clone()));
-    let found: Rc<RefCell<(Vec<String>, HashSet<String>, usize)>> = Rc::default();
+    let found: Rc<RefCell<Found>> = Rc::default();
     let (b1, b2, f) = (base.clone(), base.clone(), found.clone());
     let mut rewriter = HtmlRewriter::new(
         Settings {

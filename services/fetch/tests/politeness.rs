@@ -318,3 +318,97 @@ async fn fetch_takes_higher_priority_first() {
     assert!(f.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
     assert_eq!(*order.lock().unwrap(), vec!["/high", "/mid", "/low"]);
 }
+
+/// Redirects are followed by fetch itself: every hop waits for the host's
+/// politeness slot, passes robots.txt, and a loop ends as one, with the
+/// chain in the error; a chain that ends is recorded on the page.
+#[tokio::test]
+async fn redirect_hops_keep_the_crawlers_rules() {
+    let times: Arc<Mutex<Vec<Instant>>> = Arc::default();
+    let t = times.clone();
+    let hop = |to: &'static str| {
+        let t = t.clone();
+        get(move || {
+            t.lock().unwrap().push(Instant::now());
+            async move { (StatusCode::FOUND, [(header::LOCATION, to)]) }
+        })
+    };
+    let app = Router::new()
+        .route(
+            "/robots.txt",
+            get(|| async { "User-agent: *\nDisallow: /secret\n" }),
+        )
+        .route("/r1", hop("/r2"))
+        .route("/r2", hop("/r3"))
+        .route("/r3", hop("/r1"))
+        .route("/to-secret", hop("/secret"))
+        .route("/moved", hop("/here#frag"))
+        .route(
+            "/here",
+            get(|| async { axum::response::Html("<p>here</p>") }),
+        );
+    let base = serve(app).await;
+    let mut cfg = fetch_cfg();
+    cfg.per_host_delay_ms = 120;
+    let mut f = gleaner_fetch::FetchStage::new(&cfg, true).unwrap();
+
+    let err = fetch_error(&mut f, &format!("{base}/r1")).await;
+    assert!(err.contains("redirect loop"), "{err}");
+    assert!(err.contains("/r3 -> ") && err.ends_with("/r1"), "{err}");
+    let asked = times.lock().unwrap().clone();
+    assert_eq!(asked.len(), 3, "each URL of the loop once");
+    for pair in asked.windows(2) {
+        let gap = pair[1] - pair[0];
+        assert!(gap >= Duration::from_millis(110), "hops {gap:?} apart");
+    }
+
+    let err = fetch_error(&mut f, &format!("{base}/to-secret")).await;
+    assert!(err.contains("disallowed by robots.txt"), "{err}");
+
+    let page = page_of(&f.handle(&seed(&format!("{base}/moved"), 0)).await.unwrap());
+    assert!(page.final_url.ends_with("/here"), "{}", page.final_url);
+    assert_eq!(page.redirects, vec![format!("{base}/moved")]);
+    assert!(page.html.contains("here"));
+}
+
+/// A link's redirect to another site is not followed (a seed's is: the
+/// user named it).
+#[tokio::test]
+async fn a_redirect_to_another_site_is_followed_only_for_a_seed() {
+    // The same server under another name is another site.
+    let target: Arc<Mutex<String>> = Arc::default();
+    let to = target.clone();
+    let app = Router::new()
+        .route(
+            "/away",
+            get(move || {
+                let location = to.lock().unwrap().clone();
+                async move {
+                    (
+                        StatusCode::MOVED_PERMANENTLY,
+                        [(header::LOCATION, location)],
+                    )
+                }
+            }),
+        )
+        .route(
+            "/there",
+            get(|| async { axum::response::Html("<p>there</p>") }),
+        );
+    let base = serve(app).await;
+    let port = base.rsplit(':').next().unwrap();
+    *target.lock().unwrap() = format!("http://localhost:{port}/there");
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let link = frontier_link(&format!("{base}/away"), 1);
+    let err = format!("{:#}", f.handle(&link).await.unwrap_err());
+    assert!(err.contains("another site"), "{err}");
+    // A fresh stage: the first has seen /away.
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let page = page_of(&f.handle(&seed(&format!("{base}/away"), 0)).await.unwrap());
+    assert!(page.html.contains("there"));
+    assert!(
+        page.final_url.starts_with("http://localhost:"),
+        "{}",
+        page.final_url
+    );
+}

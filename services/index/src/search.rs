@@ -107,10 +107,13 @@ impl SearchIndex {
             let body = get(f.body);
             let mut fragment = plain.snippet(&body);
             if let Some(i) = crate::schema::stem_slot(opt(f.language).as_deref()) {
-                if !stemmed.contains_key(&i) {
-                    stemmed.insert(i, generator(f.body_stem[i])?);
+                let by_stem = match stemmed.entry(i) {
+                    std::collections::btree_map::Entry::Occupied(g) => g.into_mut(),
+                    std::collections::btree_map::Entry::Vacant(slot) => {
+                        slot.insert(generator(f.body_stem[i])?)
+                    }
                 }
-                let by_stem = stemmed[&i].snippet(&body);
+                .snippet(&body);
                 if !by_stem.fragment().is_empty() {
                     fragment = by_stem;
                 }
