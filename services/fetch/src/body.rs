@@ -22,6 +22,25 @@ pub(crate) async fn read_capped(
     Ok((body, false))
 }
 
+/// A gzip file (a `sitemap.xml.gz`) decompressed up to `cap` bytes, the
+/// cap applied to what comes out so a small bomb stays small; whether it
+/// was cut.
+pub(crate) fn gunzip_capped(gz: &[u8], cap: usize) -> std::io::Result<(Vec<u8>, bool)> {
+    use std::io::Read;
+    let mut out = Vec::new();
+    flate2::read::GzDecoder::new(gz)
+        .take(cap as u64 + 1)
+        .read_to_end(&mut out)?;
+    let cut = out.len() > cap;
+    out.truncate(cap);
+    Ok((out, cut))
+}
+
+/// Whether bytes start like a gzip file.
+pub(crate) fn is_gzip(body: &[u8]) -> bool {
+    body.starts_with(&[0x1f, 0x8b])
+}
+
 /// Decodes HTML bytes to UTF-8: the charset from the Content-Type header, a
 /// BOM, a `<meta charset>` in the first KiB, then detection (chardetng).
 pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
@@ -58,6 +77,19 @@ fn meta_charset(head: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn gunzip_stops_at_its_cap() {
+        use std::io::Write;
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::best());
+        gz.write_all(&vec![b'x'; 8 << 20]).unwrap();
+        let bomb = gz.finish().unwrap();
+        assert!(is_gzip(&bomb) && bomb.len() < 64 * 1024);
+        let (out, cut) = gunzip_capped(&bomb, 1 << 20).unwrap();
+        assert_eq!(out.len(), 1 << 20);
+        assert!(cut);
+        assert!(gunzip_capped(b"\x1f\x8bnot gzip", 100).is_err());
+    }
 
     #[test]
     fn charset_from_header_meta_and_detection() {

@@ -3,7 +3,7 @@
 //! fetch worker of the stage (how many requests a host has in flight is its
 //! number of workers, frontier.rs).
 
-use crate::body::{decode_html, read_capped};
+use crate::body::{decode_html, gunzip_capped, is_gzip, read_capped};
 use crate::challenge::looks_like_challenge;
 use crate::client::{error_chain, header, retry_delays, Routes};
 use crate::error::FetchError;
@@ -202,15 +202,27 @@ impl Crawler {
         let htmlish =
             ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml");
         let xmlish = ct.contains("xml") || ct.contains("rss") || ct.contains("atom");
-        if !htmlish && !xmlish {
+        // Compressed sitemaps: `sitemap.xml.gz`, served as gzip.
+        let gzipped = ct.contains("gzip") || final_url.path().ends_with(".gz");
+        if !htmlish && !xmlish && !gzipped {
             return Err(FetchError::NotHtml {
                 content_type,
                 url: url.to_string(),
             });
         }
-        let (body, truncated) = read_capped(resp, self.cfg.max_body_bytes)
+        let (mut body, mut truncated) = read_capped(resp, self.cfg.max_body_bytes)
             .await
             .map_err(req_err)?;
+        let xmlish = if gzipped && is_gzip(&body) {
+            (body, truncated) =
+                gunzip_capped(&body, self.cfg.max_body_bytes).map_err(|e| FetchError::Request {
+                    url: url.to_string(),
+                    why: format!("bad gzip body: {e}"),
+                })?;
+            true
+        } else {
+            xmlish
+        };
         let (html, charset) = decode_html(&body, &ct);
         if xmlish || html.trim_start().starts_with("<?xml") {
             match feeds::parse(&html) {

@@ -162,3 +162,43 @@ async fn fetch_reads_sitemaps_from_robots_and_feeds() {
         .unwrap();
     assert_eq!(frontier(&outs), vec![(format!("{base}/news/1"), 1)]);
 }
+
+/// A gzip-compressed sitemap (`sitemap.xml.gz`, served as gzip) is read
+/// like a plain one.
+#[tokio::test]
+async fn fetch_reads_gzip_sitemaps() {
+    use std::io::Write;
+    let base_of: std::sync::Arc<std::sync::Mutex<String>> = Default::default();
+    let b = base_of.clone();
+    let app = Router::new().route(
+        "/sitemap.xml.gz",
+        get(move || {
+            let base = b.lock().unwrap().clone();
+            async move {
+                let xml = format!(
+                    "<urlset><url><loc>{base}/a</loc></url><url><loc>{base}/b</loc></url></urlset>"
+                );
+                let mut gz =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+                gz.write_all(xml.as_bytes()).unwrap();
+                (
+                    [(header::CONTENT_TYPE, "application/x-gzip")],
+                    gz.finish().unwrap(),
+                )
+            }
+        }),
+    );
+    let base = serve(app).await;
+    *base_of.lock().unwrap() = base.clone();
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let outs = f
+        .handle(&frontier_link(&format!("{base}/sitemap.xml.gz"), 0))
+        .await
+        .unwrap();
+    let links: Vec<String> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::FRONTIER)
+        .map(|o| o.decode::<FrontierLink>().unwrap().url)
+        .collect();
+    assert_eq!(links, vec![format!("{base}/a"), format!("{base}/b")]);
+}
