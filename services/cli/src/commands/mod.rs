@@ -15,12 +15,17 @@ use crate::Kafka;
 use gleaner_core::Config;
 use std::path::PathBuf;
 
+/// Logs on stderr, coloured only on a terminal and without NO_COLOR (a
+/// log file gets no escape codes).
 pub fn init_logs(default: &str) {
+    use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
         .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(default));
+    let colour = std::io::stderr().is_terminal() && std::env::var_os("NO_COLOR").is_none();
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
+        .with_ansi(colour)
         .try_init();
 }
 

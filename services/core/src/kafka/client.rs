@@ -52,7 +52,7 @@ impl GroupState {
     /// of reach or while it owns no partition (a hot standby included, so
     /// that a load balancer does not count it as serving).
     pub fn health(&self) -> Result<(), String> {
-        if self.broker_down.load(Ordering::Relaxed) {
+        if self.broker_down() {
             return Err("broker unreachable".into());
         }
         match self.unassigned_for() {
@@ -69,6 +69,11 @@ impl GroupState {
     /// How long the stage has owned no partition (`None` while it owns some).
     pub fn unassigned_for(&self) -> Option<std::time::Duration> {
         self.unassigned_since.locked().map(|t| t.elapsed())
+    }
+
+    /// The broker was lost and has not answered since.
+    pub fn broker_down(&self) -> bool {
+        self.broker_down.load(Ordering::Relaxed)
     }
 
     pub fn assignments(&self) -> u64 {

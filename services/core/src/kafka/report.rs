@@ -78,11 +78,14 @@ impl Reporter {
         };
         let key = format!("{}/{}", self.stage, self.instance);
         let record = FutureRecord::to(&self.topic).key(&key).payload(&value);
-        if let Err((e, _)) = producer
-            .send(record, Timeout::After(Duration::from_secs(1)))
-            .await
-        {
-            tracing::debug!(error = %e, "status report not sent");
+        // Waits a second at most, for the queue and for the delivery (which
+        // without a broker would take message.timeout.ms); the record stays
+        // queued either way.
+        let sent = producer.send(record, Timeout::After(Duration::from_secs(1)));
+        match tokio::time::timeout(Duration::from_secs(1), sent).await {
+            Ok(Err((e, _))) => tracing::debug!(error = %e, "status report not sent"),
+            Err(_) => tracing::debug!("status report not acknowledged within a second"),
+            Ok(Ok(_)) => {}
         }
     }
 }

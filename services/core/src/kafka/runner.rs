@@ -139,7 +139,12 @@ pub async fn run_stage(
             Ok(m) => batch.push(to_input(&inputs, &m)),
             Err(e) => {
                 fatal(name, &cfg.kafka.instance, &e)?;
-                tracing::warn!(stage = name, error = %e, "consume error");
+                if state.broker_down() {
+                    // Said once already ("broker unreachable").
+                    tracing::debug!(stage = name, error = %e, "consume error");
+                } else {
+                    tracing::warn!(stage = name, error = %e, "consume error");
+                }
                 tokio::time::sleep(Duration::from_millis(200)).await;
                 continue;
             }
@@ -199,7 +204,13 @@ pub async fn run_stage(
     .await;
     stage.produced().await;
     stage.close().await?;
-    rdkafka::producer::Producer::flush(&producer, Timeout::After(Duration::from_secs(30)))?;
+    // Outputs were acknowledged above; what may still be queued is a status
+    // report, not worth a long wait on a broker that is gone.
+    if let Err(e) =
+        rdkafka::producer::Producer::flush(&producer, Timeout::After(Duration::from_secs(5)))
+    {
+        tracing::warn!(stage = name, error = %e, "status reports not flushed");
+    }
     // Once more, synchronously, for the partitions still owned.
     let owned: std::collections::HashSet<(String, i32)> = state.owned().into_iter().collect();
     positions.retain(|k, _| owned.contains(k));
@@ -456,6 +467,12 @@ impl Watchdog {
             return Ok(());
         };
         let every = (limit / 4).clamp(Duration::from_millis(500), Duration::from_secs(5));
+        // Without a broker there is no lag to read (and each try would
+        // block for seconds); being unassigned then is the broker's doing.
+        if state.broker_down() {
+            self.still_since = None;
+            return Ok(());
+        }
         if unassigned < every || self.last_check.is_some_and(|t| t.elapsed() < every) {
             return Ok(());
         }
