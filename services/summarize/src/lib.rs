@@ -51,9 +51,22 @@ fn ranked(sents: &[String]) -> Vec<usize> {
     scored.into_iter().map(|(_, i)| i).collect()
 }
 
+/// Whether a sentence ends as one (a headline or a caption does not).
+fn ends_a_sentence(s: &str) -> bool {
+    s.trim_end().ends_with([
+        '.', '!', '?', '…', '。', '！', '？', '"', '”', '’', '\'', ')',
+    ])
+}
+
 /// The built-in extractive engine: the best sentences, in text order.
+/// Headlines and other lines without a full stop are kept out while the
+/// text has real sentences; when it has none, each chosen line gets one, so
+/// no two run together.
 pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
-    let sents = sentences(text);
+    let mut sents = sentences(text);
+    if sents.iter().any(|s| ends_a_sentence(s)) {
+        sents.retain(|s| ends_a_sentence(s));
+    }
     let order = ranked(&sents);
     lengths
         .iter()
@@ -79,7 +92,10 @@ pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
             chosen.sort_unstable();
             let text = chosen
                 .iter()
-                .map(|&i| sents[i].as_str())
+                .map(|&i| match sents[i].trim_end() {
+                    s if ends_a_sentence(s) => s.to_string(),
+                    s => format!("{s}."),
+                })
                 .collect::<Vec<_>>()
                 .join(" ");
             Summary {
@@ -267,6 +283,25 @@ mod tests {
                 words: Some(100),
             },
         ]
+    }
+
+    #[test]
+    fn a_headline_is_not_glued_to_the_first_sentence() {
+        let one = [SummaryLength {
+            name: "one".into(),
+            sentences: Some(2),
+            words: None,
+        }];
+        let text = "Bridge reopens after repairs\nThe harbour bridge reopened on Monday after eight months of repairs. Buses crossed it before dawn.";
+        let s = &extractive(text, &one)[0].text;
+        assert!(!s.contains("repairs The"), "{s}");
+        assert!(
+            !s.starts_with("Bridge reopens"),
+            "the headline is kept out: {s}"
+        );
+        // Only lines without full stops: each ends with one.
+        let s = &extractive("First line here\nSecond line there", &one)[0].text;
+        assert_eq!(s, "First line here. Second line there.");
     }
 
     #[test]
