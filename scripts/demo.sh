@@ -20,7 +20,11 @@ for _ in $(seq 1 50); do
   sleep 0.1
 done
 # Loopback needs --allow-private; the short delay is polite enough to our own server.
-"$bin" run --seeds "http://127.0.0.1:$port/" --allow-private --delay 50 --data "$data"
+# The site's navigation links to seven pages that do not exist, so the run
+# reports them and ends with status 3 (finished, some pages failed).
+status=0
+"$bin" run --seeds "http://127.0.0.1:$port/" --allow-private --delay 50 --data "$data" || status=$?
+[ "$status" -eq 0 ] || [ "$status" -eq 3 ] || exit "$status"
 echo
 echo "\$ gleaner search --data $data 'harbour bridge'"
 "$bin" search --data "$data" --limit 3 'harbour bridge'

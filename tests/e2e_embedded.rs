@@ -17,11 +17,15 @@ async fn embedded_run_end_to_end() {
     let started = Instant::now();
     let out = run_on_site(&cfg, &data, &base).await;
     let stdout = String::from_utf8_lossy(&out.stdout);
-    assert!(
-        out.status.success(),
-        "gleaner run failed:\n{stdout}\n{}",
-        String::from_utf8_lossy(&out.stderr)
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // The site's navigation links to seven missing pages: status 3, and
+    // the report says so.
+    assert_eq!(
+        out.status.code(),
+        Some(3),
+        "gleaner run:\n{stdout}\n{stderr}"
     );
+    assert!(stderr.contains("HTTP 4xx 7"), "{stderr}");
     eprintln!(
         "gleaner run took {:.2}s:\n{stdout}",
         started.elapsed().as_secs_f64()
@@ -314,4 +318,52 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     let out = gleaner_run(&cfg, &data, &[]).output().unwrap();
     let summary = run_summary(&out, &data);
     assert_eq!(summary["produced"]["pages"].as_u64(), Some(1), "{summary}");
+}
+
+/// Exit statuses and the report: a run whose seed fails finishes with 3 and
+/// says why, with the failure per host; bad input is 2, in one line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let out = gleaner_run(
+        &cfg,
+        &data,
+        &["--json", "--seeds", &format!("{base}/no-such-page")],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("HTTP 4xx 1"), "{err}");
+    assert!(err.contains("most frequent failures:"), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(report["failures"]["http_4xx"], 1, "{report}");
+
+    for (args, says) in [
+        (vec!["--seeds", "no-such-seeds.txt"], "no such file"),
+        (
+            vec!["--seeds", "example.com/news"],
+            "did you mean https://example.com/news",
+        ),
+    ] {
+        let out = gleaner_run(&cfg, &data, &args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.lines().count() == 1, "{err}");
+    }
+    let bad_cfg = tmp.path().join("bad.toml");
+    std::fs::write(&bad_cfg, "[fetch]\nper_host_dealy_ms = 5\n").unwrap();
+    let out = gleaner_run(&bad_cfg, &data, &["--seeds", &format!("{base}/")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("per_host_delay_ms"),
+        "the nearest valid key: {err}"
+    );
 }

@@ -149,9 +149,10 @@ pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
 }
 
 /// The summary a `gleaner run` that must have succeeded left in `data`.
+/// A run that ended with pages that failed (status 3) is finished too.
 pub fn run_summary(out: &std::process::Output, data: &Path) -> serde_json::Value {
     assert!(
-        out.status.success(),
+        matches!(out.status.code(), Some(0 | 3)),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );

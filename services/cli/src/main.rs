@@ -17,7 +17,8 @@ use std::process::ExitCode;
 #[command(
     name = "gleaner",
     version,
-    about = "Turns the web into a stream of clean, deduplicated, summarised, searchable articles"
+    about = "Turns the web into a stream of clean, deduplicated, summarised, searchable articles",
+    after_help = "Exit status: 0 done; 1 a fatal error; 2 bad usage or input (a missing seed file, a URL without a scheme, an unknown config key); 3 finished, but some seeds or pages failed to fetch (see the report on stderr and dead-letter.jsonl)."
 )]
 struct Cli {
     #[command(subcommand)]
@@ -92,6 +93,10 @@ enum Cmd {
         /// on this address, e.g. 127.0.0.1:9898.
         #[arg(long, value_name = "ADDR")]
         metrics: Option<String>,
+        /// Also print the end-of-run report (per host: pages, articles,
+        /// failures by reason) as one JSON object on stdout.
+        #[arg(long)]
+        json: bool,
         #[command(flatten)]
         schedule: SeedOptions,
         #[command(flatten)]
@@ -285,13 +290,16 @@ async fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("gleaner: error: {e:#}");
-            ExitCode::from(2)
+            let bad_input = e
+                .chain()
+                .any(|c| c.downcast_ref::<commands::BadInput>().is_some());
+            ExitCode::from(if bad_input { 2 } else { 1 })
         }
     }
 }
 
 fn config(common: &Common) -> anyhow::Result<Config> {
-    Config::load(common.config.as_deref())
+    Config::load(common.config.as_deref()).map_err(|e| commands::bad_input(format!("{e:#}")))
 }
 
 /// `--extractor`, else the config's.
@@ -309,6 +317,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             delay,
             follow,
             metrics,
+            json,
             schedule,
             common,
         } => {
@@ -328,8 +337,13 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 depth,
                 follow,
                 metrics,
+                json,
             };
-            commands::run::run_embedded(&cfg, &registry, &seeds, &schedule, run).await?;
+            let failed =
+                commands::run::run_embedded(&cfg, &registry, &seeds, &schedule, run).await?;
+            if failed > 0 {
+                return Ok(ExitCode::from(3));
+            }
         }
         Cmd::Fetch {
             allow_private,

@@ -43,12 +43,16 @@ impl Rx {
 /// Messages produced per topic during a run.
 pub type Counts = BTreeMap<Topic, u64>;
 
+/// Sees every record published on its topics (the run's report).
+pub type Tap = Arc<dyn Fn(&Output) + Send + Sync>;
+
 struct Bus {
     consumers: HashMap<Topic, Vec<Arc<Tx>>>,
     produced: HashMap<Topic, AtomicU64>,
     in_flight: AtomicI64,
     idle: Notify,
     sinks: HashMap<Topic, Mutex<Sink>>,
+    tap: std::sync::OnceLock<(Vec<Topic>, Tap)>,
 }
 
 /// A topic appended to a JSON-lines file as records pass; `gleaner run`
@@ -73,6 +77,11 @@ impl Bus {
         }
         if let Some(sink) = self.sinks.get(&out.topic) {
             sink.locked().append(&out.payload.bytes());
+        }
+        if let Some((topics, tap)) = self.tap.get() {
+            if topics.contains(&out.topic) {
+                tap(&out);
+            }
         }
         let Some(txs) = self.consumers.get(&out.topic) else {
             return;
@@ -201,6 +210,7 @@ impl MemoryPipeline {
             in_flight: AtomicI64::new(0),
             idle: Notify::new(),
             sinks,
+            tap: std::sync::OnceLock::new(),
         });
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
@@ -228,6 +238,12 @@ impl MemoryPipeline {
             }
         }
         Ok(MemoryPipeline { bus, stop, tasks })
+    }
+
+    /// Has `tap` see every record published on `topics` from now on (once
+    /// per pipeline; a second tap is ignored).
+    pub fn set_tap(&self, topics: Vec<Topic>, tap: Tap) {
+        let _ = self.bus.tap.set((topics, tap));
     }
 
     /// Puts messages on the bus as if a user had produced them.

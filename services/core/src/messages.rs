@@ -291,6 +291,10 @@ pub struct DeadLetter {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub key: Option<String>,
     pub error: String,
+    /// A short, stable name for the kind of failure (`dns`, `timeout`,
+    /// `robots_disallowed`, `http_4xx`, ...), when the stage gives one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
     /// The first bytes of the input (at most 1 KiB, cut on a char boundary).
     pub payload_excerpt: String,
     pub payload_bytes: u64,

@@ -47,6 +47,7 @@ impl Input {
             offset: self.origin.as_ref().map(|o| o.offset),
             key: self.key.clone(),
             error: error.to_string(),
+            reason: None,
             payload_excerpt: util::excerpt(payload, 1024),
             payload_bytes: payload.len() as u64,
             at: util::now_rfc3339(),
@@ -103,6 +104,31 @@ impl Output {
 
 /// The result of handling one input: what it produced, or why it failed.
 pub type Handled = anyhow::Result<Vec<Output>>;
+
+/// An error with a short, stable reason (`dns`, `robots_disallowed`, ...)
+/// that its dead letter carries and the run's report groups by.
+#[derive(Debug)]
+pub struct Reasoned {
+    pub reason: &'static str,
+    pub error: anyhow::Error,
+}
+
+impl Reasoned {
+    pub fn new(reason: &'static str, error: impl Into<anyhow::Error>) -> anyhow::Error {
+        anyhow::Error::new(Reasoned {
+            reason,
+            error: error.into(),
+        })
+    }
+}
+
+impl std::fmt::Display for Reasoned {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{:#}", self.error)
+    }
+}
+
+impl std::error::Error for Reasoned {}
 
 #[async_trait]
 pub trait Stage: Send + 'static {
@@ -267,10 +293,9 @@ pub fn settle(
         },
         Err(e) => {
             tracing::warn!(stage, error = %format!("{e:#}"), "input sent to dead-letter");
-            vec![Output::dead_letter(
-                stage,
-                input.dead_letter(stage, &format!("{e:#}")),
-            )]
+            let mut dl = input.dead_letter(stage, &format!("{e:#}"));
+            dl.reason = e.downcast_ref::<Reasoned>().map(|r| r.reason.to_string());
+            vec![Output::dead_letter(stage, dl)]
         }
     };
     for o in &outs {

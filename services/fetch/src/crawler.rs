@@ -5,7 +5,7 @@
 
 use crate::body::{decode_html, gunzip_capped, is_gzip, read_capped};
 use crate::challenge::looks_like_challenge;
-use crate::client::{error_chain, header, retry_delays, Routes};
+use crate::client::{header, retry_delays, Routes};
 use crate::error::FetchError;
 use crate::health::{Health, Outcome};
 use crate::politeness::{host_key, Politeness};
@@ -177,10 +177,7 @@ impl Crawler {
         validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
         let (resp, slot, redirects) = self.follow(url, depth, validators).await?;
-        let req_err = |e: reqwest::Error| FetchError::Request {
-            url: url.to_string(),
-            why: error_chain(&e),
-        };
+        let req_err = |e: reqwest::Error| FetchError::request(url, &e);
         let _slot = slot;
         let status = resp.status().as_u16();
         let final_url = resp.url().clone();
@@ -218,6 +215,7 @@ impl Crawler {
                 gunzip_capped(&body, self.cfg.max_body_bytes).map_err(|e| FetchError::Request {
                     url: url.to_string(),
                     why: format!("bad gzip body: {e}"),
+                    kind: "bad_body",
                 })?;
             true
         } else {

@@ -26,10 +26,36 @@ pub enum FetchError {
     #[error("redirect of {url} not followed: {why}")]
     Redirect { url: String, why: String },
     #[error("request to {url} failed: {why}")]
-    Request { url: String, why: String },
+    Request {
+        url: String,
+        why: String,
+        /// dns, connect, timeout, private_address or request.
+        kind: &'static str,
+    },
 }
 
 impl FetchError {
+    /// A failed request, with what kind of failure it was.
+    pub(crate) fn request(url: &url::Url, e: &reqwest::Error) -> Self {
+        let why = crate::client::error_chain(e);
+        let kind = if why.contains("resolves only to private") {
+            "private_address"
+        } else if why.contains("dns error") || why.contains("failed to lookup address") {
+            "dns"
+        } else if e.is_timeout() {
+            "timeout"
+        } else if e.is_connect() {
+            "connect"
+        } else {
+            "request"
+        };
+        FetchError::Request {
+            url: url.to_string(),
+            why,
+            kind,
+        }
+    }
+
     /// A short name for metrics.
     pub fn kind(&self) -> &'static str {
         match self {
@@ -45,7 +71,7 @@ impl FetchError {
             FetchError::Status { status, .. } if *status >= 500 => "http_5xx",
             FetchError::Status { .. } => "http_4xx",
             FetchError::NotHtml { .. } => "not_html",
-            FetchError::Request { .. } => "request",
+            FetchError::Request { kind, .. } => kind,
         }
     }
 }

@@ -96,11 +96,9 @@ impl Crawler {
         let closed = |e: tokio::sync::AcquireError| FetchError::Request {
             url: url.to_string(),
             why: e.to_string(),
+            kind: "request",
         };
-        let req_err = |e: reqwest::Error| FetchError::Request {
-            url: url.to_string(),
-            why: error_chain(&e),
-        };
+        let req_err = |e: reqwest::Error| FetchError::request(url, &e);
         let mut attempt = 0;
         let mut delays = retry_delays(self.cfg.retry_base_ms);
         // One of the fetch.concurrency slots, taken once the host's turn has
@@ -145,6 +143,7 @@ impl Crawler {
         let slot = slot.ok_or_else(|| FetchError::Request {
             url: url.to_string(),
             why: "no concurrency slot".into(),
+            kind: "request",
         })?;
         Ok((resp, slot))
     }

@@ -320,7 +320,7 @@ impl Stage for FetchStage {
                 }
                 (Ok(Some(_)), Some(Err(e))) => {
                     metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
-                    Err(e.into())
+                    Err(gleaner_core::stage::Reasoned::new(e.kind(), e))
                 }
                 // Parked: answered by a later tick.
                 (Ok(Some(_)), None) => Ok(vec![]),
@@ -357,10 +357,9 @@ impl Stage for FetchStage {
                         payload: Some(gleaner_core::Payload::typed(link.clone())),
                         origin: None,
                     };
-                    outs.push(Output::dead_letter(
-                        self.name(),
-                        input.dead_letter(self.name(), &e.to_string()),
-                    ));
+                    let mut dl = input.dead_letter(self.name(), &e.to_string());
+                    dl.reason = Some(e.kind().to_string());
+                    outs.push(Output::dead_letter(self.name(), dl));
                 }
             }
             self.answered.push(url.clone());

@@ -4,6 +4,7 @@ pub mod dedup;
 pub mod eval;
 pub mod extract;
 pub mod run;
+pub mod run_report;
 pub mod search;
 pub mod seed;
 pub mod serve;
@@ -14,6 +15,23 @@ pub mod topics;
 use crate::Kafka;
 use gleaner_core::Config;
 use std::path::PathBuf;
+
+/// Bad usage or input (a missing seed file, a URL without a scheme, an
+/// unknown config key): the command exits with status 2, other errors 1.
+#[derive(Debug)]
+pub struct BadInput(pub String);
+
+impl std::fmt::Display for BadInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for BadInput {}
+
+pub fn bad_input(msg: impl Into<String>) -> anyhow::Error {
+    anyhow::Error::new(BadInput(msg.into()))
+}
 
 /// Logs on stderr, coloured only on a terminal and without NO_COLOR (a
 /// log file gets no escape codes).

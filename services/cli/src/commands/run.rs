@@ -1,6 +1,7 @@
 //! `gleaner run`: every stage of `[pipeline] stages` in one process, on the
 //! in-process bus.
 
+use crate::commands::run_report::{self, RunReport};
 use crate::datadir::{self, DataLock};
 use crate::SeedOptions;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
@@ -22,21 +23,26 @@ pub(crate) struct RunOptions {
     pub follow: bool,
     /// Where to serve /metrics and /health.
     pub metrics: Option<String>,
+    /// Print the end-of-run report as JSON on stdout too.
+    pub json: bool,
 }
 
+/// Runs the flow on the in-process bus; gives how many URLs failed to
+/// fetch (the command exits with status 3 when some did).
 pub(crate) async fn run_embedded(
     cfg: &Config,
     registry: &[&dyn StageSpec],
     seeds: &[String],
     scope: &SeedOptions,
     opts: RunOptions,
-) -> anyhow::Result<()> {
+) -> anyhow::Result<u64> {
     let RunOptions {
         data,
         allow_private,
         depth,
         follow,
         metrics,
+        json,
     } = opts;
     let started = Instant::now();
     let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
@@ -79,6 +85,16 @@ pub(crate) async fn run_embedded(
             sink_topics: vec![Topic::ARTICLES, Topic::DUPLICATES, Topic::DEAD_LETTER],
         },
     )?;
+    let report = std::sync::Arc::new(std::sync::Mutex::new(RunReport::default()));
+    let tally = report.clone();
+    pipeline.set_tap(
+        run_report::TOPICS.to_vec(),
+        std::sync::Arc::new(move |out| {
+            if let Ok(mut r) = tally.lock() {
+                r.observe(out);
+            }
+        }),
+    );
     for s in seed_msgs {
         pipeline.publish(s).await;
     }
@@ -145,8 +161,14 @@ pub(crate) async fn run_embedded(
     // Limits that cut something say so.
     let links_cut = gleaner_core::metrics::value("gleaner_fetch_links_cut_total", &[]) as u64;
     let pages_cut = gleaner_core::metrics::value("gleaner_fetch_pages_links_cut_total", &[]) as u64;
+    let report = std::mem::take(
+        &mut *report
+            .lock()
+            .map_err(|_| anyhow::anyhow!("report lock poisoned"))?,
+    );
     // The same figures, for scripts and tests.
     let summary = serde_json::json!({
+        "report": &report,
         "seconds": secs,
         "produced": by_name(&c),
         "index_docs": in_index,
@@ -190,7 +212,11 @@ pub(crate) async fn run_embedded(
             cfg.fetch.max_links_per_page
         );
     }
-    Ok(())
+    eprint!("{}", report.render());
+    if json {
+        println!("{}", serde_json::to_string(&report)?);
+    }
+    Ok(report.failed())
 }
 
 /// Counts by topic short name, for summary.json and status.json.

@@ -141,6 +141,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         depth: None,
         follow: false,
         metrics: None,
+        json: false,
     };
     run_embedded(&cfg, &registry, &[base], &SeedOptions::default(), opts)
         .await
@@ -170,6 +171,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         depth: None,
         follow: false,
         metrics: None,
+        json: false,
     };
     let err = run_embedded(
         &cfg,
@@ -265,6 +267,7 @@ async fn a_run_ends_only_when_every_url_is_answered() {
             depth: Some(1),
             follow: false,
             metrics: None,
+            json: false,
         };
         run_embedded(
             &cfg,

@@ -1,6 +1,6 @@
 //! Seed messages from URLs and seed files, for `gleaner seed` and `gleaner run`.
 
-use crate::commands::brokers;
+use crate::commands::{bad_input, brokers};
 use crate::{Kafka, SeedOptions};
 use anyhow::Context;
 use gleaner_core::messages::Seed;
@@ -8,6 +8,19 @@ use gleaner_core::stage::Output;
 use gleaner_core::Config;
 use gleaner_core::Topic;
 use std::path::Path;
+
+/// `example.com/news`: a host name without its scheme (a dot, no spaces,
+/// no path separator before the first dot).
+fn looks_like_a_host(a: &str) -> bool {
+    let host = a.split('/').next().unwrap_or("");
+    host.contains('.')
+        && !host.starts_with('.')
+        && !a.contains(char::is_whitespace)
+        && !a.ends_with(".txt")
+        && host
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c))
+}
 
 /// Seed messages for URLs, or files of URLs (one per line, `#` comments).
 pub(crate) fn seed_outputs(
@@ -20,26 +33,34 @@ pub(crate) fn seed_outputs(
     for a in args {
         let p = Path::new(a);
         if !a.contains("://") && p.is_file() {
-            let text =
-                std::fs::read_to_string(p).with_context(|| format!("reading seeds from {a}"))?;
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("reading seeds from {a}"))
+                .map_err(|e| bad_input(format!("{e:#}")))?;
             urls.extend(
                 text.lines()
                     .map(str::trim)
                     .filter(|l| !l.is_empty() && !l.starts_with('#'))
                     .map(str::to_string),
             );
-        } else {
+        } else if a.contains("://") {
             urls.push(a.clone());
+        } else if looks_like_a_host(a) {
+            return Err(bad_input(format!(
+                "seed {a:?} has no scheme: did you mean https://{a}?"
+            )));
+        } else {
+            return Err(bad_input(format!(
+                "seed {a:?}: no such file, and not a URL (URLs start with http:// or https://)"
+            )));
         }
     }
     urls.iter()
         .map(|u| {
             let parsed = gleaner_core::util::normalise_url(u)
-                .with_context(|| format!("bad seed URL {u:?}"))?;
-            anyhow::ensure!(
-                matches!(parsed.scheme(), "http" | "https"),
-                "seed {u:?} is not an http(s) URL"
-            );
+                .map_err(|e| bad_input(format!("bad seed URL {u:?}: {e:#}")))?;
+            if !matches!(parsed.scheme(), "http" | "https") {
+                return Err(bad_input(format!("seed {u:?} is not an http(s) URL")));
+            }
             let seed = Seed {
                 url: parsed.to_string(),
                 depth,
