@@ -114,7 +114,8 @@ pub struct Reasoned {
 }
 
 impl Reasoned {
-    pub fn new(reason: &'static str, error: impl Into<anyhow::Error>) -> anyhow::Error {
+    /// `error` with `reason`, as an anyhow error.
+    pub fn wrap(reason: &'static str, error: impl Into<anyhow::Error>) -> anyhow::Error {
         anyhow::Error::new(Reasoned {
             reason,
             error: error.into(),

@@ -320,7 +320,7 @@ impl Stage for FetchStage {
                 }
                 (Ok(Some(_)), Some(Err(e))) => {
                     metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
-                    Err(gleaner_core::stage::Reasoned::new(e.kind(), e))
+                    Err(gleaner_core::stage::Reasoned::wrap(e.kind(), e))
                 }
                 // Parked: answered by a later tick.
                 (Ok(Some(_)), None) => Ok(vec![]),
