@@ -367,3 +367,73 @@ async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
         "the nearest valid key: {err}"
     );
 }
+
+/// Bad input to search, serve and extract is one line and status 2; a
+/// reader that goes away (`gleaner search ... | head`) is not an error;
+/// `extract --help` names every extractor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let nowhere = tmp.path().join("no-such-dir");
+    let run = |args: &[&str]| {
+        Command::new(GLEANER)
+            .args(args)
+            .arg("--config")
+            .arg(&cfg)
+            .output()
+            .unwrap()
+    };
+    let nowhere_s = nowhere.to_string_lossy().into_owned();
+    for (args, says) in [
+        (
+            vec!["search", "--data", &nowhere_s, "bridge"],
+            "no index in",
+        ),
+        (
+            vec!["serve", "--data", &nowhere_s, "--listen", "127.0.0.1:0"],
+            "no data directory",
+        ),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    let binary = tmp.path().join("photo.html");
+    std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let out = run(&["extract", &binary.to_string_lossy()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not HTML (binary data)"), "{err}");
+    assert!(out.stdout.is_empty(), "no garbage printed");
+
+    let help = String::from_utf8_lossy(&run(&["extract", "--help"]).stdout).into_owned();
+    for name in gleaner_extract::Extractor::NAMES {
+        assert!(help.contains(name), "extract --help lacks {name}: {help}");
+    }
+
+    // An index to search, and a reader that closes at once.
+    let (base, _log) = start_site().await;
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let child = Command::new(GLEANER)
+        .args(["search", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .arg("bridge")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = child;
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}

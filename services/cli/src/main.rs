@@ -130,8 +130,8 @@ enum Cmd {
         /// One JSON object per line per input.
         #[arg(long)]
         json: bool,
-        /// Extraction method: auto, qread or density (default: extract.extractor).
-        #[arg(long)]
+        /// Extraction method (default: extract.extractor).
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(gleaner_extract::Extractor::NAMES))]
         extractor: Option<String>,
         #[command(flatten)]
         kafka: Kafka,
@@ -216,7 +216,7 @@ enum Cmd {
     Eval {
         dir: PathBuf,
         /// Extraction method (default: extract.extractor).
-        #[arg(long)]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(gleaner_extract::Extractor::NAMES))]
         extractor: Option<String>,
         /// Scores per page type too.
         #[arg(long)]
@@ -289,6 +289,14 @@ async fn main() -> ExitCode {
     match dispatch(cli.cmd).await {
         Ok(code) => code,
         Err(e) => {
+            // `gleaner search ... | head`: the reader has gone, not an error.
+            let broken_pipe = e.chain().any(|c| {
+                c.downcast_ref::<std::io::Error>()
+                    .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
+            });
+            if broken_pipe {
+                return ExitCode::SUCCESS;
+            }
             eprintln!("gleaner: error: {e:#}");
             let bad_input = e
                 .chain()
@@ -377,8 +385,11 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             } else {
                 init_logs("warn");
                 let which = extractor_of(&cfg, extractor.as_deref())?;
-                let failures =
+                let (failures, not_html) =
                     commands::extract::extract_inputs(&cfg, &inputs, which, json).await?;
+                if not_html > 0 {
+                    return Ok(ExitCode::from(2));
+                }
                 if failures > 0 {
                     return Ok(ExitCode::from(1));
                 }

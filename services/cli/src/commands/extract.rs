@@ -42,6 +42,13 @@ pub fn read_html_file(path: &Path) -> anyhow::Result<String> {
     } else {
         raw
     };
+    // NUL bytes early on: an image, a PDF, an archive, not HTML.
+    if bytes[..bytes.len().min(8192)].contains(&0) {
+        return Err(crate::commands::bad_input(format!(
+            "{} is not HTML (binary data)",
+            path.display()
+        )));
+    }
     Ok(gleaner_fetch::decode_html(&bytes, "").0)
 }
 
@@ -62,14 +69,15 @@ async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
     Ok(gleaner_fetch::decode_html(body, &ct).0)
 }
 
-/// Extracts each input and prints it; returns how many failed.
+/// Extracts each input and prints it; returns how many failed, and how
+/// many of those were not HTML at all.
 pub async fn extract_inputs(
     cfg: &Config,
     inputs: &[String],
     which: Extractor,
     json: bool,
-) -> anyhow::Result<usize> {
-    let mut failures = 0;
+) -> anyhow::Result<(usize, usize)> {
+    let (mut failures, mut not_html) = (0, 0);
     let mut out = std::io::stdout().lock();
     // The inputs are a stream: site templates are learned across them.
     let mut site = gleaner_extract::SiteState::default();
@@ -110,6 +118,9 @@ pub async fn extract_inputs(
             }
             Err(e) => {
                 failures += 1;
+                if e.downcast_ref::<crate::commands::BadInput>().is_some() {
+                    not_html += 1;
+                }
                 eprintln!("gleaner: {input}: {e:#}");
                 if json {
                     writeln!(
@@ -121,5 +132,5 @@ pub async fn extract_inputs(
             }
         }
     }
-    Ok(failures)
+    Ok((failures, not_html))
 }

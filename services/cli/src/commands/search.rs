@@ -5,7 +5,14 @@ use std::io::Write;
 use std::path::Path;
 
 pub fn run(cfg: &Config, data: &Path, query: &str, limit: usize, json: bool) -> anyhow::Result<()> {
-    let idx = gleaner_index::SearchIndex::open(&data.join("index"), cfg.index.snippet_chars)?;
+    let dir = data.join("index");
+    if !dir.join("meta.json").exists() {
+        return Err(crate::commands::bad_input(format!(
+            "no index in {} (give --data DIR of a `gleaner run`, or run one first)",
+            dir.display()
+        )));
+    }
+    let idx = gleaner_index::SearchIndex::open(&dir, cfg.index.snippet_chars)?;
     let hits = idx.search(query, limit)?;
     print_hits(&hits, json)
 }

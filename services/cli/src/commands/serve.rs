@@ -61,7 +61,15 @@ pub fn router(idx: SearchIndex) -> Router {
 
 pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()> {
     // In a fresh deployment the index service may not have made the index
-    // yet: wait for it rather than exit.
+    // yet: wait for it rather than exit, but only in a data directory that
+    // exists (a mistyped one would be waited on for ever).
+    let data = dir.parent().unwrap_or(dir);
+    if !data.is_dir() {
+        return Err(crate::commands::bad_input(format!(
+            "no data directory {} (give --data DIR of a `gleaner run` or of the index service)",
+            data.display()
+        )));
+    }
     let idx = loop {
         if dir.join("meta.json").exists() {
             break SearchIndex::open(dir, cfg.index.snippet_chars)?;
