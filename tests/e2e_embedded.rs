@@ -437,3 +437,38 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("Broken pipe"), "{err}");
 }
+
+/// A second run on the same --data goes on where the first ended: nothing
+/// fetched again (the server counts the requests), each article once in
+/// articles.jsonl; `--refetch` fetches again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_run_resumes_without_fetching_again() {
+    let (base, log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let first = run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let asked = log.lock().unwrap().len();
+    assert!(asked > 5, "{asked} requests");
+    let articles = || read_jsonl::<serde_json::Value>(&data.join("articles.jsonl")).len();
+    let after_first = articles();
+    assert_eq!(
+        after_first as u64,
+        first["produced"]["articles"].as_u64().unwrap()
+    );
+
+    let out = run_on_site(&cfg, &data, &base).await;
+    assert_eq!(out.status.code(), Some(0), "nothing failed this time");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        asked,
+        "no request the second time"
+    );
+    assert_eq!(articles(), after_first, "each article once across runs");
+
+    let out = gleaner_run(&cfg, &data, &["--refetch", "--seeds", &format!("{base}/")])
+        .output()
+        .unwrap();
+    run_summary(&out, &data);
+    assert!(log.lock().unwrap().len() > asked, "--refetch fetches again");
+}

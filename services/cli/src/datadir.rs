@@ -1,6 +1,7 @@
 //! A data directory in use by one `gleaner run`: its lock, and its inbox,
 //! where `gleaner seed --data DIR` leaves seeds for the run working on DIR
-//! (or, when none is, for the next one).
+//! (or, when none is, for the next one), and where a stopped run leaves the
+//! records no stage had handled yet, for the next run to go on with.
 
 use anyhow::Context;
 use gleaner_core::messages::Seed;
@@ -64,6 +65,20 @@ impl DataLock {
 /// Leaves seeds for the run on `dir`: written whole under a temporary name,
 /// synced, then renamed, so a run never reads half a file.
 pub fn post_seeds(dir: &Path, seeds: &[Output]) -> anyhow::Result<PathBuf> {
+    let lines: Vec<Vec<u8>> = seeds
+        .iter()
+        .map(|s| s.payload.bytes().into_owned())
+        .collect();
+    post_lines(dir, "", &lines)
+}
+
+/// Leaves records of `topic` for the next run on `dir` (a stopped run's
+/// unhandled queue); `<name>.<topic>.jsonl` in the inbox.
+pub fn post_records(dir: &Path, topic: Topic, records: &[Vec<u8>]) -> anyhow::Result<PathBuf> {
+    post_lines(dir, &format!(".{}", topic.short()), records)
+}
+
+fn post_lines(dir: &Path, suffix: &str, lines: &[Vec<u8>]) -> anyhow::Result<PathBuf> {
     let inbox = dir.join(INBOX);
     std::fs::create_dir_all(&inbox).with_context(|| format!("creating {}", inbox.display()))?;
     let nanos = std::time::SystemTime::now()
@@ -72,18 +87,44 @@ pub fn post_seeds(dir: &Path, seeds: &[Output]) -> anyhow::Result<PathBuf> {
     let name = format!("{nanos:020}-{}", std::process::id());
     let tmp = inbox.join(format!(".{name}.tmp"));
     let mut f = File::create(&tmp)?;
-    for s in seeds {
-        f.write_all(&s.payload.bytes())?;
+    for line in lines {
+        f.write_all(line)?;
         f.write_all(b"\n")?;
     }
     f.sync_all()?;
-    let path = inbox.join(format!("{name}.jsonl"));
+    let path = inbox.join(format!("{name}{suffix}.jsonl"));
     std::fs::rename(&tmp, &path)?;
     Ok(path)
 }
 
-/// Takes the seeds waiting in the inbox, oldest first; each file is removed
-/// once read. Lines that are not seeds are reported and skipped.
+/// The topic of an inbox file: `<name>.<topic>.jsonl`, else seeds.
+fn topic_of(path: &Path) -> Topic {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    match stem.rsplit_once('.') {
+        Some((_, short)) => Topic::BUILT_IN
+            .into_iter()
+            .find(|t| t.short() == short)
+            .unwrap_or(Topic::SEEDS),
+        None => Topic::SEEDS,
+    }
+}
+
+/// The host a record is about (its `url`, or its article's), for its key.
+fn key_of(line: &str) -> String {
+    let v: serde_json::Value = serde_json::from_str(line).unwrap_or_default();
+    let url = v["url"]
+        .as_str()
+        .or_else(|| v["article"]["url"].as_str())
+        .unwrap_or("");
+    gleaner_core::util::host_of(url)
+}
+
+/// Takes the seeds and kept records waiting in the inbox, oldest first;
+/// each file is removed once read. Seed lines that are not seeds are
+/// reported and skipped.
 pub fn take_seeds(dir: &Path) -> anyhow::Result<Vec<Output>> {
     let inbox = dir.join(INBOX);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&inbox) {
@@ -99,7 +140,19 @@ pub fn take_seeds(dir: &Path) -> anyhow::Result<Vec<Output>> {
     for path in files {
         let text = std::fs::read_to_string(&path)
             .with_context(|| format!("reading {}", path.display()))?;
+        let topic = topic_of(&path);
         for line in text.lines().filter(|l| !l.trim().is_empty()) {
+            if topic != Topic::SEEDS {
+                // A stopped run's record, checked by the stage that reads it.
+                seeds.push(Output {
+                    topic,
+                    key: key_of(line),
+                    payload: gleaner_core::Payload::Bytes(std::sync::Arc::new(
+                        line.as_bytes().to_vec(),
+                    )),
+                });
+                continue;
+            }
             match serde_json::from_str::<Seed>(line) {
                 Ok(seed) => {
                     let key = gleaner_core::util::host_of(&seed.url);
@@ -158,6 +211,21 @@ mod tests {
             .collect();
         let urls: Vec<&str> = taken.iter().map(|s| s.url.as_str()).collect();
         assert_eq!(urls, ["http://a.test/", "http://b.test/", "http://c.test/"]);
+
+        // A stopped run's records come back on their own topic.
+        post_records(
+            dir.path(),
+            Topic::FRONTIER,
+            &[br#"{"url":"http://d.test/x","depth":1}"#.to_vec()],
+        )
+        .unwrap();
+        let back = take_seeds(dir.path()).unwrap();
+        assert_eq!(back.len(), 1);
+        assert_eq!(
+            (back[0].topic, back[0].key.as_str()),
+            (Topic::FRONTIER, "d.test")
+        );
+        assert!(take_seeds(dir.path()).unwrap().is_empty(), "taken once");
         assert!(take_seeds(dir.path()).unwrap().is_empty(), "taken once");
     }
 }

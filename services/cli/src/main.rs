@@ -97,6 +97,10 @@ enum Cmd {
         /// failures by reason) as one JSON object on stdout.
         #[arg(long)]
         json: bool,
+        /// Fetch again what earlier runs on --data fetched (a run otherwise
+        /// goes on where the last one ended and skips fetched URLs).
+        #[arg(long)]
+        refetch: bool,
         #[command(flatten)]
         schedule: SeedOptions,
         #[command(flatten)]
@@ -326,6 +330,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             follow,
             metrics,
             json,
+            refetch,
             schedule,
             common,
         } => {
@@ -346,6 +351,7 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
                 follow,
                 metrics,
                 json,
+                refetch,
             };
             let failed =
                 commands::run::run_embedded(&cfg, &registry, &seeds, &schedule, run).await?;

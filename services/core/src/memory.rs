@@ -164,6 +164,8 @@ pub struct MemoryPipeline {
     bus: Arc<Bus>,
     stop: watch::Sender<bool>,
     tasks: Vec<tokio::task::JoinHandle<anyhow::Result<()>>>,
+    /// Each stage's input queue, for what is left in it at the end.
+    queues: Vec<Arc<tokio::sync::Mutex<Rx>>>,
 }
 
 impl MemoryPipeline {
@@ -214,9 +216,11 @@ impl MemoryPipeline {
         });
         let (stop, stop_rx) = watch::channel(false);
         let mut tasks = Vec::new();
+        let mut queues = Vec::new();
         for (stage, rx) in stages.into_iter().zip(receivers) {
             // Workers share one queue; each takes what it handles next.
             let rx = Arc::new(tokio::sync::Mutex::new(rx));
+            queues.push(rx.clone());
             let mut workers = vec![stage];
             while workers.len() < opts.workers {
                 match workers[0].fork() {
@@ -237,7 +241,12 @@ impl MemoryPipeline {
                 )));
             }
         }
-        Ok(MemoryPipeline { bus, stop, tasks })
+        Ok(MemoryPipeline {
+            bus,
+            stop,
+            tasks,
+            queues,
+        })
     }
 
     /// Has `tap` see every record published on `topics` from now on (once
@@ -289,6 +298,13 @@ impl MemoryPipeline {
     /// Stops every stage (each finishes its current batch and closes) and
     /// returns the final counts.
     pub async fn shutdown(self) -> anyhow::Result<Counts> {
+        self.shutdown_keeping().await.map(|(counts, _)| counts)
+    }
+
+    /// Like [`shutdown`](Self::shutdown), and gives the records still queued
+    /// for a stage, which nobody handled (a run stopped before it was idle
+    /// keeps them for the next one).
+    pub async fn shutdown_keeping(self) -> anyhow::Result<(Counts, Vec<Input>)> {
         let _ = self.stop.send(true);
         let mut first_err = None;
         for t in self.tasks {
@@ -301,9 +317,16 @@ impl MemoryPipeline {
         for sink in self.bus.sinks.values() {
             sink.locked().file.flush()?;
         }
+        let mut unhandled = Vec::new();
+        for q in &self.queues {
+            let mut rx = q.lock().await;
+            while let Some(input) = rx.try_recv() {
+                unhandled.push(input);
+            }
+        }
         match first_err {
             Some(e) => Err(e),
-            None => Ok(self.bus.counts()),
+            None => Ok((self.bus.counts(), unhandled)),
         }
     }
 }
@@ -382,219 +405,5 @@ async fn run_stage(
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::stage::Handled;
-    use async_trait::async_trait;
-
-    /// Turns a number n into n-1 on the same topic (a self-loop, like the
-    /// frontier) and into one record on `pages`; 0 is bad input.
-    struct Countdown;
-
-    #[async_trait]
-    impl Stage for Countdown {
-        fn name(&self) -> &'static str {
-            "countdown"
-        }
-        fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::SEEDS, Topic::FRONTIER]
-        }
-        fn outputs(&self) -> Vec<Topic> {
-            vec![Topic::FRONTIER, Topic::PAGES]
-        }
-        async fn handle(&mut self, input: &Input) -> Handled {
-            let n: u64 = input.decode()?;
-            anyhow::ensure!(n > 0, "zero is not allowed");
-            let mut outs = vec![Output::of(Topic::PAGES, "k", &"x".repeat(n as usize * 10))];
-            if n > 1 {
-                outs.push(Output::of(Topic::FRONTIER, "k", &(n - 1)));
-            }
-            Ok(outs)
-        }
-    }
-
-    /// Reads pages slowly, so the bounded channel before it fills up.
-    struct SlowSink;
-
-    #[async_trait]
-    impl Stage for SlowSink {
-        fn name(&self) -> &'static str {
-            "sink"
-        }
-        fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::PAGES]
-        }
-        fn outputs(&self) -> Vec<Topic> {
-            vec![]
-        }
-        async fn handle(&mut self, _input: &Input) -> Handled {
-            tokio::time::sleep(std::time::Duration::from_millis(1)).await;
-            Ok(vec![])
-        }
-    }
-
-    #[tokio::test]
-    async fn runs_to_idle_with_loops_backpressure_and_dead_letters() {
-        let dir = tempfile::tempdir().unwrap();
-        let opts = MemoryOptions {
-            channel_capacity: 2,
-            batch_max: 4,
-            workers: 1,
-            sink_dir: Some(dir.path().to_path_buf()),
-            sink_topics: vec![Topic::DEAD_LETTER],
-        };
-        let p =
-            MemoryPipeline::start(vec![Box::new(Countdown), Box::new(SlowSink)], &opts).unwrap();
-        p.publish(Output::of(Topic::SEEDS, "k", &200u64)).await;
-        p.publish(Output::of(Topic::SEEDS, "k", &0u64)).await;
-        p.publish(Output {
-            topic: Topic::SEEDS,
-            key: "k".into(),
-            payload: b"{not json".to_vec().into(),
-        })
-        .await;
-        p.wait_idle().await;
-        // On disk while the run goes on, once flushed (the run does it
-        // every second).
-        let sink = dir.path().join("dead-letter.jsonl");
-        p.flush();
-        assert_eq!(std::fs::read_to_string(&sink).unwrap().lines().count(), 2);
-        let c = p.shutdown().await.unwrap();
-        assert_eq!(c[&Topic::FRONTIER], 199);
-        // No broker in-process, so no record limit: all 200 pages pass
-        // (the Kafka runner's limit is tested in stage.rs).
-        assert_eq!(c[&Topic::PAGES], 200);
-        assert_eq!(c[&Topic::DEAD_LETTER], 2);
-        let dead = std::fs::read_to_string(dir.path().join("dead-letter.jsonl")).unwrap();
-        assert_eq!(dead.lines().count(), 2);
-        assert!(dead.contains("zero is not allowed") && dead.contains("malformed message"));
-        for line in dead.lines() {
-            let dl: crate::messages::DeadLetter = serde_json::from_str(line).unwrap();
-            assert_eq!(dl.stage, "countdown");
-        }
-    }
-
-    /// Answers nothing in handle: holds each input and answers it in a
-    /// later tick, as fetch does with requests that outlive their batch.
-    struct Later(Vec<u64>);
-
-    #[async_trait]
-    impl Stage for Later {
-        fn name(&self) -> &'static str {
-            "later"
-        }
-        fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::SEEDS]
-        }
-        fn outputs(&self) -> Vec<Topic> {
-            vec![Topic::PAGES]
-        }
-        async fn handle(&mut self, input: &Input) -> Handled {
-            self.0.push(input.decode()?);
-            Ok(vec![])
-        }
-        async fn tick(&mut self) -> Vec<Output> {
-            self.0
-                .drain(..)
-                .map(|n| Output::of(Topic::PAGES, "k", &"x".repeat(n as usize * 300)))
-                .collect()
-        }
-        fn held(&self) -> usize {
-            self.0.len()
-        }
-    }
-
-    #[tokio::test]
-    async fn a_run_waits_for_what_a_stage_holds() {
-        let opts = MemoryOptions {
-            channel_capacity: 2,
-            batch_max: 4,
-            workers: 1,
-            sink_dir: None,
-            sink_topics: vec![],
-        };
-        let p = MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts)
-            .unwrap();
-        for n in 0..5u64 {
-            p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
-        }
-        p.wait_idle().await;
-        let c = p.shutdown().await.unwrap();
-        assert_eq!(
-            c[&Topic::PAGES],
-            5,
-            "idle only once the held inputs were answered"
-        );
-    }
-
-    /// Counts how many of its workers are handling an input at once.
-    struct Parallel {
-        active: Arc<AtomicI64>,
-        most: Arc<AtomicI64>,
-    }
-
-    #[async_trait]
-    impl Stage for Parallel {
-        fn name(&self) -> &'static str {
-            "parallel"
-        }
-        fn inputs(&self) -> Vec<Topic> {
-            vec![Topic::SEEDS]
-        }
-        fn outputs(&self) -> Vec<Topic> {
-            vec![Topic::PAGES]
-        }
-        fn fork(&self) -> Option<Box<dyn Stage>> {
-            Some(Box::new(Parallel {
-                active: self.active.clone(),
-                most: self.most.clone(),
-            }))
-        }
-        async fn handle(&mut self, input: &Input) -> Handled {
-            let now = self.active.fetch_add(1, Ordering::SeqCst) + 1;
-            self.most.fetch_max(now, Ordering::SeqCst);
-            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
-            self.active.fetch_sub(1, Ordering::SeqCst);
-            Ok(vec![Output::of(Topic::PAGES, "k", &input.decode::<u64>()?)])
-        }
-    }
-
-    #[tokio::test]
-    async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
-        for (workers, expect) in [(3, 3), (1, 1)] {
-            let most = Arc::new(AtomicI64::new(0));
-            let stage = Parallel {
-                active: Arc::default(),
-                most: most.clone(),
-            };
-            let opts = MemoryOptions {
-                channel_capacity: 4,
-                batch_max: 8,
-                workers,
-                sink_dir: None,
-                sink_topics: vec![],
-            };
-            let p =
-                MemoryPipeline::start(vec![Box::new(stage), Box::new(SlowSink)], &opts).unwrap();
-            for n in 0..24u64 {
-                p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
-            }
-            p.wait_idle().await;
-            let c = p.shutdown().await.unwrap();
-            assert_eq!(c[&Topic::PAGES], 24, "every input handled once");
-            assert_eq!(most.load(Ordering::SeqCst), expect, "{workers} workers");
-        }
-        // A stage that cannot fork keeps one worker whatever is asked.
-        let opts = MemoryOptions {
-            channel_capacity: 2,
-            batch_max: 4,
-            workers: 4,
-            sink_dir: None,
-            sink_topics: vec![],
-        };
-        let p = MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts)
-            .unwrap();
-        assert_eq!(p.tasks.len(), 2);
-        p.shutdown().await.unwrap();
-    }
-}
+#[path = "memory_tests.rs"]
+mod tests;

@@ -12,6 +12,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// Where in the data directory fetch keeps its state.
+const FETCH_STATE: &str = "fetch-state";
+
 /// How often a run looks for seeds left by `gleaner seed --data`.
 const INBOX_POLL: Duration = Duration::from_millis(200);
 
@@ -25,6 +28,8 @@ pub(crate) struct RunOptions {
     pub metrics: Option<String>,
     /// Print the end-of-run report as JSON on stdout too.
     pub json: bool,
+    /// Forget what earlier runs on the directory fetched.
+    pub refetch: bool,
 }
 
 /// Runs the flow on the in-process bus; gives how many URLs failed to
@@ -43,6 +48,7 @@ pub(crate) async fn run_embedded(
         follow,
         metrics,
         json,
+        refetch,
     } = opts;
     let started = Instant::now();
     let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
@@ -56,6 +62,13 @@ pub(crate) async fn run_embedded(
         data.display()
     );
     let index_dir = data.join("index");
+    // The fetched set, the URLs fetch held and the recrawl schedule live
+    // here, so the next run on the directory goes on where this one ended.
+    let fetch_state = data.join(FETCH_STATE);
+    if refetch && fetch_state.exists() {
+        std::fs::remove_dir_all(&fetch_state)
+            .map_err(|e| anyhow::anyhow!("forgetting {}: {e}", fetch_state.display()))?;
+    }
     let flow = crate::stages::flow(cfg, registry)?;
     let base = StageContext {
         cfg: cfg.clone(),
@@ -63,7 +76,7 @@ pub(crate) async fn run_embedded(
         kind: Topic::SEEDS,
         output: None,
         data: data.clone(),
-        state: None,
+        state: Some(fetch_state),
         allow_private,
         long_running: follow,
         brokers: None,
@@ -144,7 +157,8 @@ pub(crate) async fn run_embedded(
         }
     }
     gleaner_core::health::register("run", || Err("stopping".into()));
-    let c = pipeline.shutdown().await?;
+    let (c, unhandled) = pipeline.shutdown_keeping().await?;
+    keep_for_next_run(&data, unhandled)?;
     if tty {
         eprintln!();
     }
@@ -217,6 +231,32 @@ pub(crate) async fn run_embedded(
         println!("{}", serde_json::to_string(&report)?);
     }
     Ok(report.failed())
+}
+
+/// Records still queued when the run stopped go to the inbox, by topic,
+/// for the next run on the directory to handle.
+fn keep_for_next_run(
+    data: &std::path::Path,
+    unhandled: Vec<gleaner_core::stage::Input>,
+) -> anyhow::Result<()> {
+    let mut by_topic: std::collections::BTreeMap<Topic, Vec<Vec<u8>>> = Default::default();
+    for input in unhandled {
+        if let Some(p) = &input.payload {
+            by_topic
+                .entry(input.topic)
+                .or_default()
+                .push(p.bytes().into_owned());
+        }
+    }
+    for (topic, records) in by_topic {
+        datadir::post_records(data, topic, &records)?;
+        eprintln!(
+            "kept {} unhandled {topic} record(s) in {} for the next run",
+            records.len(),
+            data.join("inbox").display()
+        );
+    }
+    Ok(())
 }
 
 /// Counts by topic short name, for summary.json and status.json.

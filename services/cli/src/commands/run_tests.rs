@@ -142,6 +142,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         follow: false,
         metrics: None,
         json: false,
+        refetch: false,
     };
     run_embedded(&cfg, &registry, &[base], &SeedOptions::default(), opts)
         .await
@@ -172,6 +173,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         follow: false,
         metrics: None,
         json: false,
+        refetch: false,
     };
     let err = run_embedded(
         &cfg,
@@ -268,6 +270,7 @@ async fn a_run_ends_only_when_every_url_is_answered() {
             follow: false,
             metrics: None,
             json: false,
+            refetch: false,
         };
         run_embedded(
             &cfg,

@@ -1,0 +1,255 @@
+//! Tests of the in-process bus.
+
+use super::*;
+use crate::stage::Handled;
+use async_trait::async_trait;
+
+/// Turns a number n into n-1 on the same topic (a self-loop, like the
+/// frontier) and into one record on `pages`; 0 is bad input.
+struct Countdown;
+
+#[async_trait]
+impl Stage for Countdown {
+    fn name(&self) -> &'static str {
+        "countdown"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::SEEDS, Topic::FRONTIER]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::FRONTIER, Topic::PAGES]
+    }
+    async fn handle(&mut self, input: &Input) -> Handled {
+        let n: u64 = input.decode()?;
+        anyhow::ensure!(n > 0, "zero is not allowed");
+        let mut outs = vec![Output::of(Topic::PAGES, "k", &"x".repeat(n as usize * 10))];
+        if n > 1 {
+            outs.push(Output::of(Topic::FRONTIER, "k", &(n - 1)));
+        }
+        Ok(outs)
+    }
+}
+
+/// Reads pages slowly, so the bounded channel before it fills up.
+struct SlowSink;
+
+#[async_trait]
+impl Stage for SlowSink {
+    fn name(&self) -> &'static str {
+        "sink"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::PAGES]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![]
+    }
+    async fn handle(&mut self, _input: &Input) -> Handled {
+        tokio::time::sleep(std::time::Duration::from_millis(1)).await;
+        Ok(vec![])
+    }
+}
+
+#[tokio::test]
+async fn runs_to_idle_with_loops_backpressure_and_dead_letters() {
+    let dir = tempfile::tempdir().unwrap();
+    let opts = MemoryOptions {
+        channel_capacity: 2,
+        batch_max: 4,
+        workers: 1,
+        sink_dir: Some(dir.path().to_path_buf()),
+        sink_topics: vec![Topic::DEAD_LETTER],
+    };
+    let p = MemoryPipeline::start(vec![Box::new(Countdown), Box::new(SlowSink)], &opts).unwrap();
+    p.publish(Output::of(Topic::SEEDS, "k", &200u64)).await;
+    p.publish(Output::of(Topic::SEEDS, "k", &0u64)).await;
+    p.publish(Output {
+        topic: Topic::SEEDS,
+        key: "k".into(),
+        payload: b"{not json".to_vec().into(),
+    })
+    .await;
+    p.wait_idle().await;
+    // On disk while the run goes on, once flushed (the run does it
+    // every second).
+    let sink = dir.path().join("dead-letter.jsonl");
+    p.flush();
+    assert_eq!(std::fs::read_to_string(&sink).unwrap().lines().count(), 2);
+    let c = p.shutdown().await.unwrap();
+    assert_eq!(c[&Topic::FRONTIER], 199);
+    // No broker in-process, so no record limit: all 200 pages pass
+    // (the Kafka runner's limit is tested in stage.rs).
+    assert_eq!(c[&Topic::PAGES], 200);
+    assert_eq!(c[&Topic::DEAD_LETTER], 2);
+    let dead = std::fs::read_to_string(dir.path().join("dead-letter.jsonl")).unwrap();
+    assert_eq!(dead.lines().count(), 2);
+    assert!(dead.contains("zero is not allowed") && dead.contains("malformed message"));
+    for line in dead.lines() {
+        let dl: crate::messages::DeadLetter = serde_json::from_str(line).unwrap();
+        assert_eq!(dl.stage, "countdown");
+    }
+}
+
+/// Answers nothing in handle: holds each input and answers it in a
+/// later tick, as fetch does with requests that outlive their batch.
+struct Later(Vec<u64>);
+
+#[async_trait]
+impl Stage for Later {
+    fn name(&self) -> &'static str {
+        "later"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::SEEDS]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::PAGES]
+    }
+    async fn handle(&mut self, input: &Input) -> Handled {
+        self.0.push(input.decode()?);
+        Ok(vec![])
+    }
+    async fn tick(&mut self) -> Vec<Output> {
+        self.0
+            .drain(..)
+            .map(|n| Output::of(Topic::PAGES, "k", &"x".repeat(n as usize * 300)))
+            .collect()
+    }
+    fn held(&self) -> usize {
+        self.0.len()
+    }
+}
+
+#[tokio::test]
+async fn a_run_waits_for_what_a_stage_holds() {
+    let opts = MemoryOptions {
+        channel_capacity: 2,
+        batch_max: 4,
+        workers: 1,
+        sink_dir: None,
+        sink_topics: vec![],
+    };
+    let p =
+        MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts).unwrap();
+    for n in 0..5u64 {
+        p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
+    }
+    p.wait_idle().await;
+    let c = p.shutdown().await.unwrap();
+    assert_eq!(
+        c[&Topic::PAGES],
+        5,
+        "idle only once the held inputs were answered"
+    );
+}
+
+/// Counts how many of its workers are handling an input at once.
+struct Parallel {
+    active: Arc<AtomicI64>,
+    most: Arc<AtomicI64>,
+}
+
+#[async_trait]
+impl Stage for Parallel {
+    fn name(&self) -> &'static str {
+        "parallel"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::SEEDS]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::PAGES]
+    }
+    fn fork(&self) -> Option<Box<dyn Stage>> {
+        Some(Box::new(Parallel {
+            active: self.active.clone(),
+            most: self.most.clone(),
+        }))
+    }
+    async fn handle(&mut self, input: &Input) -> Handled {
+        let now = self.active.fetch_add(1, Ordering::SeqCst) + 1;
+        self.most.fetch_max(now, Ordering::SeqCst);
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+        self.active.fetch_sub(1, Ordering::SeqCst);
+        Ok(vec![Output::of(Topic::PAGES, "k", &input.decode::<u64>()?)])
+    }
+}
+
+#[tokio::test]
+async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
+    for (workers, expect) in [(3, 3), (1, 1)] {
+        let most = Arc::new(AtomicI64::new(0));
+        let stage = Parallel {
+            active: Arc::default(),
+            most: most.clone(),
+        };
+        let opts = MemoryOptions {
+            channel_capacity: 4,
+            batch_max: 8,
+            workers,
+            sink_dir: None,
+            sink_topics: vec![],
+        };
+        let p = MemoryPipeline::start(vec![Box::new(stage), Box::new(SlowSink)], &opts).unwrap();
+        for n in 0..24u64 {
+            p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
+        }
+        p.wait_idle().await;
+        let c = p.shutdown().await.unwrap();
+        assert_eq!(c[&Topic::PAGES], 24, "every input handled once");
+        assert_eq!(most.load(Ordering::SeqCst), expect, "{workers} workers");
+    }
+    // A stage that cannot fork keeps one worker whatever is asked.
+    let opts = MemoryOptions {
+        channel_capacity: 2,
+        batch_max: 4,
+        workers: 4,
+        sink_dir: None,
+        sink_topics: vec![],
+    };
+    let p =
+        MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts).unwrap();
+    assert_eq!(p.tasks.len(), 2);
+    p.shutdown().await.unwrap();
+}
+
+/// A stage that takes a while over each input.
+struct Slow;
+
+#[async_trait]
+impl Stage for Slow {
+    fn name(&self) -> &'static str {
+        "slow"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::SEEDS]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::PAGES]
+    }
+    async fn handle(&mut self, input: &Input) -> Handled {
+        tokio::time::sleep(std::time::Duration::from_millis(30)).await;
+        Ok(vec![Output::new(Topic::PAGES, "k", input.decode::<u64>()?)])
+    }
+}
+
+#[tokio::test]
+async fn a_stopped_run_gives_back_what_nobody_handled() {
+    let opts = MemoryOptions {
+        channel_capacity: 64,
+        batch_max: 1,
+        workers: 1,
+        sink_dir: None,
+        sink_topics: vec![],
+    };
+    let p = MemoryPipeline::start(vec![Box::new(Slow)], &opts).unwrap();
+    for n in 0..20u64 {
+        p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
+    }
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    let (counts, unhandled) = p.shutdown_keeping().await.unwrap();
+    let handled = counts[&Topic::PAGES] as usize;
+    assert!(handled > 0 && !unhandled.is_empty(), "{handled} handled");
+    assert_eq!(handled + unhandled.len(), 20, "nothing lost, nothing twice");
+    assert!(unhandled.iter().all(|i| i.topic == Topic::SEEDS));
+}
