@@ -472,3 +472,81 @@ async fn a_second_run_resumes_without_fetching_again() {
     run_summary(&out, &data);
     assert!(log.lock().unwrap().len() > asked, "--refetch fetches again");
 }
+
+/// Ctrl-C stops taking URLs and finishes what is in flight: every page
+/// fetched goes through every stage, the URLs not started are kept, and
+/// the next run fetches them, each page once over the two runs. A second
+/// Ctrl-C ends the run at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_finishes_in_flight_work_and_the_next_run_goes_on() {
+    const PAGES: usize = 40;
+    let (base, log) = linked_site(PAGES, 100).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let pages_served = || {
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|p| *p != "/robots.txt")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let child = gleaner_run(
+        &cfg,
+        &data,
+        &["--depth", "1", "--seeds", &format!("{base}/")],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    while pages_served().len() < 5 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let out = interrupt(child).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("finishing what is in flight"), "{err}");
+    let summary = run_summary(&out, &data);
+    let served = pages_served().len() as u64;
+    assert!(served < PAGES as u64, "stopped early: {served}");
+    let n = |t: &str| summary["produced"][t].as_u64().unwrap_or(0);
+    assert_eq!(
+        n("pages"),
+        served,
+        "every page fetched was produced: {summary}"
+    );
+    assert_eq!(
+        n("cleaned"),
+        n("pages"),
+        "and went through clean: {summary}"
+    );
+
+    let out = gleaner_run(&cfg, &data, &[]).output().unwrap();
+    run_summary(&out, &data);
+    let all = pages_served();
+    let distinct: std::collections::BTreeSet<_> = all.iter().collect();
+    assert_eq!(distinct.len(), all.len(), "no page fetched twice: {all:?}");
+    assert_eq!(all.len(), PAGES + 1, "the second run fetched the rest");
+
+    // A second Ctrl-C: out at once.
+    let (slow, _slow_log) = linked_site(PAGES, 400).await;
+    let data2 = tmp.path().join("data2");
+    let child = gleaner_run(
+        &cfg,
+        &data2,
+        &["--depth", "1", "--seeds", &format!("{slow}/")],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let t0 = Instant::now();
+    let out = interrupt(child).await;
+    assert_eq!(out.status.code(), Some(130));
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+}

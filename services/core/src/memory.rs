@@ -53,6 +53,10 @@ struct Bus {
     idle: Notify,
     sinks: HashMap<Topic, Mutex<Sink>>,
     tap: std::sync::OnceLock<(Vec<Topic>, Tap)>,
+    /// Topics closed by [`MemoryPipeline::close_intake`]: what is published
+    /// on them is kept, not delivered.
+    closed: std::sync::RwLock<Vec<Topic>>,
+    kept: Mutex<Vec<Input>>,
 }
 
 /// A topic appended to a JSON-lines file as records pass; `gleaner run`
@@ -83,6 +87,15 @@ impl Bus {
                 tap(&out);
             }
         }
+        if self.is_closed(out.topic) {
+            self.kept.locked().push(Input {
+                topic: out.topic,
+                key: Some(out.key.clone()),
+                payload: Some(out.payload.clone()),
+                origin: None,
+            });
+            return;
+        }
         let Some(txs) = self.consumers.get(&out.topic) else {
             return;
         };
@@ -102,6 +115,12 @@ impl Bus {
                 self.done(1);
             }
         }
+    }
+
+    fn is_closed(&self, topic: Topic) -> bool {
+        self.closed
+            .read()
+            .is_ok_and(|closed| closed.contains(&topic))
     }
 
     fn done(&self, n: i64) {
@@ -163,6 +182,7 @@ pub struct MemoryOptions {
 pub struct MemoryPipeline {
     bus: Arc<Bus>,
     stop: watch::Sender<bool>,
+    drain: watch::Sender<bool>,
     tasks: Vec<tokio::task::JoinHandle<anyhow::Result<()>>>,
     /// Each stage's input queue, for what is left in it at the end.
     queues: Vec<Arc<tokio::sync::Mutex<Rx>>>,
@@ -213,8 +233,11 @@ impl MemoryPipeline {
             idle: Notify::new(),
             sinks,
             tap: std::sync::OnceLock::new(),
+            closed: Default::default(),
+            kept: Mutex::default(),
         });
         let (stop, stop_rx) = watch::channel(false);
+        let (drain, drain_rx) = watch::channel(false);
         let mut tasks = Vec::new();
         let mut queues = Vec::new();
         for (stage, rx) in stages.into_iter().zip(receivers) {
@@ -236,7 +259,10 @@ impl MemoryPipeline {
                     stage,
                     rx.clone(),
                     bus.clone(),
-                    stop_rx.clone(),
+                    Signals {
+                        stop: stop_rx.clone(),
+                        drain: drain_rx.clone(),
+                    },
                     batch_max,
                 )));
             }
@@ -244,9 +270,24 @@ impl MemoryPipeline {
         Ok(MemoryPipeline {
             bus,
             stop,
+            drain,
             tasks,
             queues,
         })
+    }
+
+    /// The first step of a clean stop: nothing more is delivered on
+    /// `topics` (what is published there is kept, see
+    /// [`shutdown_keeping`](Self::shutdown_keeping)), and each stage that
+    /// reads only those topics hands back what it holds ([`Stage::drain`]:
+    /// fetch finishes its requests in flight and returns the URLs it had
+    /// not started). The rest of the flow goes on, so [`wait_idle`]
+    /// (Self::wait_idle) then means everything taken in has gone through.
+    pub fn close_intake(&self, topics: &[Topic]) {
+        if let Ok(mut closed) = self.bus.closed.write() {
+            closed.extend_from_slice(topics);
+        }
+        let _ = self.drain.send(true);
     }
 
     /// Has `tap` see every record published on `topics` from now on (once
@@ -317,7 +358,7 @@ impl MemoryPipeline {
         for sink in self.bus.sinks.values() {
             sink.locked().file.flush()?;
         }
-        let mut unhandled = Vec::new();
+        let mut unhandled = std::mem::take(&mut *self.bus.kept.locked());
         for q in &self.queues {
             let mut rx = q.lock().await;
             while let Some(input) = rx.try_recv() {
@@ -338,16 +379,28 @@ const TICK: std::time::Duration = std::time::Duration::from_millis(200);
 enum Next {
     Batch(Vec<Input>),
     Tick,
+    Drain,
     Stop,
+}
+
+/// What a stage task is told: stop, or hand back what it holds.
+struct Signals {
+    stop: watch::Receiver<bool>,
+    drain: watch::Receiver<bool>,
 }
 
 async fn run_stage(
     mut stage: Box<dyn Stage>,
     rx: Arc<tokio::sync::Mutex<Rx>>,
     bus: Arc<Bus>,
-    mut stop: watch::Receiver<bool>,
+    signals: Signals,
     batch_max: usize,
 ) -> anyhow::Result<()> {
+    let Signals {
+        mut stop,
+        mut drain,
+    } = signals;
+    let mut drained = false;
     let name = stage.name();
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
@@ -369,12 +422,37 @@ async fn run_stage(
             b = next => b.map_or(Next::Stop, Next::Batch),
             // The guard wait_for returns must not live across the tick's await.
             () = async { let _ = stop.wait_for(|s| *s).await; } => Next::Stop,
+            () = async { let _ = drain.wait_for(|d| *d).await; }, if !drained => Next::Drain,
             _ = tick.tick() => Next::Tick,
             () = stage.ready() => Next::Tick,
         };
         let batch = match next {
             Next::Batch(b) => b,
             Next::Stop => break,
+            Next::Drain => {
+                drained = true;
+                let inputs = stage.inputs();
+                if inputs.is_empty() || !inputs.iter().all(|t| bus.is_closed(*t)) {
+                    continue;
+                }
+                // Its intake is closed: what waits for it is kept, and it
+                // hands back what it holds.
+                let mut waiting = Vec::new();
+                {
+                    let mut rx = rx.lock().await;
+                    while let Some(i) = rx.try_recv() {
+                        waiting.push(i);
+                    }
+                }
+                bus.done(waiting.len() as i64);
+                bus.kept.locked().extend(waiting);
+                for out in limit_unsourced(name, stage.drain().await, None) {
+                    bus.publish(out).await;
+                }
+                stage.produced().await;
+                held = bus.hold(held, stage.held());
+                continue;
+            }
             Next::Tick => {
                 for out in limit_unsourced(name, stage.tick().await, None) {
                     bus.publish(out).await;

@@ -12,6 +12,9 @@ use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
+/// How long a stopping run waits for its stages.
+const STOP_LIMIT: Duration = Duration::from_secs(30);
+
 /// Where in the data directory fetch keeps its state.
 const FETCH_STATE: &str = "fetch-state";
 
@@ -128,7 +131,14 @@ pub(crate) async fn run_embedded(
     loop {
         tokio::select! {
             _ = pipeline.wait_idle(), if !follow => break,
-            _ = stop.wait_for(|s| *s) => { eprintln!("\ninterrupted: finishing in-flight work"); break }
+            _ = stop.wait_for(|s| *s) => {
+                eprintln!(
+                    "\ninterrupted: no new URLs; finishing what is in flight (at most {} s; Ctrl-C again to quit now)",
+                    STOP_LIMIT.as_secs()
+                );
+                finish_in_flight(&pipeline, tty).await;
+                break
+            }
             _ = flush.tick() => pipeline.flush(),
             _ = inbox.tick() => {
                 // File work: off the async runtime.
@@ -157,7 +167,16 @@ pub(crate) async fn run_embedded(
         }
     }
     gleaner_core::health::register("run", || Err("stopping".into()));
-    let (c, unhandled) = pipeline.shutdown_keeping().await?;
+    // Each stage finishes its batch; what is still queued is kept for the
+    // next run, and fetch keeps the URLs it held in its state.
+    let (c, unhandled) = tokio::time::timeout(STOP_LIMIT, pipeline.shutdown_keeping())
+        .await
+        .map_err(|_| {
+            anyhow::anyhow!(
+                "stages did not stop within {} s; URLs not finished are fetched again by the next run",
+                STOP_LIMIT.as_secs()
+            )
+        })??;
     keep_for_next_run(&data, unhandled)?;
     if tty {
         eprintln!();
@@ -231,6 +250,36 @@ pub(crate) async fn run_embedded(
         println!("{}", serde_json::to_string(&report)?);
     }
     Ok(report.failed())
+}
+
+/// A clean stop: fetch takes no new URLs and hands back those it had not
+/// started; everything already fetched goes through every stage, for at
+/// most `STOP_LIMIT`, with a countdown.
+async fn finish_in_flight(pipeline: &MemoryPipeline, tty: bool) {
+    pipeline.close_intake(&[Topic::SEEDS, Topic::FRONTIER]);
+    let deadline = tokio::time::Instant::now() + STOP_LIMIT;
+    let mut second = tokio::time::interval(Duration::from_secs(1));
+    loop {
+        tokio::select! {
+            _ = pipeline.wait_idle() => break,
+            _ = tokio::time::sleep_until(deadline) => {
+                eprintln!("\nstill busy after {} s: stopping; the rest is kept for the next run", STOP_LIMIT.as_secs());
+                break;
+            }
+            _ = second.tick() => {
+                let left = deadline.saturating_duration_since(tokio::time::Instant::now()).as_secs();
+                let line = format!("stopping: {} in flight, {left} s left", pipeline.in_flight());
+                if tty {
+                    eprint!("\r{line}\x1b[K");
+                } else if left.is_multiple_of(5) {
+                    eprintln!("{line}");
+                }
+            }
+        }
+    }
+    if tty {
+        eprintln!();
+    }
 }
 
 /// Records still queued when the run stopped go to the inbox, by topic,

@@ -14,30 +14,51 @@ pub use runner::{produce_all, run_stage};
 
 use tokio::sync::watch;
 
-/// A watch channel that turns true on SIGINT or SIGTERM.
+/// A watch channel that turns true on SIGINT or SIGTERM; a second signal
+/// ends the process at once (status 130).
 pub fn shutdown_signal() -> watch::Receiver<bool> {
     let (tx, rx) = watch::channel(false);
     tokio::spawn(async move {
-        #[cfg(unix)]
-        {
-            use tokio::signal::unix::{signal, SignalKind};
-            let mut term = match signal(SignalKind::terminate()) {
-                Ok(s) => s,
-                Err(_) => {
-                    let _ = tokio::signal::ctrl_c().await;
-                    let _ = tx.send(true);
-                    return;
-                }
-            };
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-        }
-        #[cfg(not(unix))]
-        let _ = tokio::signal::ctrl_c().await;
-        tracing::info!("shutdown signal received");
-        let _ = tx.send(true);
+        first_and_second_signal(|| {
+            tracing::info!("shutdown signal received");
+            let _ = tx.send(true);
+        })
+        .await;
+        // The second: the user does not want to wait for the drain.
+        eprintln!("gleaner: second interrupt: exiting now");
+        std::process::exit(130);
     });
     rx
+}
+
+/// Waits for SIGINT or SIGTERM, calls `first`, then waits for another.
+async fn first_and_second_signal(first: impl FnOnce()) {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+                first();
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(_) => {
+                let _ = tokio::signal::ctrl_c().await;
+                first();
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+        first();
+        let _ = tokio::signal::ctrl_c().await;
+    }
 }
