@@ -68,6 +68,9 @@ struct Kafka {
 #[derive(Subcommand)]
 enum Cmd {
     /// Run every stage in one process, no broker; exits when nothing is left to do (unless --follow or --every).
+    #[command(
+        after_help = "Example: gleaner run --seeds https://example.com/news/ --depth 2 --data crawl"
+    )]
     Run {
         /// Seed URLs, or files with one URL per line (optional with --follow:
         /// seeds can come later with `gleaner seed --data DIR`).
@@ -107,7 +110,11 @@ enum Cmd {
         common: Common,
     },
     /// Fetch service on Kafka: seeds + frontier -> pages + frontier.
+    #[command(
+        after_help = "Example: gleaner fetch --state fetch-state --instance 1 --metrics 127.0.0.1:9101"
+    )]
     Fetch {
+        /// Fetch private, loopback and reserved addresses (default: fetch.allow_private).
         #[arg(long)]
         allow_private: bool,
         /// Keep the seen-URL set here, so a restart does not fetch completed URLs again.
@@ -119,6 +126,7 @@ enum Cmd {
         common: Common,
     },
     /// Clean service on Kafka: pages -> cleaned.
+    #[command(after_help = "Example: gleaner clean --brokers 127.0.0.1:9092")]
     Clean {
         #[command(flatten)]
         kafka: Kafka,
@@ -127,6 +135,9 @@ enum Cmd {
     },
     /// With inputs: print the main text of each file, directory or URL.
     /// Without: the extract service on Kafka (cleaned -> articles).
+    #[command(
+        after_help = "Example: gleaner extract --json page.html https://example.com/article"
+    )]
     Extract {
         /// `.html` or `.html.gz` files, directories of them, or URLs.
         #[arg(value_name = "FILE_DIR_OR_URL")]
@@ -144,6 +155,7 @@ enum Cmd {
     },
     /// Dedup service on Kafka: articles -> unique + duplicates.
     /// With --input: the same over a file of Article JSON lines.
+    #[command(after_help = "Example: gleaner dedup --input articles.jsonl --output dedup-out")]
     Dedup {
         /// Article JSON lines to judge offline (`-` for stdin), instead of the Kafka service.
         #[arg(long, value_name = "FILE")]
@@ -157,6 +169,7 @@ enum Cmd {
         common: Common,
     },
     /// Summarize service on Kafka: unique -> summarized.
+    #[command(after_help = "Example: gleaner summarize --brokers 127.0.0.1:9092")]
     Summarize {
         #[command(flatten)]
         kafka: Kafka,
@@ -164,7 +177,9 @@ enum Cmd {
         common: Common,
     },
     /// Index service on Kafka: summarized -> the Tantivy index in DIR/index.
+    #[command(after_help = "Example: gleaner index --data gleaner-data")]
     Index {
+        /// Data directory (default: run.data_dir, "gleaner-data").
         #[arg(long)]
         data: Option<PathBuf>,
         #[command(flatten)]
@@ -173,13 +188,18 @@ enum Cmd {
         common: Common,
     },
     /// Produce seed URLs onto the seeds topic.
+    #[command(
+        after_help = "Example: gleaner seed --depth 1 https://example.com/ (or --data crawl to hand it to a running `gleaner run`)"
+    )]
     Seed {
+        /// Seed URLs.
         #[arg(required = true, value_name = "URL")]
         urls: Vec<String>,
         /// Hand the seeds to the `gleaner run` working on DIR (or, if none
         /// is, to the next one) instead of producing them to Kafka.
         #[arg(long, value_name = "DIR")]
         data: Option<PathBuf>,
+        /// Link depth from each seed (default: fetch.default_depth).
         #[arg(long)]
         depth: Option<u32>,
         /// Fetch again even if seen before.
@@ -193,21 +213,29 @@ enum Cmd {
         common: Common,
     },
     /// Search the index.
+    #[command(
+        after_help = "Example: gleaner search --data crawl --limit 5 '\"harbour bridge\" -closed'"
+    )]
     Search {
+        /// Data directory (default: run.data_dir, "gleaner-data").
         #[arg(long)]
         data: Option<PathBuf>,
+        /// Hits to show.
         #[arg(long, default_value_t = 10)]
         limit: usize,
         /// One JSON object per hit per line.
         #[arg(long)]
         json: bool,
+        /// The query: words, "phrases", AND/OR, -exclusions.
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
         #[command(flatten)]
         common: Common,
     },
     /// HTTP search API: GET /search?q=...&limit=..., GET /health.
+    #[command(after_help = "Example: gleaner serve --data crawl --listen 127.0.0.1:8080")]
     Serve {
+        /// Data directory (default: run.data_dir, "gleaner-data").
         #[arg(long)]
         data: Option<PathBuf>,
         /// Address to listen on (default: serve.listen).
@@ -217,7 +245,9 @@ enum Cmd {
         common: Common,
     },
     /// Score an extractor on a labelled set in the WCXB layout (html/, ground-truth/).
+    #[command(after_help = "Example: gleaner eval ../shared/datasets/wcxb-dev --per-type")]
     Eval {
+        /// A labelled set: html/ID.html.gz and ground-truth/ID.json.
         dir: PathBuf,
         /// Extraction method (default: extract.extractor).
         #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(gleaner_extract::Extractor::NAMES))]
@@ -248,6 +278,7 @@ enum Cmd {
     },
     /// Any stage of [pipeline] stages as a Kafka service, by name (a stage
     /// added to the registry has no subcommand of its own).
+    #[command(after_help = "Example: gleaner stage extract --brokers 127.0.0.1:9092")]
     Stage {
         /// The stage's name in [pipeline] stages.
         name: String,
@@ -257,6 +288,7 @@ enum Cmd {
         /// State directory, for a stage that keeps state across restarts (fetch).
         #[arg(long, value_name = "DIR")]
         state: Option<PathBuf>,
+        /// Fetch private, loopback and reserved addresses (default: fetch.allow_private).
         #[arg(long)]
         allow_private: bool,
         #[command(flatten)]
@@ -265,6 +297,7 @@ enum Cmd {
         common: Common,
     },
     /// Create every topic the configured flow uses (existing ones are left alone).
+    #[command(after_help = "Example: gleaner topics --brokers 127.0.0.1:9092")]
     Topics {
         #[command(flatten)]
         kafka: Kafka,
@@ -274,8 +307,7 @@ enum Cmd {
     /// Where every stage stands: on Kafka, per stage and partition the
     /// committed offset, end, lag, owner and last commit; with --data, the
     /// counts and queues of the `gleaner run` working on DIR.
-    ///
-    /// Example: gleaner status --brokers 127.0.0.1:9092
+    #[command(after_help = "Example: gleaner status --brokers 127.0.0.1:9092 (or --data crawl)")]
     Status {
         /// Show the embedded run working on this data directory instead.
         #[arg(long, value_name = "DIR")]
@@ -537,4 +569,32 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cli;
+    use clap::CommandFactory;
+
+    /// Every subcommand's --help has an example, and every option says
+    /// what it does.
+    #[test]
+    fn every_subcommand_has_an_example_and_every_option_a_help() {
+        let cli = Cli::command();
+        for sub in cli.get_subcommands() {
+            let name = sub.get_name();
+            let after = sub
+                .get_after_help()
+                .map(|h| h.to_string())
+                .unwrap_or_default();
+            assert!(after.starts_with("Example: gleaner"), "{name}: no example");
+            for arg in sub.get_arguments() {
+                let id = arg.get_id().as_str();
+                if id == "help" {
+                    continue;
+                }
+                assert!(arg.get_help().is_some(), "{name} --{id} has no help");
+            }
+        }
+    }
 }
