@@ -3,6 +3,7 @@
 pub mod dedup;
 pub mod eval;
 pub mod extract;
+pub mod progress;
 pub mod run;
 pub mod run_report;
 pub mod search;

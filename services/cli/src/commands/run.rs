@@ -1,6 +1,7 @@
 //! `gleaner run`: every stage of `[pipeline] stages` in one process, on the
 //! in-process bus.
 
+use crate::commands::progress::Progress;
 use crate::commands::run_report::{self, RunReport};
 use crate::datadir::{self, DataLock};
 use crate::SeedOptions;
@@ -121,10 +122,10 @@ pub(crate) async fn run_embedded(
         eprintln!("metrics on http://{local}/metrics, health on http://{local}/health");
     }
     let tty = std::io::stderr().is_terminal();
+    let mut progress = Progress::new(tty);
     let mut stop = gleaner_core::kafka::shutdown_signal();
     let mut tick =
         tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
-    let mut last_line = String::new();
     // The sink files are on disk within a second of a record passing.
     let mut flush = tokio::time::interval(Duration::from_secs(1));
     let mut inbox = tokio::time::interval(INBOX_POLL);
@@ -132,11 +133,11 @@ pub(crate) async fn run_embedded(
         tokio::select! {
             _ = pipeline.wait_idle(), if !follow => break,
             _ = stop.wait_for(|s| *s) => {
-                eprintln!(
-                    "\ninterrupted: no new URLs; finishing what is in flight (at most {} s; Ctrl-C again to quit now)",
+                progress.println(&format!(
+                    "interrupted: no new URLs; finishing what is in flight (at most {} s; Ctrl-C again to quit now)",
                     STOP_LIMIT.as_secs()
-                );
-                finish_in_flight(&pipeline, tty).await;
+                ));
+                finish_in_flight(&pipeline, &mut progress).await;
                 break
             }
             _ = flush.tick() => pipeline.flush(),
@@ -152,17 +153,7 @@ pub(crate) async fn run_embedded(
             _ = tick.tick() => {
                 let c = pipeline.counts();
                 write_status(&data, &c, &pipeline);
-                let line = format!(
-                    "fetched {} pages | {} articles | {} duplicates | {} summarized | {} dead letters | {} queued",
-                    c[&Topic::PAGES], c[&Topic::ARTICLES], c[&Topic::DUPLICATES], c[&Topic::SUMMARIZED],
-                    c[&Topic::DEAD_LETTER], pipeline.in_flight()
-                );
-                if tty {
-                    eprint!("\r{line}\x1b[K");
-                } else if line != last_line {
-                    eprintln!("{line}");
-                }
-                last_line = line;
+                progress.update(&c, pipeline.in_flight());
             }
         }
     }
@@ -177,10 +168,8 @@ pub(crate) async fn run_embedded(
                 STOP_LIMIT.as_secs()
             )
         })??;
+    progress.finish();
     keep_for_next_run(&data, unhandled)?;
-    if tty {
-        eprintln!();
-    }
     let secs = started.elapsed().as_secs_f64();
     let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars)
         .map(|s| s.num_docs())
@@ -255,7 +244,7 @@ pub(crate) async fn run_embedded(
 /// A clean stop: fetch takes no new URLs and hands back those it had not
 /// started; everything already fetched goes through every stage, for at
 /// most `STOP_LIMIT`, with a countdown.
-async fn finish_in_flight(pipeline: &MemoryPipeline, tty: bool) {
+async fn finish_in_flight(pipeline: &MemoryPipeline, progress: &mut Progress) {
     pipeline.close_intake(&[Topic::SEEDS, Topic::FRONTIER]);
     let deadline = tokio::time::Instant::now() + STOP_LIMIT;
     let mut second = tokio::time::interval(Duration::from_secs(1));
@@ -263,22 +252,14 @@ async fn finish_in_flight(pipeline: &MemoryPipeline, tty: bool) {
         tokio::select! {
             _ = pipeline.wait_idle() => break,
             _ = tokio::time::sleep_until(deadline) => {
-                eprintln!("\nstill busy after {} s: stopping; the rest is kept for the next run", STOP_LIMIT.as_secs());
+                progress.println(&format!("still busy after {} s: stopping; the rest is kept for the next run", STOP_LIMIT.as_secs()));
                 break;
             }
             _ = second.tick() => {
                 let left = deadline.saturating_duration_since(tokio::time::Instant::now()).as_secs();
-                let line = format!("stopping: {} in flight, {left} s left", pipeline.in_flight());
-                if tty {
-                    eprint!("\r{line}\x1b[K");
-                } else if left.is_multiple_of(5) {
-                    eprintln!("{line}");
-                }
+                progress.say(format!("stopping: {} in flight, {left} s left", pipeline.in_flight()));
             }
         }
-    }
-    if tty {
-        eprintln!();
     }
 }
 
