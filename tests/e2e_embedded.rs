@@ -550,3 +550,105 @@ async fn ctrl_c_finishes_in_flight_work_and_the_next_run_goes_on() {
     assert_eq!(out.status.code(), Some(130));
     assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
 }
+
+/// `gleaner report` on a crawl with known failures: one HTML file with its
+/// charts, the answers per host counted right, the Zipf exponent; `gleaner
+/// serve` shows it at /report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_crawl_report_counts_what_happened() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let out = Command::new(GLEANER)
+        .args(["report", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(data.join("report.html")).unwrap();
+    assert!(html.matches("<svg").count() >= 6, "charts");
+    for section in [
+        "Pages and articles over time",
+        "Answers per host",
+        "Fetch latency",
+        "Extractor used",
+        "Duplicate clusters",
+        "Top terms",
+        "Word rank and frequency",
+    ] {
+        assert!(html.contains(section), "no {section}");
+    }
+    // The example site: 9 pages answered 200, 7 links to missing pages,
+    // 1 disallowed by robots.txt, one repost.
+    let host = base
+        .trim_start_matches("http://")
+        .split(':')
+        .next()
+        .unwrap();
+    let header: Vec<&str> = html
+        .split("<h2>Answers per host</h2><table><tr>")
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap()
+        .split("<th>")
+        .skip(2)
+        .map(|c| c.trim_end_matches("</th>"))
+        .collect();
+    let row: Vec<&str> = html
+        .split(&format!("<tr><td>{host}</td>"))
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap()
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.trim_end_matches("</td>"))
+        .collect();
+    let cell = |answer: &str| row[header.iter().position(|h| *h == answer).unwrap()];
+    assert_eq!(
+        (cell("200"), cell("http_4xx"), cell("robots_disallowed")),
+        ("9", "7", "1")
+    );
+    assert!(html.contains("1 originals with reposts"));
+    let s: f64 = html
+        .split("Zipf exponent <b>s = ")
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((0.2..2.0).contains(&s), "{s}");
+
+    let listen = free_addr();
+    let mut serve = Command::new(GLEANER)
+        .args(["serve", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .args(["--listen", &listen])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let got = http_until(
+        &format!("http://{listen}/report"),
+        Duration::from_secs(10),
+        |s, _| s == 200,
+    )
+    .await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(got.is_some_and(|(_, b)| b.contains("Crawl report")));
+}

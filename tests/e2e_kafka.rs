@@ -234,6 +234,7 @@ async fn kafka_largest_records_round_trip() {
         depth: 0,
         html,
         redirects: vec![],
+        fetch_ms: None,
     };
     let page_out =
         gleaner_core::stage::Output::of(gleaner_core::Topic::PAGES, "x.test", &page).into_wire();

@@ -297,6 +297,22 @@ enum Cmd {
         common: Common,
     },
     /// Create every topic the configured flow uses (existing ones are left alone).
+    /// Write the crawl report of a data directory: one HTML file with
+    /// charts (pages over time, answers per host, latency, extractors,
+    /// duplicates, top terms, the Zipf plot).
+    #[command(
+        after_help = "Example: gleaner report --data crawl (then open crawl/report.html, or /report on gleaner serve)"
+    )]
+    Report {
+        /// Data directory (default: run.data_dir, "gleaner-data").
+        #[arg(long)]
+        data: Option<PathBuf>,
+        /// Where to write the report (default: DATA/report.html).
+        #[arg(long, value_name = "FILE")]
+        output: Option<PathBuf>,
+        #[command(flatten)]
+        common: Common,
+    },
     #[command(after_help = "Example: gleaner topics --brokers 127.0.0.1:9092")]
     Topics {
         #[command(flatten)]
@@ -498,6 +514,16 @@ async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             let cfg = config(&common)?;
             let data = data_dir(&cfg, data);
             commands::search::run(&cfg, &data, &query.join(" "), limit, json)?;
+        }
+        Cmd::Report {
+            data,
+            output,
+            common,
+        } => {
+            let cfg = config(&common)?;
+            let data = data_dir(&cfg, data);
+            let written = commands::report::write(&data, output)?;
+            println!("report written to {}", written.display());
         }
         Cmd::Serve {
             data,

@@ -106,6 +106,9 @@ pub struct Page {
     /// just before `final_url`; empty without redirects.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redirects: Vec<String>,
+    /// Milliseconds from sending the (last) request to the end of the body.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub fetch_ms: Option<u64>,
 }
 
 /// One text block of a cleaned page, in document order, with the features

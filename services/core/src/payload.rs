@@ -78,6 +78,14 @@ impl Payload {
         serde_json::from_slice(&self.bytes()).map_err(|e| anyhow::anyhow!("malformed message: {e}"))
     }
 
+    /// The typed value itself, without a copy, when it is a `T`.
+    pub fn typed_ref<T: 'static>(&self) -> Option<&T> {
+        match self {
+            Payload::Typed(r) => r.as_any().downcast_ref::<T>(),
+            Payload::Bytes(_) => None,
+        }
+    }
+
     /// Whether it holds a typed value of type `T`.
     pub fn is<T: 'static>(&self) -> bool {
         matches!(self, Payload::Typed(r) if r.as_any().is::<T>())

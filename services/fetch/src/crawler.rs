@@ -176,7 +176,9 @@ impl Crawler {
         depth: u32,
         validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
-        let (resp, slot, redirects) = self.follow(url, depth, validators).await?;
+        let answer = self.follow(url, depth, validators).await?;
+        let (resp, slot, sent, redirects) =
+            (answer.resp, answer.slot, answer.sent, answer.redirects);
         let req_err = |e: reqwest::Error| FetchError::request(url, &e);
         let _slot = slot;
         let status = resp.status().as_u16();
@@ -272,6 +274,7 @@ impl Crawler {
             depth,
             html,
             redirects,
+            fetch_ms: Some(sent.elapsed().as_millis() as u64),
         };
         Ok(Fetched {
             page: Some(page),

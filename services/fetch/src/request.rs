@@ -18,6 +18,17 @@ use url::Url;
 /// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
 const ROBOTS_HOPS: usize = 5;
 
+/// The last response of a fetch, with what came before it.
+pub(crate) struct Answer<'a> {
+    pub(crate) resp: reqwest::Response,
+    /// The concurrency slot, kept until the body is read.
+    pub(crate) slot: SemaphorePermit<'a>,
+    /// When the last request was sent.
+    pub(crate) sent: std::time::Instant,
+    /// The URLs redirected through.
+    pub(crate) redirects: Vec<String>,
+}
+
 impl Crawler {
     /// Requests `url` and follows its redirects: each hop waits for its
     /// host's turn and passes the address check and robots.txt; at most
@@ -30,15 +41,20 @@ impl Crawler {
         url: &Url,
         depth: u32,
         validators: Option<&Validators>,
-    ) -> Result<(reqwest::Response, SemaphorePermit<'_>, Vec<String>), FetchError> {
+    ) -> Result<Answer<'_>, FetchError> {
         let mut current = url.clone();
         let mut chain: Vec<String> = Vec::new();
         loop {
             // Validators belong to the URL they were kept for.
             let asked = if chain.is_empty() { validators } else { None };
-            let (resp, slot) = self.request(&current, asked).await?;
+            let (resp, slot, sent) = self.request(&current, asked).await?;
             let Some(next) = redirect_target(&resp, &current) else {
-                return Ok((resp, slot, chain));
+                return Ok(Answer {
+                    resp,
+                    slot,
+                    sent,
+                    redirects: chain,
+                });
             };
             chain.push(current.to_string());
             let refuse = |why: String| FetchError::Redirect {
@@ -76,7 +92,7 @@ impl Crawler {
         &self,
         url: &Url,
         validators: Option<&Validators>,
-    ) -> Result<(reqwest::Response, SemaphorePermit<'_>), FetchError> {
+    ) -> Result<(reqwest::Response, SemaphorePermit<'_>, std::time::Instant), FetchError> {
         check_address(url, self.allow_private)?;
         let host = host_key(url);
         let mut delay = self.base_delay();
@@ -105,12 +121,14 @@ impl Crawler {
         // come (a host waiting on its delay holds none) and kept until the
         // body is read; given up while waiting to retry.
         let mut slot = None;
+        let mut sent_at;
         let resp = loop {
             self.politeness.wait_turn(&host, delay).await;
             if slot.is_none() {
                 slot = Some(self.slots.acquire().await.map_err(closed)?);
             }
             let sent = std::time::Instant::now();
+            sent_at = sent;
             let result = self.routes.send(&host, url, validators).await;
             metrics::observe(
                 "gleaner_fetch_response_seconds",
@@ -145,7 +163,7 @@ impl Crawler {
             why: "no concurrency slot".into(),
             kind: "request",
         })?;
-        Ok((resp, slot))
+        Ok((resp, slot, sent_at))
     }
 
     /// robots.txt of `host`, following up to five redirects, each hop

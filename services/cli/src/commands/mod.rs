@@ -3,7 +3,9 @@
 pub mod dedup;
 pub mod eval;
 pub mod extract;
+pub mod fetch_log;
 pub mod progress;
+pub mod report;
 pub mod run;
 pub mod run_report;
 pub mod search;

@@ -1,6 +1,7 @@
 //! `gleaner run`: every stage of `[pipeline] stages` in one process, on the
 //! in-process bus.
 
+use crate::commands::fetch_log::FetchLog;
 use crate::commands::progress::Progress;
 use crate::commands::run_report::{self, RunReport};
 use crate::datadir::{self, DataLock};
@@ -104,11 +105,18 @@ pub(crate) async fn run_embedded(
     )?;
     let report = std::sync::Arc::new(std::sync::Mutex::new(RunReport::default()));
     let tally = report.clone();
+    let fetch_log = std::sync::Arc::new(std::sync::Mutex::new(FetchLog::open(&data)?));
+    let log = fetch_log.clone();
     pipeline.set_tap(
         run_report::TOPICS.to_vec(),
         std::sync::Arc::new(move |out| {
             if let Ok(mut r) = tally.lock() {
                 r.observe(out);
+            }
+            if out.topic == Topic::PAGES {
+                if let Ok(mut l) = log.lock() {
+                    l.record(out);
+                }
             }
         }),
     );
@@ -140,7 +148,12 @@ pub(crate) async fn run_embedded(
                 finish_in_flight(&pipeline, &mut progress).await;
                 break
             }
-            _ = flush.tick() => pipeline.flush(),
+            _ = flush.tick() => {
+                pipeline.flush();
+                if let Ok(mut l) = fetch_log.lock() {
+                    l.flush();
+                }
+            }
             _ = inbox.tick() => {
                 // File work: off the async runtime.
                 let dir = data.clone();
@@ -169,6 +182,9 @@ pub(crate) async fn run_embedded(
             )
         })??;
     progress.finish();
+    if let Ok(mut l) = fetch_log.lock() {
+        l.flush();
+    }
     keep_for_next_run(&data, unhandled)?;
     let secs = started.elapsed().as_secs_f64();
     let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars)

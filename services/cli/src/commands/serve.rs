@@ -1,4 +1,5 @@
-//! `gleaner serve`: the HTTP search API.
+//! `gleaner serve`: the HTTP search API, and the crawl report of its data
+//! directory at `/report` (written by `gleaner report`).
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -49,13 +50,32 @@ async fn search(
 }
 
 async fn health(State(idx): State<Shared>) -> Json<serde_json::Value> {
-    Json(serde_json::json!({"status": "ok", "docs": idx.num_docs()}))
+    Json(serde_json::json!({"status": "ok", "docs": idx.num_docs(), "report": "/report"}))
 }
 
-pub fn router(idx: SearchIndex) -> Router {
+/// The crawl report, or how to make it.
+async fn report(path: std::path::PathBuf) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match tokio::fs::read_to_string(&path).await {
+        Ok(html) => axum::response::Html(html).into_response(),
+        Err(_) => (
+            StatusCode::NOT_FOUND,
+            format!(
+                "no crawl report yet: run `gleaner report --data {}`\n",
+                path.parent().unwrap_or(&path).display()
+            ),
+        )
+            .into_response(),
+    }
+}
+
+/// The API over `idx`, and the report of the data directory `data`.
+pub fn router(idx: SearchIndex, data: &Path) -> Router {
+    let report_file = data.join(crate::commands::report::FILE);
     Router::new()
         .route("/search", get(search))
         .route("/health", get(health))
+        .route("/report", get(move || report(report_file.clone())))
         .with_state(Arc::new(idx))
 }
 
@@ -84,7 +104,7 @@ pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()>
         listener.local_addr()?
     );
     let mut stop = gleaner_core::kafka::shutdown_signal();
-    axum::serve(listener, router(idx))
+    axum::serve(listener, router(idx, data))
         .with_graceful_shutdown(async move {
             let _ = stop.wait_for(|s| *s).await;
         })

@@ -1,0 +1,238 @@
+//! `gleaner report --data DIR`: the crawl report, one self-contained HTML
+//! file with inline SVG charts, from what runs left in DIR: pages and
+//! articles over time, answers per host, fetch latency, the extractor
+//! used, duplicate clusters, the top terms, and the word rank / frequency
+//! plot on log-log axes with the fitted Zipf exponent.
+
+mod stats;
+mod svg;
+
+use crate::commands::fetch_log::{self, Fetch};
+use gleaner_core::messages::{DeadLetter, Duplicate};
+use std::collections::{BTreeMap, HashMap};
+use std::fmt::Write;
+use std::io::BufRead;
+use std::path::{Path, PathBuf};
+use svg::esc;
+
+/// The file `gleaner serve` links to.
+pub const FILE: &str = "report.html";
+
+/// Each line of a JSON-lines file as `T`; a missing file is empty and a bad
+/// line is skipped (a run may have been killed mid-line).
+fn each_line<T: serde::de::DeserializeOwned>(path: &Path, mut f: impl FnMut(T)) {
+    let Ok(file) = std::fs::File::open(path) else {
+        return;
+    };
+    for line in std::io::BufReader::new(file).lines().map_while(Result::ok) {
+        if let Ok(v) = serde_json::from_str::<T>(&line) {
+            f(v);
+        }
+    }
+}
+
+fn millis(rfc3339: &str) -> Option<i64> {
+    rfc3339
+        .parse::<jiff::Timestamp>()
+        .ok()
+        .map(|t| t.as_millisecond())
+}
+
+#[derive(serde::Deserialize)]
+struct ArticleLine {
+    #[serde(default)]
+    extractor: String,
+    #[serde(default)]
+    text: String,
+    #[serde(default)]
+    fetched_at: String,
+}
+
+/// What the report shows, gathered in one pass over each file.
+#[derive(Default)]
+struct Gathered {
+    fetch_times: Vec<i64>,
+    article_times: Vec<i64>,
+    /// host -> answer ("200", "304", or a failure reason) -> count
+    hosts: BTreeMap<String, BTreeMap<String, u64>>,
+    latency_ms: Vec<u64>,
+    extractors: BTreeMap<String, u64>,
+    terms: BTreeMap<String, u64>,
+    words: HashMap<String, u64>,
+    clusters: BTreeMap<String, Vec<String>>,
+    articles: u64,
+}
+
+fn gather(data: &Path) -> Gathered {
+    let mut g = Gathered::default();
+    each_line(&data.join(fetch_log::FILE), |f: Fetch| {
+        g.fetch_times.extend(millis(&f.fetched_at));
+        g.latency_ms.extend(f.ms);
+        *g.hosts
+            .entry(f.host)
+            .or_default()
+            .entry(f.status.to_string())
+            .or_default() += 1;
+    });
+    each_line(&data.join("dead-letter.jsonl"), |d: DeadLetter| {
+        if d.stage == "fetch" {
+            let host = d.key.unwrap_or_else(|| "(unknown host)".into());
+            let reason = d.reason.unwrap_or_else(|| "other".into());
+            *g.hosts.entry(host).or_default().entry(reason).or_default() += 1;
+        }
+    });
+    let mut term_counts: HashMap<String, u64> = HashMap::new();
+    each_line(&data.join("articles.jsonl"), |a: ArticleLine| {
+        g.articles += 1;
+        g.article_times.extend(millis(&a.fetched_at));
+        *g.extractors.entry(a.extractor).or_default() += 1;
+        for (t, n) in gleaner_text::term_counts(&a.text) {
+            *term_counts.entry(t).or_default() += u64::from(n);
+        }
+        for w in gleaner_text::words(&a.text) {
+            *g.words.entry(w.to_lowercase()).or_default() += 1;
+        }
+    });
+    g.terms = term_counts.into_iter().collect();
+    each_line(&data.join("duplicates.jsonl"), |d: Duplicate| {
+        g.clusters.entry(d.original_url).or_default().push(d.url);
+    });
+    g
+}
+
+/// Writes the report for `data` to `output` (default DATA/report.html).
+pub fn write(data: &Path, output: Option<PathBuf>) -> anyhow::Result<PathBuf> {
+    if !data.is_dir() {
+        return Err(crate::commands::bad_input(format!(
+            "no data directory {} (give --data DIR of a `gleaner run`)",
+            data.display()
+        )));
+    }
+    let html = render(data, &gather(data));
+    let out = output.unwrap_or_else(|| data.join(FILE));
+    std::fs::write(&out, html)?;
+    Ok(out)
+}
+
+fn render(data: &Path, g: &Gathered) -> String {
+    let mut h = String::new();
+    let failed: u64 = g
+        .hosts
+        .values()
+        .flat_map(|m| m.iter())
+        .filter(|(k, _)| k.parse::<u16>().is_err())
+        .map(|(_, n)| n)
+        .sum();
+    let duplicates: usize = g.clusters.values().map(Vec::len).sum();
+    let _ = write!(
+        h,
+        "<!DOCTYPE html><html><head><meta charset=\"utf-8\"><title>gleaner crawl report</title>\
+         <style>body{{font-family:sans-serif;max-width:780px;margin:2em auto;color:#222}}\
+         table{{border-collapse:collapse;font-size:13px}}td,th{{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}}\
+         td:first-child,th:first-child{{text-align:left}}h2{{margin-top:2em}}</style></head><body>\
+         <h1>Crawl report</h1><p>{}: <b>{}</b> pages fetched, <b>{failed}</b> URLs failed, <b>{}</b> articles, <b>{duplicates}</b> duplicates.</p>",
+        esc(&data.display().to_string()),
+        g.fetch_times.len(),
+        g.articles
+    );
+    // Over time.
+    let start = g
+        .fetch_times
+        .iter()
+        .chain(&g.article_times)
+        .copied()
+        .min()
+        .unwrap_or(0);
+    h.push_str("<h2>Pages and articles over time</h2>");
+    h.push_str(&svg::lines(
+        &[
+            (
+                "pages".into(),
+                stats::cumulative(start, g.fetch_times.clone()),
+            ),
+            (
+                "articles".into(),
+                stats::cumulative(start, g.article_times.clone()),
+            ),
+        ],
+        "s",
+    ));
+    // Per host.
+    let mut answers: Vec<String> = g.hosts.values().flat_map(|m| m.keys().cloned()).collect();
+    answers.sort_by_key(|a| (a.parse::<u16>().is_err(), a.clone()));
+    answers.dedup();
+    h.push_str("<h2>Answers per host</h2><table><tr><th>host</th>");
+    for a in &answers {
+        let _ = write!(h, "<th>{}</th>", esc(a));
+    }
+    h.push_str("</tr>");
+    let mut rows = Vec::new();
+    for (host, m) in &g.hosts {
+        let _ = write!(h, "<tr><td>{}</td>", esc(host));
+        for a in &answers {
+            let _ = write!(h, "<td>{}</td>", m.get(a).copied().unwrap_or(0));
+        }
+        h.push_str("</tr>");
+        rows.push((
+            host.clone(),
+            answers
+                .iter()
+                .map(|a| m.get(a).copied().unwrap_or(0) as f64)
+                .collect(),
+        ));
+    }
+    h.push_str("</table>");
+    h.push_str(&svg::stacked_bars(&rows, &answers));
+    // Latency.
+    if !g.latency_ms.is_empty() {
+        h.push_str("<h2>Fetch latency</h2><p>From sending the request to the end of the body.</p>");
+        h.push_str(&svg::bars(&stats::latency_histogram(
+            g.latency_ms.iter().copied(),
+        )));
+    }
+    // Extractors.
+    h.push_str("<h2>Extractor used</h2>");
+    let ex: Vec<(String, f64)> = stats::top(&g.extractors, 10)
+        .into_iter()
+        .map(|(k, n)| (k, n as f64))
+        .collect();
+    h.push_str(&svg::bars(&ex));
+    // Duplicates.
+    let _ = write!(h, "<h2>Duplicate clusters</h2><p>{} originals with reposts.</p><table><tr><th>original</th><th>copies</th></tr>", g.clusters.len());
+    let mut clusters: Vec<(&String, &Vec<String>)> = g.clusters.iter().collect();
+    clusters.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
+    for (original, copies) in clusters.iter().take(20) {
+        let _ = write!(
+            h,
+            "<tr><td>{}</td><td>{}</td></tr>",
+            esc(original),
+            copies.len()
+        );
+    }
+    h.push_str("</table>");
+    // Terms.
+    h.push_str("<h2>Top terms</h2><p>Stemmed, without stop words.</p>");
+    let terms: Vec<(String, f64)> = stats::top(&g.terms, 25)
+        .into_iter()
+        .map(|(k, n)| (k, n as f64))
+        .collect();
+    h.push_str(&svg::bars(&terms));
+    // Zipf.
+    let ranked = stats::rank_frequency(&g.words);
+    h.push_str("<h2>Word rank and frequency</h2>");
+    match stats::zipf_fit(&ranked, 1000) {
+        Some((a, s)) => {
+            let total: u64 = g.words.values().sum();
+            let _ = write!(
+                h,
+                "<p>Zipf exponent <b>s = {s:.2}</b> (least squares of log frequency on log rank over the top {} ranks; {total} words, {} distinct).</p>",
+                ranked.len().min(1000),
+                g.words.len()
+            );
+            h.push_str(&svg::loglog(&stats::thinned(&ranked), a, s));
+        }
+        None => h.push_str("<p>Too few words for a fit.</p>"),
+    }
+    h.push_str("</body></html>\n");
+    h
+}
