@@ -26,6 +26,14 @@ async fn embedded_run_end_to_end() {
         "gleaner run:\n{stdout}\n{stderr}"
     );
     assert!(stderr.contains("HTTP 4xx 7"), "{stderr}");
+    // The report's host line: 9 pages, 7 articles, 1 duplicate.
+    let host_line: Vec<&str> = stderr
+        .lines()
+        .find(|l| l.starts_with("127.0.0.1"))
+        .unwrap_or_default()
+        .split_whitespace()
+        .collect();
+    assert_eq!(host_line.get(1..4), Some(&["9", "7", "1"][..]), "{stderr}");
     eprintln!(
         "gleaner run took {:.2}s:\n{stdout}",
         started.elapsed().as_secs_f64()

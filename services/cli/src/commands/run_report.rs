@@ -3,7 +3,7 @@
 //! reasons, each with the flag or setting that changes it. Built from the
 //! records as they pass (the bus's tap), so it covers this run only.
 
-use gleaner_core::messages::DeadLetter;
+use gleaner_core::messages::{DeadLetter, Duplicate};
 use gleaner_core::stage::Output;
 use gleaner_core::Topic;
 use serde::Serialize;
@@ -13,6 +13,8 @@ use std::collections::BTreeMap;
 pub struct HostLine {
     pub pages: u64,
     pub articles: u64,
+    /// Reposts of an earlier article, dropped by dedup.
+    pub duplicates: u64,
     /// URLs that failed to fetch, by reason.
     pub failed: BTreeMap<String, u64>,
 }
@@ -25,7 +27,12 @@ pub struct RunReport {
 }
 
 /// The topics the report reads.
-pub const TOPICS: [Topic; 3] = [Topic::PAGES, Topic::ARTICLES, Topic::DEAD_LETTER];
+pub const TOPICS: [Topic; 4] = [
+    Topic::PAGES,
+    Topic::ARTICLES,
+    Topic::DUPLICATES,
+    Topic::DEAD_LETTER,
+];
 
 impl RunReport {
     /// Counts one record (keys are hosts on pages and articles).
@@ -33,6 +40,14 @@ impl RunReport {
         match out.topic {
             Topic::PAGES => self.hosts.entry(out.key.clone()).or_default().pages += 1,
             Topic::ARTICLES => self.hosts.entry(out.key.clone()).or_default().articles += 1,
+            Topic::DUPLICATES => {
+                let url = match out.payload.typed_ref::<Duplicate>() {
+                    Some(d) => d.url.clone(),
+                    None => out.decode::<Duplicate>().map(|d| d.url).unwrap_or_default(),
+                };
+                let host = gleaner_core::util::host_of(&url);
+                self.hosts.entry(host).or_default().duplicates += 1;
+            }
             Topic::DEAD_LETTER => {
                 let Ok(dl) = out.decode::<DeadLetter>() else {
                     return;
@@ -72,8 +87,8 @@ impl RunReport {
             return out;
         }
         out.push_str(&format!(
-            "{:<32} {:>7} {:>9}  failed\n",
-            "host", "pages", "articles"
+            "{:<32} {:>7} {:>9} {:>11}  failed\n",
+            "host", "pages", "articles", "duplicates"
         ));
         for (host, h) in &self.hosts {
             let failed = if h.failed.is_empty() {
@@ -86,8 +101,8 @@ impl RunReport {
                     .join(", ")
             };
             out.push_str(&format!(
-                "{host:<32} {:>7} {:>9}  {failed}\n",
-                h.pages, h.articles
+                "{host:<32} {:>7} {:>9} {:>11}  {failed}\n",
+                h.pages, h.articles, h.duplicates
             ));
         }
         let mut reasons: Vec<(&String, &u64)> = self.failures.iter().collect();
