@@ -1,0 +1,368 @@
+//! `gleaner run` as a user meets it: exit statuses and the end-of-run
+//! report, bad input in one line, a limit that says so, resume on the same
+//! data directory, Ctrl-C, and the crawl report.
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// A limit that cuts something says so: with one link taken per page, the
+/// run reports the links left out and the setting that raises the cap.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn links_beyond_the_cap_are_reported() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let text = std::fs::read_to_string(&cfg).unwrap();
+    std::fs::write(
+        &cfg,
+        text.replace("max_links_per_page = 500", "max_links_per_page = 1"),
+    )
+    .unwrap();
+    let data = tmp.path().join("data");
+    let out = run_on_site(&cfg, &data, &base).await;
+    let summary = run_summary(&out, &data);
+    let cut = &summary["links_cut"];
+    assert!(cut["links"].as_u64().unwrap() > 0, "{summary}");
+    assert!(cut["pages"].as_u64().unwrap() >= 1, "{summary}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains("links cut") && stdout.contains("raise fetch.max_links_per_page"),
+        "{stdout}"
+    );
+}
+
+/// Exit statuses and the report: a run whose seed fails finishes with 3 and
+/// says why, with the failure per host; bad input is 2, in one line.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let out = gleaner_run(
+        &cfg,
+        &data,
+        &["--json", "--seeds", &format!("{base}/no-such-page")],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("HTTP 4xx 1"), "{err}");
+    assert!(err.contains("most frequent failures:"), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(report["failures"]["http_4xx"], 1, "{report}");
+
+    for (args, says) in [
+        (vec!["--seeds", "no-such-seeds.txt"], "no such file"),
+        (
+            vec!["--seeds", "example.com/news"],
+            "did you mean https://example.com/news",
+        ),
+    ] {
+        let out = gleaner_run(&cfg, &data, &args).output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.lines().count() == 1, "{err}");
+    }
+    let bad_cfg = tmp.path().join("bad.toml");
+    std::fs::write(&bad_cfg, "[fetch]\nper_host_dealy_ms = 5\n").unwrap();
+    let out = gleaner_run(&bad_cfg, &data, &["--seeds", &format!("{base}/")])
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("per_host_delay_ms"),
+        "the nearest valid key: {err}"
+    );
+}
+
+/// Bad input to search, serve and extract is one line and status 2; a
+/// reader that goes away (`gleaner search ... | head`) is not an error;
+/// `extract --help` names every extractor.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let nowhere = tmp.path().join("no-such-dir");
+    let run = |args: &[&str]| {
+        Command::new(GLEANER)
+            .args(args)
+            .arg("--config")
+            .arg(&cfg)
+            .output()
+            .unwrap()
+    };
+    let nowhere_s = nowhere.to_string_lossy().into_owned();
+    for (args, says) in [
+        (
+            vec!["search", "--data", &nowhere_s, "bridge"],
+            "no index in",
+        ),
+        (
+            vec!["serve", "--data", &nowhere_s, "--listen", "127.0.0.1:0"],
+            "no data directory",
+        ),
+    ] {
+        let out = run(&args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.contains(says) && err.lines().count() == 1,
+            "{args:?}: {err}"
+        );
+    }
+    let binary = tmp.path().join("photo.html");
+    std::fs::write(&binary, b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR").unwrap();
+    let out = run(&["extract", &binary.to_string_lossy()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("not HTML (binary data)"), "{err}");
+    assert!(out.stdout.is_empty(), "no garbage printed");
+
+    let help = String::from_utf8_lossy(&run(&["extract", "--help"]).stdout).into_owned();
+    for name in gleaner_extract::Extractor::NAMES {
+        assert!(help.contains(name), "extract --help lacks {name}: {help}");
+    }
+
+    // An index to search, and a reader that closes at once.
+    let (base, _log) = start_site().await;
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let child = Command::new(GLEANER)
+        .args(["search", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .arg("bridge")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut child = child;
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(!err.contains("Broken pipe"), "{err}");
+}
+
+/// A second run on the same --data goes on where the first ended: nothing
+/// fetched again (the server counts the requests), each article once in
+/// articles.jsonl; `--refetch` fetches again.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_second_run_resumes_without_fetching_again() {
+    let (base, log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let first = run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let asked = log.lock().unwrap().len();
+    assert!(asked > 5, "{asked} requests");
+    let articles = || read_jsonl::<serde_json::Value>(&data.join("articles.jsonl")).len();
+    let after_first = articles();
+    assert_eq!(
+        after_first as u64,
+        first["produced"]["articles"].as_u64().unwrap()
+    );
+
+    let out = run_on_site(&cfg, &data, &base).await;
+    assert_eq!(out.status.code(), Some(0), "nothing failed this time");
+    assert_eq!(
+        log.lock().unwrap().len(),
+        asked,
+        "no request the second time"
+    );
+    assert_eq!(articles(), after_first, "each article once across runs");
+
+    let out = gleaner_run(&cfg, &data, &["--refetch", "--seeds", &format!("{base}/")])
+        .output()
+        .unwrap();
+    run_summary(&out, &data);
+    assert!(log.lock().unwrap().len() > asked, "--refetch fetches again");
+}
+
+/// Ctrl-C stops taking URLs and finishes what is in flight: every page
+/// fetched goes through every stage, the URLs not started are kept, and
+/// the next run fetches them, each page once over the two runs. A second
+/// Ctrl-C ends the run at once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn ctrl_c_finishes_in_flight_work_and_the_next_run_goes_on() {
+    const PAGES: usize = 40;
+    let (base, log) = linked_site(PAGES, 100).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    let pages_served = || {
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|p| *p != "/robots.txt")
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let child = gleaner_run(
+        &cfg,
+        &data,
+        &["--depth", "1", "--seeds", &format!("{base}/")],
+    )
+    .stdout(Stdio::piped())
+    .stderr(Stdio::piped())
+    .spawn()
+    .unwrap();
+    while pages_served().len() < 5 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let out = interrupt(child).await;
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("finishing what is in flight"), "{err}");
+    let summary = run_summary(&out, &data);
+    let served = pages_served().len() as u64;
+    assert!(served < PAGES as u64, "stopped early: {served}");
+    let n = |t: &str| summary["produced"][t].as_u64().unwrap_or(0);
+    assert_eq!(
+        n("pages"),
+        served,
+        "every page fetched was produced: {summary}"
+    );
+    assert_eq!(
+        n("cleaned"),
+        n("pages"),
+        "and went through clean: {summary}"
+    );
+
+    let out = gleaner_run(&cfg, &data, &[]).output().unwrap();
+    run_summary(&out, &data);
+    let all = pages_served();
+    let distinct: std::collections::BTreeSet<_> = all.iter().collect();
+    assert_eq!(distinct.len(), all.len(), "no page fetched twice: {all:?}");
+    assert_eq!(all.len(), PAGES + 1, "the second run fetched the rest");
+
+    // A second Ctrl-C: out at once.
+    let (slow, _slow_log) = linked_site(PAGES, 400).await;
+    let data2 = tmp.path().join("data2");
+    let child = gleaner_run(
+        &cfg,
+        &data2,
+        &["--depth", "1", "--seeds", &format!("{slow}/")],
+    )
+    .stdout(Stdio::null())
+    .stderr(Stdio::null())
+    .spawn()
+    .unwrap();
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let pid = child.id().to_string();
+    Command::new("kill").args(["-INT", &pid]).status().unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    let t0 = Instant::now();
+    let out = interrupt(child).await;
+    assert_eq!(out.status.code(), Some(130));
+    assert!(t0.elapsed() < Duration::from_secs(2), "{:?}", t0.elapsed());
+}
+
+/// `gleaner report` on a crawl with known failures: one HTML file with its
+/// charts, the answers per host counted right, the Zipf exponent; `gleaner
+/// serve` shows it at /report.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_crawl_report_counts_what_happened() {
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let out = Command::new(GLEANER)
+        .args(["report", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let html = std::fs::read_to_string(data.join("report.html")).unwrap();
+    assert!(html.matches("<svg").count() >= 6, "charts");
+    for section in [
+        "Pages and articles over time",
+        "Answers per host",
+        "Fetch latency",
+        "Extractor used",
+        "Duplicate clusters",
+        "Top terms",
+        "Word rank and frequency",
+    ] {
+        assert!(html.contains(section), "no {section}");
+    }
+    // The example site: 9 pages answered 200, 7 links to missing pages,
+    // 1 disallowed by robots.txt, one repost.
+    let host = base
+        .trim_start_matches("http://")
+        .split(':')
+        .next()
+        .unwrap();
+    let header: Vec<&str> = html
+        .split("<h2>Answers per host</h2><table><tr>")
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap()
+        .split("<th>")
+        .skip(2)
+        .map(|c| c.trim_end_matches("</th>"))
+        .collect();
+    let row: Vec<&str> = html
+        .split(&format!("<tr><td>{host}</td>"))
+        .nth(1)
+        .unwrap()
+        .split("</tr>")
+        .next()
+        .unwrap()
+        .split("<td>")
+        .skip(1)
+        .map(|c| c.trim_end_matches("</td>"))
+        .collect();
+    let cell = |answer: &str| row[header.iter().position(|h| *h == answer).unwrap()];
+    assert_eq!(
+        (cell("200"), cell("http_4xx"), cell("robots_disallowed")),
+        ("9", "7", "1")
+    );
+    assert!(html.contains("1 originals with reposts"));
+    let s: f64 = html
+        .split("Zipf exponent <b>s = ")
+        .nth(1)
+        .unwrap()
+        .split('<')
+        .next()
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!((0.2..2.0).contains(&s), "{s}");
+
+    let listen = free_addr();
+    let mut serve = Command::new(GLEANER)
+        .args(["serve", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .args(["--listen", &listen])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let got = http_until(
+        &format!("http://{listen}/report"),
+        Duration::from_secs(10),
+        |s, _| s == 200,
+    )
+    .await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+    assert!(got.is_some_and(|(_, b)| b.contains("Crawl report")));
+}
