@@ -119,7 +119,8 @@ pub async fn run_stage(
                         "no partitions as a static member; joining the group again as a dynamic member"
                     );
                     membership = Membership::Dynamic;
-                    consumer = super::client::consumer(name, cfg, brokers, &group, state.clone(), membership)?;
+                    let fresh = super::client::consumer(name, cfg, brokers, &group, state.clone(), membership)?;
+                    close_in_background(std::mem::replace(&mut consumer, fresh), name);
                     consumer.subscribe(&topics).context("subscribing")?;
                     watchdog = Watchdog::default();
                     continue;
@@ -215,7 +216,45 @@ pub async fn run_stage(
     let owned: std::collections::HashSet<(String, i32)> = state.owned().into_iter().collect();
     positions.retain(|k, _| owned.contains(k));
     commit_positions(&consumer, &positions, CommitMode::Sync, name);
+    if !close_in_background(consumer, name).wait(CLOSE_LIMIT) {
+        tracing::warn!(
+            stage = name,
+            "leaving the consumer group did not finish within {} s; stopping anyway",
+            CLOSE_LIMIT.as_secs()
+        );
+    }
     Ok(())
+}
+
+/// How long a stopping stage waits to leave its consumer group.
+const CLOSE_LIMIT: Duration = Duration::from_secs(10);
+
+/// Closing a consumer (leaving its group) waits for the group coordinator,
+/// for ever if it never completes a rebalance (seen on tansu 0.6.0 with a
+/// join in flight), so it is done on a thread of its own.
+fn close_in_background(consumer: StreamConsumer<BusContext>, stage: &str) -> Closing {
+    let (tx, rx) = std::sync::mpsc::channel();
+    let stage = stage.to_string();
+    let spawned = std::thread::Builder::new()
+        .name(format!("{stage}-consumer-close"))
+        .spawn(move || {
+            drop(consumer);
+            let _ = tx.send(());
+        });
+    if let Err(e) = spawned {
+        tracing::warn!(stage, error = %e, "no thread to close the consumer on");
+    }
+    Closing(rx)
+}
+
+/// A consumer being closed.
+struct Closing(std::sync::mpsc::Receiver<()>);
+
+impl Closing {
+    /// Whether it closed within `limit`.
+    fn wait(self, limit: Duration) -> bool {
+        self.0.recv_timeout(limit).is_ok()
+    }
 }
 
 /// An error that ends the stage: fenced by another instance of the same
