@@ -90,14 +90,7 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = test_config(tmp.path(), None);
     let nowhere = tmp.path().join("no-such-dir");
-    let run = |args: &[&str]| {
-        Command::new(GLEANER)
-            .args(args)
-            .arg("--config")
-            .arg(&cfg)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| gleaner_on(&cfg, None, args).output().unwrap();
     let nowhere_s = nowhere.to_string_lossy().into_owned();
     for (args, says) in [
         (
@@ -134,12 +127,7 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     let (base, _log) = start_site().await;
     let data = tmp.path().join("data");
     run_summary(&run_on_site(&cfg, &data, &base).await, &data);
-    let child = Command::new(GLEANER)
-        .args(["search", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .arg("bridge")
+    let child = gleaner_on(&cfg, Some(&data), &["search", "bridge"])
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
@@ -275,13 +263,7 @@ async fn the_crawl_report_counts_what_happened() {
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
     run_summary(&run_on_site(&cfg, &data, &base).await, &data);
-    let out = Command::new(GLEANER)
-        .args(["report", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .output()
-        .unwrap();
+    let out = gleaner_on(&cfg, Some(&data), &["report"]).output().unwrap();
     assert!(
         out.status.success(),
         "{}",
@@ -347,12 +329,7 @@ async fn the_crawl_report_counts_what_happened() {
     assert!((0.2..2.0).contains(&s), "{s}");
 
     let listen = free_addr();
-    let mut serve = Command::new(GLEANER)
-        .args(["serve", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .args(["--listen", &listen])
+    let mut serve = gleaner_on(&cfg, Some(&data), &["serve", "--listen", &listen])
         .stderr(Stdio::null())
         .spawn()
         .unwrap();

@@ -276,6 +276,16 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
         .collect()
 }
 
+/// `gleaner COMMAND ...` with `--config cfg` and, when given, `--data data`.
+pub fn gleaner_on(cfg: &Path, data: Option<&Path>, args: &[&str]) -> Command {
+    let mut c = Command::new(GLEANER);
+    c.args(args).arg("--config").arg(cfg);
+    if let Some(d) = data {
+        c.arg("--data").arg(d);
+    }
+    c
+}
+
 /// `gleaner run --allow-private` on `cfg` and `data`, with `args` besides.
 pub fn gleaner_run(cfg: &Path, data: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(GLEANER);

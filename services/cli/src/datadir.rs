@@ -125,7 +125,7 @@ fn key_of(line: &str) -> String {
 /// Takes the seeds and kept records waiting in the inbox, oldest first;
 /// each file is removed once read. Seed lines that are not seeds are
 /// reported and skipped.
-pub fn take_seeds(dir: &Path) -> anyhow::Result<Vec<Output>> {
+pub fn take_inbox(dir: &Path) -> anyhow::Result<Vec<Output>> {
     let inbox = dir.join(INBOX);
     let mut files: Vec<PathBuf> = match std::fs::read_dir(&inbox) {
         Ok(entries) => entries
@@ -197,20 +197,21 @@ mod tests {
             "free again once released"
         );
 
-        assert!(take_seeds(dir.path()).unwrap().is_empty());
+        assert!(take_inbox(dir.path()).unwrap().is_empty());
         post_seeds(
             dir.path(),
             &[seed("http://a.test/"), seed("http://b.test/")],
         )
         .unwrap();
         post_seeds(dir.path(), &[seed("http://c.test/")]).unwrap();
-        let taken: Vec<Seed> = take_seeds(dir.path())
+        let taken: Vec<Seed> = take_inbox(dir.path())
             .unwrap()
             .iter()
             .map(|o| o.decode().unwrap())
             .collect();
         let urls: Vec<&str> = taken.iter().map(|s| s.url.as_str()).collect();
         assert_eq!(urls, ["http://a.test/", "http://b.test/", "http://c.test/"]);
+        assert!(take_inbox(dir.path()).unwrap().is_empty(), "taken once");
 
         // A stopped run's records come back on their own topic.
         post_records(
@@ -219,13 +220,12 @@ mod tests {
             &[br#"{"url":"http://d.test/x","depth":1}"#.to_vec()],
         )
         .unwrap();
-        let back = take_seeds(dir.path()).unwrap();
+        let back = take_inbox(dir.path()).unwrap();
         assert_eq!(back.len(), 1);
         assert_eq!(
             (back[0].topic, back[0].key.as_str()),
             (Topic::FRONTIER, "d.test")
         );
-        assert!(take_seeds(dir.path()).unwrap().is_empty(), "taken once");
-        assert!(take_seeds(dir.path()).unwrap().is_empty(), "taken once");
+        assert!(take_inbox(dir.path()).unwrap().is_empty(), "taken once");
     }
 }

@@ -9,6 +9,7 @@ use crate::client::{header, retry_delays, Routes};
 use crate::error::FetchError;
 use crate::health::{Health, Outcome};
 use crate::politeness::{host_key, Politeness};
+use crate::request::Answer;
 use crate::robots::AgentRules;
 use crate::robots_cache::RobotsCache;
 use crate::schedule::Validators;
@@ -147,7 +148,16 @@ impl Crawler {
                     break (AgentRules::allow_all(), Vec::new())
                 }
                 Ok(resp) => format!("HTTP {}", resp.status().as_u16()),
-                Err(e) => e,
+                // An address that may not be fetched stays so: no retries,
+                // and the URL fails for that reason, not for robots.txt.
+                Err(e @ FetchError::Private(_)) => return Err(e),
+                Err(
+                    e @ FetchError::Request {
+                        kind: "private_address",
+                        ..
+                    },
+                ) => return Err(e),
+                Err(e) => e.to_string(),
             };
             if attempt >= self.cfg.max_retries {
                 return Err(FetchError::RobotsUnavailable { host, why: failure });
@@ -176,9 +186,12 @@ impl Crawler {
         depth: u32,
         validators: Option<&Validators>,
     ) -> Result<Fetched, FetchError> {
-        let answer = self.follow(url, depth, validators).await?;
-        let (resp, slot, sent, redirects) =
-            (answer.resp, answer.slot, answer.sent, answer.redirects);
+        let Answer {
+            resp,
+            slot,
+            sent,
+            redirects,
+        } = self.follow(url, depth, validators).await?;
         let req_err = |e: reqwest::Error| FetchError::request(url, &e);
         let _slot = slot;
         let status = resp.status().as_u16();

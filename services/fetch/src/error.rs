@@ -38,7 +38,8 @@ impl FetchError {
     /// A failed request, with what kind of failure it was.
     pub(crate) fn request(url: &url::Url, e: &reqwest::Error) -> Self {
         let why = crate::client::error_chain(e);
-        let kind = if why.contains("resolves only to private") {
+        let mut chain = std::iter::successors(Some(e as &dyn std::error::Error), |c| c.source());
+        let kind = if chain.any(|c| c.is::<crate::address::PrivateOnly>()) {
             "private_address"
         } else if why.contains("dns error") || why.contains("failed to lookup address") {
             "dns"

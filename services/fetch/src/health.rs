@@ -26,6 +26,11 @@ impl Outcome {
             })
             | Err(FetchError::Challenge(_)) => Outcome::Blocked,
             Err(FetchError::Status { status, .. }) if *status >= 500 => Outcome::Error,
+            // A refused address is our rule, not the host failing.
+            Err(FetchError::Request {
+                kind: "private_address",
+                ..
+            }) => Outcome::Fine,
             Err(FetchError::Request { .. }) | Err(FetchError::RobotsUnavailable { .. }) => {
                 Outcome::Error
             }

@@ -10,8 +10,8 @@ use url::Url;
 /// Links kept (in order), their set, and how many were left out.
 type Found = (Vec<String>, HashSet<String>, usize);
 
-/// The links of a page, the first `max` distinct ones, and how many links
-/// beyond those were left out (counted, never silently cut).
+/// The links of a page, the first `max` distinct ones, and how many `<a
+/// href>` after the cap were not looked at (counted, never silently cut).
 pub fn extract(html: &str, page_url: &Url, max: usize) -> (Vec<String>, usize) {
     let base = Rc::new(RefCell::new(page_url.clone()));
     let found: Rc<RefCell<Found>> = Rc::default();

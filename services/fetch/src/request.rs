@@ -4,7 +4,7 @@
 //! (the HTTP client follows none) so that every hop passes the same rules.
 
 use crate::address::check_address;
-use crate::client::{error_chain, retry_after, retry_delays};
+use crate::client::{retry_after, retry_delays};
 use crate::crawler::Crawler;
 use crate::error::FetchError;
 use crate::politeness::host_key;
@@ -167,18 +167,17 @@ impl Crawler {
     }
 
     /// robots.txt of `host`, following up to five redirects, each hop
-    /// address-checked and on its host's politeness clock; a failure is
-    /// its reason.
+    /// address-checked and on its host's politeness clock.
     pub(crate) async fn robots_get(
         &self,
         host: &str,
         url: &Url,
-    ) -> Result<reqwest::Response, String> {
+    ) -> Result<reqwest::Response, FetchError> {
         let mut current = url.clone();
         let mut hop_host = host.to_string();
         for hop in 0..=ROBOTS_HOPS {
             if hop > 0 {
-                check_address(&current, self.allow_private).map_err(|e| e.to_string())?;
+                check_address(&current, self.allow_private)?;
                 hop_host = host_key(&current);
                 self.politeness
                     .wait_turn(&hop_host, self.base_delay())
@@ -186,13 +185,16 @@ impl Crawler {
             }
             let sent = self.routes.send(&hop_host, &current, None).await;
             self.politeness.mark_answered(&hop_host);
-            let resp = sent.map_err(|e| error_chain(&e))?;
+            let resp = sent.map_err(|e| FetchError::request(&current, &e))?;
             match redirect_target(&resp, &current) {
                 Some(next) => current = next,
                 None => return Ok(resp),
             }
         }
-        Err(format!("more than {ROBOTS_HOPS} redirects for robots.txt"))
+        Err(FetchError::Redirect {
+            url: url.to_string(),
+            why: format!("more than {ROBOTS_HOPS} redirects for robots.txt"),
+        })
     }
 }
 

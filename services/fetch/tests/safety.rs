@@ -21,6 +21,16 @@ async fn fetch_refuses_loopback_unless_allowed() {
     let port = base.rsplit(':').next().unwrap();
     let err = fetch_error(&mut strict, &format!("http://localhost:{port}/")).await;
     assert!(format!("{err:#}").contains("private"), "{err:#}");
+    // Its dead letter names the reason, found in the resolver's error.
+    let mut strict = gleaner_fetch::FetchStage::new(&fetch_cfg(), false).unwrap();
+    let err = strict
+        .handle(&seed(&format!("http://localhost:{port}/again"), 0))
+        .await
+        .unwrap_err();
+    let reason = err
+        .downcast_ref::<gleaner_core::stage::Reasoned>()
+        .map(|r| r.reason);
+    assert_eq!(reason, Some("private_address"), "{err:#}");
     let mut open = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
     let outs = open.handle(&seed(&format!("{base}/"), 0)).await.unwrap();
     assert!(page_of(&outs).html.contains("hello"));

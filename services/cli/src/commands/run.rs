@@ -60,7 +60,7 @@ pub(crate) async fn run_embedded(
     // One run per data directory; seeds left for it by `gleaner seed
     // --data` while no run was active go in first.
     let _lock = DataLock::acquire(&data)?;
-    seed_msgs.extend(datadir::take_seeds(&data)?);
+    seed_msgs.extend(datadir::take_inbox(&data)?);
     anyhow::ensure!(
         !seed_msgs.is_empty() || follow,
         "nothing to crawl: give --seeds, or --follow to wait for `gleaner seed --data {}`",
@@ -157,7 +157,7 @@ pub(crate) async fn run_embedded(
             _ = inbox.tick() => {
                 // File work: off the async runtime.
                 let dir = data.clone();
-                match tokio::task::spawn_blocking(move || datadir::take_seeds(&dir)).await {
+                match tokio::task::spawn_blocking(move || datadir::take_inbox(&dir)).await {
                     Ok(Ok(seeds)) => for s in seeds { pipeline.publish(s).await },
                     Ok(Err(e)) => eprintln!("gleaner: taking seeds from {}: {e:#}", data.display()),
                     Err(e) => eprintln!("gleaner: taking seeds failed: {e}"),
