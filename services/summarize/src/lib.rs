@@ -10,33 +10,67 @@ use gleaner_core::config::SummaryLength;
 use gleaner_core::messages::{Article, Summarized, Summary};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
-use gleaner_text::{cosine, sentences, term_counts, word_count, DocFreq};
+use gleaner_text::{sentences, word_count, Vocabulary};
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::time::Duration;
 
 /// Ranks sentences by similarity to the whole text (TF-IDF over the
 /// article's sentences) with a bonus for coming early, as news leads do.
 fn ranked(sents: &[String]) -> Vec<usize> {
-    let counts: Vec<HashMap<String, u32>> = sents.iter().map(|s| term_counts(s)).collect();
-    let mut df = DocFreq::default();
+    // Terms as ids of one vocabulary: each sentence's (id, count), sorted.
+    let mut vocab = Vocabulary::default();
+    let counts: Vec<Vec<(usize, u32)>> = sents
+        .iter()
+        .map(|s| {
+            let mut ids = vocab.term_ids(s);
+            ids.sort_unstable();
+            let mut c: Vec<(usize, u32)> = Vec::new();
+            for id in ids {
+                match c.last_mut() {
+                    Some((last, n)) if *last == id as usize => *n += 1,
+                    _ => c.push((id as usize, 1)),
+                }
+            }
+            c
+        })
+        .collect();
+    // Smoothed IDF over sentences: ln((1 + N) / (1 + df)) + 1.
+    let (mut df, mut all) = (vec![0u32; vocab.len()], vec![0u32; vocab.len()]);
     for c in &counts {
-        df.add(c.keys());
-    }
-    let mut all: HashMap<String, u32> = HashMap::new();
-    for c in &counts {
-        for (t, n) in c {
-            *all.entry(t.clone()).or_insert(0) += n;
+        for &(t, n) in c {
+            df[t] += 1;
+            all[t] += n;
         }
     }
-    let centroid = df.vector(&all);
+    let docs = counts.len() as f64;
+    let idf: Vec<f64> = df
+        .iter()
+        .map(|&d| ((1.0 + docs) / (1.0 + f64::from(d))).ln() + 1.0)
+        .collect();
+    // Sublinear TF times IDF, L2-normalised.
+    let weight = |t: usize, n: u32| (1.0 + f64::from(n).ln()) * idf[t];
+    let mut centroid: Vec<f64> = all
+        .iter()
+        .enumerate()
+        .map(|(t, &n)| if n == 0 { 0.0 } else { weight(t, n) })
+        .collect();
+    let norm = centroid.iter().map(|x| x * x).sum::<f64>().sqrt();
+    if norm > 0.0 {
+        centroid.iter_mut().for_each(|x| *x /= norm);
+    }
     let n = sents.len() as f64;
     let mut scored: Vec<(f64, usize)> = counts
         .iter()
         .enumerate()
         .map(|(i, c)| {
             let words = word_count(&sents[i]) as f64;
-            let sim = cosine(&df.vector(c), &centroid);
+            let norm = c
+                .iter()
+                .map(|&(t, n)| weight(t, n).powi(2))
+                .sum::<f64>()
+                .sqrt();
+            let dot: f64 = c.iter().map(|&(t, n)| weight(t, n) * centroid[t]).sum();
+            let sim = if norm > 0.0 { dot / norm } else { 0.0 };
             let lead = 0.3 * (1.0 - i as f64 / n.max(1.0));
             // Fragments and run-ons make poor summaries.
             let shape = if (6.0..=60.0).contains(&words) {

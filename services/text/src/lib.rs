@@ -1,6 +1,6 @@
 //! Text handling shared by extract, dedup, summarize and index: Unicode word
 //! tokens with English stemming, CJK characters as bigrams, sentences, and
-//! TF-IDF vectors with cosine similarity.
+//! term ids for TF-IDF (dedup keeps its own hashed vectors).
 
 use rust_stemmers::{Algorithm, Stemmer};
 use std::collections::HashMap;
@@ -139,44 +139,114 @@ pub fn is_stop_word(w: &str) -> bool {
     w.len() <= 5 && STOP.binary_search(&w).is_ok()
 }
 
-/// Index terms: stemmed lowercase words without stop words; CJK runs become
-/// overlapping character bigrams (a lone CJK character stays a unigram).
-pub fn terms(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
+/// Calls `f` with each term of `text` before stemming and whether it is to
+/// be stemmed: lowercase words that are not stop words (true), and CJK runs
+/// as overlapping character bigrams, a lone CJK character as a unigram
+/// (false).
+fn for_each_raw_term(text: &str, mut f: impl FnMut(&str, bool)) {
     let mut run: Vec<char> = Vec::new();
-    let flush = |run: &mut Vec<char>, out: &mut Vec<String>| {
-        match run.len() {
-            0 => {}
-            1 => out.push(run[0].to_string()),
-            _ => out.extend(run.windows(2).map(|w| w.iter().collect::<String>())),
+    let mut gram = String::new();
+    let mut flush = |run: &mut Vec<char>, f: &mut dyn FnMut(&str, bool)| {
+        if run.len() == 1 {
+            gram.clear();
+            gram.push(run[0]);
+            f(&gram, false);
+        }
+        for w in run.windows(2) {
+            gram.clear();
+            gram.extend(w);
+            f(&gram, false);
         }
         run.clear();
     };
     let mut cur = String::new();
-    let push_word = |cur: &mut String, out: &mut Vec<String>| {
+    let push_word = |cur: &mut String, f: &mut dyn FnMut(&str, bool)| {
         if !cur.is_empty() {
             if !STOP.contains(&cur.as_str()) {
-                out.push(stemmer().stem(cur).into_owned());
+                f(cur, true);
             }
             cur.clear();
         }
     };
     for c in text.chars() {
         if is_cjk(c) {
-            push_word(&mut cur, &mut out);
+            push_word(&mut cur, &mut f);
             run.push(c);
         } else {
-            flush(&mut run, &mut out);
+            flush(&mut run, &mut f);
             if is_word_char(c) {
                 cur.extend(c.to_lowercase());
             } else {
-                push_word(&mut cur, &mut out);
+                push_word(&mut cur, &mut f);
             }
         }
     }
-    push_word(&mut cur, &mut out);
-    flush(&mut run, &mut out);
+    push_word(&mut cur, &mut f);
+    flush(&mut run, &mut f);
+}
+
+/// Index terms: stemmed lowercase words without stop words; CJK runs become
+/// overlapping character bigrams (a lone CJK character stays a unigram).
+pub fn terms(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for_each_raw_term(text, |t, stem| {
+        out.push(if stem {
+            stemmer().stem(t).into_owned()
+        } else {
+            t.to_string()
+        })
+    });
     out
+}
+
+/// The terms of several related texts (the sentences of one article) as
+/// small integer ids, the same as [`terms`] would give as strings. Each
+/// distinct word is stemmed once: stemming every word of every sentence
+/// was most of a summary's cost.
+#[derive(Debug, Default)]
+pub struct Vocabulary {
+    /// Lowercase word to its stem's id.
+    words: HashMap<String, u32>,
+    /// Term (stem or CJK gram) to its id.
+    terms: HashMap<String, u32>,
+}
+
+impl Vocabulary {
+    /// Distinct terms seen so far; ids are below this.
+    pub fn len(&self) -> usize {
+        self.terms.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.terms.is_empty()
+    }
+
+    /// The term ids of `text`, in order, with repeats.
+    pub fn term_ids(&mut self, text: &str) -> Vec<u32> {
+        let Self { words, terms } = self;
+        let mut id_of = |term: &str| match terms.get(term) {
+            Some(&id) => id,
+            None => {
+                let id = terms.len() as u32;
+                terms.insert(term.to_string(), id);
+                id
+            }
+        };
+        let mut out = Vec::new();
+        for_each_raw_term(text, |t, stem| {
+            let id = if !stem {
+                id_of(t)
+            } else if let Some(&id) = words.get(t) {
+                id
+            } else {
+                let id = id_of(&stemmer().stem(t));
+                words.insert(t.to_string(), id);
+                id
+            };
+            out.push(id);
+        });
+        out
+    }
 }
 
 /// Term frequencies of a text.
@@ -258,67 +328,6 @@ fn ends_with_abbreviation(before: &str) -> bool {
         || ABBREVIATIONS.contains(&last.as_str())
 }
 
-/// Document frequencies over a changing set of documents, for IDF weights.
-#[derive(Debug, Default, Clone)]
-pub struct DocFreq {
-    docs: u64,
-    df: HashMap<String, u64>,
-}
-
-impl DocFreq {
-    pub fn add<'a>(&mut self, terms: impl IntoIterator<Item = &'a String>) {
-        self.docs += 1;
-        for t in terms {
-            *self.df.entry(t.clone()).or_insert(0) += 1;
-        }
-    }
-
-    pub fn remove<'a>(&mut self, terms: impl IntoIterator<Item = &'a String>) {
-        self.docs = self.docs.saturating_sub(1);
-        for t in terms {
-            if let Some(n) = self.df.get_mut(t) {
-                *n -= 1;
-                if *n == 0 {
-                    self.df.remove(t);
-                }
-            }
-        }
-    }
-
-    pub fn docs(&self) -> u64 {
-        self.docs
-    }
-
-    /// Smoothed IDF: ln((1 + N) / (1 + df)) + 1, never zero, so a term shared
-    /// by every document still counts a little.
-    pub fn idf(&self, term: &str) -> f64 {
-        let df = self.df.get(term).copied().unwrap_or(0) as f64;
-        ((1.0 + self.docs as f64) / (1.0 + df)).ln() + 1.0
-    }
-
-    /// The TF-IDF vector of a document, L2-normalised (sublinear TF).
-    pub fn vector(&self, counts: &HashMap<String, u32>) -> HashMap<String, f64> {
-        let mut v: HashMap<String, f64> = counts
-            .iter()
-            .map(|(t, &n)| (t.clone(), (1.0 + f64::from(n).ln()) * self.idf(t)))
-            .collect();
-        let norm = v.values().map(|x| x * x).sum::<f64>().sqrt();
-        if norm > 0.0 {
-            v.values_mut().for_each(|x| *x /= norm);
-        }
-        v
-    }
-}
-
-/// Cosine similarity of two L2-normalised sparse vectors.
-pub fn cosine(a: &HashMap<String, f64>, b: &HashMap<String, f64>) -> f64 {
-    let (small, large) = if a.len() <= b.len() { (a, b) } else { (b, a) };
-    small
-        .iter()
-        .filter_map(|(t, x)| large.get(t).map(|y| x * y))
-        .sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -366,6 +375,29 @@ mod tests {
     }
 
     #[test]
+    fn vocabulary_ids_follow_terms() {
+        let mut v = Vocabulary::default();
+        let texts = [
+            "The runners were running",
+            "北京大学 run 京",
+            "Running RUNNERS",
+        ];
+        let ids: Vec<Vec<u32>> = texts.iter().map(|t| v.term_ids(t)).collect();
+        // One id per distinct term, the same wherever it appears.
+        let mut by_id: HashMap<u32, String> = HashMap::new();
+        for (t, ids) in texts.iter().zip(&ids) {
+            let strings = terms(t);
+            assert_eq!(ids.len(), strings.len(), "{t}");
+            for (id, s) in ids.iter().zip(strings) {
+                assert_eq!(by_id.entry(*id).or_insert_with(|| s.clone()), &s);
+            }
+        }
+        assert_eq!(v.len(), by_id.len());
+        assert_eq!(ids[0], vec![0, 1]);
+        assert_eq!(ids[2], vec![1, 0]);
+    }
+
+    #[test]
     fn sentences_respect_abbreviations() {
         let s = sentences("Dr. Smith arrived at 5 p.m. on Monday. He said \"Hello.\" Then he left!\n今日は晴れ。明日は雨。");
         assert_eq!(
@@ -378,17 +410,5 @@ mod tests {
                 "明日は雨。"
             ]
         );
-    }
-
-    #[test]
-    fn cosine_of_identical_and_disjoint() {
-        let mut df = DocFreq::default();
-        let a = term_counts("the central bank raised interest rates today");
-        let b = term_counts("a football club won the cup final");
-        df.add(a.keys());
-        df.add(b.keys());
-        let (va, vb) = (df.vector(&a), df.vector(&b));
-        assert!((cosine(&va, &va) - 1.0).abs() < 1e-9);
-        assert!(cosine(&va, &vb).abs() < 1e-9);
     }
 }
