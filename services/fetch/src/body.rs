@@ -56,6 +56,12 @@ pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
         .or(declared)
         .or_else(|| meta_charset(&body[..body.len().min(1024)]).and_then(|l| from_label(&l)))
         .unwrap_or_else(|| {
+            // Undeclared but valid UTF-8 (or plain ASCII) is what detection
+            // would say too, at a fraction of its cost (it was a twentieth
+            // of a crawl's CPU).
+            if std::str::from_utf8(body).is_ok() {
+                return encoding_rs::UTF_8;
+            }
             let mut d = chardetng::EncodingDetector::new();
             d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
             d.guess(None, true)
@@ -101,5 +107,20 @@ mod tests {
         let (t, cs) = decode_html(sjis, "text/html");
         assert_eq!(cs, "Shift_JIS");
         assert!(t.contains("こんにちは、世界。"), "{t}");
+    }
+
+    #[test]
+    fn undeclared_utf8_is_taken_as_such_and_latin1_is_detected() {
+        let (t, cs) = decode_html("<p>Grüße aus Köln</p>".as_bytes(), "text/html");
+        assert_eq!(
+            (t.as_str(), cs.as_str()),
+            ("<p>Grüße aus Köln</p>", "UTF-8")
+        );
+        let (t, cs) = decode_html(
+            b"<p>Gr\xfc\xdfe aus K\xf6ln, sch\xf6ne Gr\xfc\xdfe</p>",
+            "text/html",
+        );
+        assert_eq!(cs, "windows-1252");
+        assert!(t.contains("Grüße aus Köln"), "{t}");
     }
 }
