@@ -50,6 +50,11 @@ pub fn words(text: &str) -> Vec<String> {
 /// Calls `f` with each lowercased word token (as [`words`] would return),
 /// reusing one buffer instead of allocating a string per word.
 pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
+    for_each_word_at(text, |_, w| f(w));
+}
+
+/// [`for_each_word`] with the byte offset where each word starts.
+fn for_each_word_at(text: &str, mut f: impl FnMut(usize, &str)) {
     // A word that is already lowercase ASCII (most are) is passed as a slice
     // of `text`; others are lowercased into `cur`.
     let mut cur = String::new();
@@ -86,16 +91,16 @@ pub fn for_each_word(text: &str, mut f: impl FnMut(&str)) {
             }
         } else {
             if let Some(s) = start.take() {
-                f(if simple { &text[s..i] } else { &cur });
+                f(s, if simple { &text[s..i] } else { &cur });
             }
             if is_cjk(c) {
-                f(c.encode_utf8(&mut one));
+                f(i, c.encode_utf8(&mut one));
             }
         }
         i += len;
     }
     if let Some(s) = start {
-        f(if simple { &text[s..] } else { &cur });
+        f(s, if simple { &text[s..] } else { &cur });
     }
 }
 
@@ -144,7 +149,9 @@ pub fn is_stop_word(w: &str) -> bool {
 /// as overlapping character bigrams, a lone CJK character as a unigram
 /// (false).
 fn for_each_raw_term(text: &str, mut f: impl FnMut(&str, bool)) {
+    // CJK characters come one by one; those that touch form a run.
     let mut run: Vec<char> = Vec::new();
+    let mut run_end = 0;
     let mut gram = String::new();
     let mut flush = |run: &mut Vec<char>, f: &mut dyn FnMut(&str, bool)| {
         if run.len() == 1 {
@@ -159,30 +166,47 @@ fn for_each_raw_term(text: &str, mut f: impl FnMut(&str, bool)) {
         }
         run.clear();
     };
-    let mut cur = String::new();
-    let push_word = |cur: &mut String, f: &mut dyn FnMut(&str, bool)| {
-        if !cur.is_empty() {
-            if !STOP.contains(&cur.as_str()) {
-                f(cur, true);
+    for_each_word_at(text, |at, w| {
+        match w.chars().next().filter(|c| is_cjk(*c)) {
+            Some(c) => {
+                if at != run_end {
+                    flush(&mut run, &mut f);
+                }
+                run.push(c);
+                run_end = at + c.len_utf8();
             }
-            cur.clear();
-        }
-    };
-    for c in text.chars() {
-        if is_cjk(c) {
-            push_word(&mut cur, &mut f);
-            run.push(c);
-        } else {
-            flush(&mut run, &mut f);
-            if is_word_char(c) {
-                cur.extend(c.to_lowercase());
-            } else {
-                push_word(&mut cur, &mut f);
+            None => {
+                flush(&mut run, &mut f);
+                if !is_stop_word(w) {
+                    f(w, true);
+                }
             }
         }
-    }
-    push_word(&mut cur, &mut f);
+    });
     flush(&mut run, &mut f);
+}
+
+/// Calls `f` with the English stem of `word`, from a cache of this
+/// thread's recent words: news text repeats its vocabulary, and stemming
+/// was most of a summary's cost.
+fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
+    thread_local! {
+        static STEMS: std::cell::RefCell<HashMap<Box<str>, Box<str>>> = Default::default();
+    }
+    // Enough for a language's common words; emptied when full.
+    const CAPACITY: usize = 50_000;
+    STEMS.with_borrow_mut(|stems| {
+        if let Some(stem) = stems.get(word) {
+            return f(stem);
+        }
+        if stems.len() >= CAPACITY {
+            stems.clear();
+        }
+        let stem: Box<str> = stemmer().stem(word).into();
+        let r = f(&stem);
+        stems.insert(word.into(), stem);
+        r
+    })
 }
 
 /// Index terms: stemmed lowercase words without stop words; CJK runs become
@@ -191,7 +215,7 @@ pub fn terms(text: &str) -> Vec<String> {
     let mut out = Vec::new();
     for_each_raw_term(text, |t, stem| {
         out.push(if stem {
-            stemmer().stem(t).into_owned()
+            with_stem(t, str::to_string)
         } else {
             t.to_string()
         })
@@ -239,7 +263,7 @@ impl Vocabulary {
             } else if let Some(&id) = words.get(t) {
                 id
             } else {
-                let id = id_of(&stemmer().stem(t));
+                let id = with_stem(t, &mut id_of);
                 words.insert(t.to_string(), id);
                 id
             };
@@ -372,6 +396,15 @@ mod tests {
     fn terms_stem_and_bigram() {
         assert_eq!(terms("The runners were running"), vec!["runner", "run"]);
         assert_eq!(terms("北京大学"), vec!["北京", "京大", "大学"]);
+    }
+
+    #[test]
+    fn cjk_runs_end_at_anything_else() {
+        assert_eq!(
+            terms("北京 大学, Tokyo東京タ the runs"),
+            vec!["北京", "大学", "tokyo", "東京", "京タ", "run"]
+        );
+        assert_eq!(terms("京"), vec!["京"]);
     }
 
     #[test]
