@@ -10,6 +10,7 @@ mod cjk;
 mod schema;
 mod search;
 mod spec;
+mod stem;
 
 use anyhow::Context;
 use async_trait::async_trait;

@@ -5,39 +5,40 @@
 //! articles only), and as CJK bigrams.
 
 use crate::cjk::CjkBigramTokenizer;
+use crate::stem::CachedStemmer;
 use anyhow::Context;
+use frostem::Algorithm;
 use std::path::Path;
 use tantivy::schema::{
     Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
 };
-use tantivy::tokenizer::{
-    Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, Stemmer, TextAnalyzer,
-};
+use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
 use tantivy::Index;
 
 pub(crate) const PLAIN: &str = "gleaner_plain";
 pub(crate) const CJK: &str = "gleaner_cjk";
 
-/// The languages Tantivy stems, by ISO 639-1 code.
-pub(crate) const STEMMED: [(&str, Language); 18] = [
-    ("ar", Language::Arabic),
-    ("da", Language::Danish),
-    ("nl", Language::Dutch),
-    ("en", Language::English),
-    ("fi", Language::Finnish),
-    ("fr", Language::French),
-    ("de", Language::German),
-    ("el", Language::Greek),
-    ("hu", Language::Hungarian),
-    ("it", Language::Italian),
-    ("no", Language::Norwegian),
-    ("pt", Language::Portuguese),
-    ("ro", Language::Romanian),
-    ("ru", Language::Russian),
-    ("es", Language::Spanish),
-    ("sv", Language::Swedish),
-    ("ta", Language::Tamil),
-    ("tr", Language::Turkish),
+/// The languages Tantivy stems, by ISO 639-1 code, with Tantivy's name
+/// for each and the frostem algorithm its stemmer runs.
+pub(crate) const STEMMED: [(&str, Language, Algorithm); 18] = [
+    ("ar", Language::Arabic, Algorithm::Arabic),
+    ("da", Language::Danish, Algorithm::Danish),
+    ("nl", Language::Dutch, Algorithm::Dutch),
+    ("en", Language::English, Algorithm::English),
+    ("fi", Language::Finnish, Algorithm::Finnish),
+    ("fr", Language::French, Algorithm::French),
+    ("de", Language::German, Algorithm::German),
+    ("el", Language::Greek, Algorithm::Greek),
+    ("hu", Language::Hungarian, Algorithm::Hungarian),
+    ("it", Language::Italian, Algorithm::Italian),
+    ("no", Language::Norwegian, Algorithm::Norwegian),
+    ("pt", Language::Portuguese, Algorithm::Portuguese),
+    ("ro", Language::Romanian, Algorithm::Romanian),
+    ("ru", Language::Russian, Algorithm::Russian),
+    ("es", Language::Spanish, Algorithm::Spanish),
+    ("sv", Language::Swedish, Algorithm::Swedish),
+    ("ta", Language::Tamil, Algorithm::Tamil),
+    ("tr", Language::Turkish, Algorithm::Turkish),
 ];
 
 /// Which stemmed fields an article of `language` goes to: its own, or
@@ -50,7 +51,7 @@ pub(crate) fn stem_slot(language: Option<&str>) -> Option<usize> {
         Some("nb" | "nn") => "no",
         Some(l) => l,
     };
-    STEMMED.iter().position(|(c, _)| *c == code)
+    STEMMED.iter().position(|(c, _, _)| *c == code)
 }
 
 fn stem_tokenizer(code: &str) -> String {
@@ -101,10 +102,10 @@ pub(crate) fn schema() -> (Schema, Fields) {
         title_cjk: b.add_text_field("title_cjk", text(CJK, false)),
         body: b.add_text_field("body", text(PLAIN, true)),
         body_cjk: b.add_text_field("body_cjk", text(CJK, false)),
-        title_stem: STEMMED.map(|(code, _)| {
+        title_stem: STEMMED.map(|(code, _, _)| {
             b.add_text_field(&format!("title_{code}"), text(&stem_tokenizer(code), false))
         }),
-        body_stem: STEMMED.map(|(code, _)| {
+        body_stem: STEMMED.map(|(code, _, _)| {
             b.add_text_field(&format!("body_{code}"), text(&stem_tokenizer(code), false))
         }),
         author: b.add_text_field("author", STORED),
@@ -125,8 +126,8 @@ fn register_tokenizers(index: &Index) {
             .filter(LowerCaser)
     };
     index.tokenizers().register(PLAIN, words().build());
-    for (code, language) in STEMMED {
-        let stem = words().filter(Stemmer::new(language)).build();
+    for (code, _, algorithm) in STEMMED {
+        let stem = words().filter(CachedStemmer::new(algorithm)).build();
         index.tokenizers().register(&stem_tokenizer(code), stem);
     }
     index
