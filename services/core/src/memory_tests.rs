@@ -143,6 +143,60 @@ async fn a_run_waits_for_what_a_stage_holds() {
     );
 }
 
+/// Takes nothing until it is let go, as an index stuck on its disk would.
+struct Stalled(Arc<tokio::sync::Semaphore>);
+
+#[async_trait]
+impl Stage for Stalled {
+    fn name(&self) -> &'static str {
+        "stalled"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::PAGES]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![]
+    }
+    async fn handle(&mut self, _input: &Input) -> Handled {
+        let _ = self.0.acquire().await;
+        Ok(vec![])
+    }
+}
+
+/// A stalled last stage holds everything before it: the stage feeding it
+/// stops within a channel and a batch, however much work is left, and goes
+/// on when the stall ends.
+#[tokio::test]
+async fn a_stalled_stage_bounds_what_waits_for_it() {
+    let opts = MemoryOptions {
+        channel_capacity: 2,
+        batch_max: 4,
+        workers: 1,
+        sink_dir: None,
+        sink_topics: vec![],
+    };
+    let gate = Arc::new(tokio::sync::Semaphore::new(0));
+    let p = MemoryPipeline::start(
+        vec![Box::new(Countdown), Box::new(Stalled(gate.clone()))],
+        &opts,
+    )
+    .unwrap();
+    p.publish(Output::of(Topic::SEEDS, "k", &10_000u64)).await;
+    tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+    // The stalled stage holds a page, the channel two, and the producer is
+    // blocked within its batch: of 10,000, at most a channel and a batch
+    // were made.
+    let pages = p.counts()[&Topic::PAGES];
+    assert!(
+        pages <= 2 + 4,
+        "{pages} pages made while the reader was stalled"
+    );
+    assert!(p.queued()[&Topic::PAGES] <= 2);
+    gate.add_permits(1 << 20);
+    p.wait_idle().await;
+    assert_eq!(p.shutdown().await.unwrap()[&Topic::PAGES], 10_000);
+}
+
 /// Counts how many of its workers are handling an input at once.
 struct Parallel {
     active: Arc<AtomicI64>,
