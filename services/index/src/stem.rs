@@ -4,18 +4,18 @@
 //! stems are frostem's, the crate and languages Tantivy's filter uses, so an
 //! index is the same either way (a test checks it).
 
-use std::cell::RefCell;
-use std::collections::HashMap;
+use rustc_hash::FxHashMap;
+use std::sync::{LazyLock, Mutex, PoisonError};
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
-/// Words remembered per language and thread; the cache is emptied when
-/// full, which keeps it bounded with no bookkeeping per hit.
-const CAPACITY: usize = 50_000;
+/// Words remembered per language; the cache is emptied when full, which
+/// keeps it bounded with no bookkeeping per hit.
+const CAPACITY: usize = 100_000;
 
-thread_local! {
-    static STEMS: RefCell<HashMap<frostem::Algorithm, HashMap<Box<str>, Box<str>>>> =
-        RefCell::default();
-}
+/// One cache for the process: the index adds documents on whichever of
+/// tokio's blocking threads is free, so per-thread caches stayed cold.
+type Stems = FxHashMap<frostem::Algorithm, FxHashMap<Box<str>, Box<str>>>;
+static STEMS: LazyLock<Mutex<Stems>> = LazyLock::new(Mutex::default);
 
 /// A token filter that replaces each token by its stem in `algorithm`.
 #[derive(Clone, Copy)]
@@ -70,22 +70,21 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
             return false;
         }
         let token = self.tail.token_mut();
-        STEMS.with_borrow_mut(|stems| {
-            let stems = stems.entry(self.algorithm).or_default();
-            if let Some(stem) = stems.get(token.text.as_str()) {
-                token.text.clear();
-                token.text.push_str(stem);
-                return;
-            }
-            let stem: Box<str> = self.stemmer.stem(&token.text).into();
-            let word: Box<str> = token.text.as_str().into();
+        let mut stems = STEMS.lock().unwrap_or_else(PoisonError::into_inner);
+        let stems = stems.entry(self.algorithm).or_default();
+        if let Some(stem) = stems.get(token.text.as_str()) {
             token.text.clear();
-            token.text.push_str(&stem);
-            if stems.len() >= CAPACITY {
-                stems.clear();
-            }
-            stems.insert(word, stem);
-        });
+            token.text.push_str(stem);
+            return true;
+        }
+        let stem: Box<str> = self.stemmer.stem(&token.text).into();
+        let word: Box<str> = token.text.as_str().into();
+        token.text.clear();
+        token.text.push_str(&stem);
+        if stems.len() >= CAPACITY {
+            stems.clear();
+        }
+        stems.insert(word, stem);
         true
     }
 

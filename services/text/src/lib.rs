@@ -3,8 +3,9 @@
 //! term ids for TF-IDF (dedup keeps its own hashed vectors).
 
 use rust_stemmers::{Algorithm, Stemmer};
+use rustc_hash::FxHashMap;
 use std::collections::HashMap;
-use std::sync::OnceLock;
+use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 
 /// True for characters of scripts written without spaces between words
 /// (Han, Hiragana, Katakana, Hangul syllables are spaced but counted the same
@@ -186,27 +187,25 @@ fn for_each_raw_term(text: &str, mut f: impl FnMut(&str, bool)) {
     flush(&mut run, &mut f);
 }
 
-/// Calls `f` with the English stem of `word`, from a cache of this
-/// thread's recent words: news text repeats its vocabulary, and stemming
-/// was most of a summary's cost.
+/// Calls `f` with the English stem of `word`, from a process-wide cache of
+/// recent words: news text repeats its vocabulary, and stemming was most of
+/// a summary's cost. (Per-thread caches stayed cold: the stages run on
+/// tokio's many blocking threads.)
 fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
-    thread_local! {
-        static STEMS: std::cell::RefCell<HashMap<Box<str>, Box<str>>> = Default::default();
-    }
+    static STEMS: LazyLock<Mutex<FxHashMap<Box<str>, Box<str>>>> = LazyLock::new(Mutex::default);
     // Enough for a language's common words; emptied when full.
-    const CAPACITY: usize = 50_000;
-    STEMS.with_borrow_mut(|stems| {
-        if let Some(stem) = stems.get(word) {
-            return f(stem);
-        }
-        if stems.len() >= CAPACITY {
-            stems.clear();
-        }
-        let stem: Box<str> = stemmer().stem(word).into();
-        let r = f(&stem);
-        stems.insert(word.into(), stem);
-        r
-    })
+    const CAPACITY: usize = 100_000;
+    let mut stems = STEMS.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(stem) = stems.get(word) {
+        return f(stem);
+    }
+    if stems.len() >= CAPACITY {
+        stems.clear();
+    }
+    let stem: Box<str> = stemmer().stem(word).into();
+    let r = f(&stem);
+    stems.insert(word.into(), stem);
+    r
 }
 
 /// Index terms: stemmed lowercase words without stop words; CJK runs become
@@ -230,9 +229,9 @@ pub fn terms(text: &str) -> Vec<String> {
 #[derive(Debug, Default)]
 pub struct Vocabulary {
     /// Lowercase word to its stem's id.
-    words: HashMap<String, u32>,
+    words: FxHashMap<String, u32>,
     /// Term (stem or CJK gram) to its id.
-    terms: HashMap<String, u32>,
+    terms: FxHashMap<String, u32>,
 }
 
 impl Vocabulary {
