@@ -2,7 +2,7 @@
 //! site's learned template and rules (the state a stream of pages shares).
 
 use crate::{
-    apply_rules, fx, language, meta, normalise_date, page_title, select, Extractor, Templates,
+    apply_rules, language, meta, normalise_date, page_title, select, Extractor, Templates,
 };
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
@@ -74,7 +74,7 @@ pub(crate) fn extract_chosen(
     }
     // A paragraph the page repeats (a teaser above the full text, a
     // responsive copy) is said once.
-    let mut said = fx::FxSet::default();
+    let mut said = rustc_hash::FxHashSet::default();
     chosen.retain(|&i| {
         let t = cleaned.blocks[i].text.as_str();
         t.len() < 40 || said.insert(t)

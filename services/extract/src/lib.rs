@@ -13,7 +13,6 @@
 //!   overlap, plus a heading just before it that matches the title.
 
 mod article;
-mod fx;
 mod language;
 mod lines;
 mod meta;
@@ -96,7 +95,8 @@ pub(crate) struct Feat {
 }
 
 fn features(blocks: &[Block], title: &str) -> Vec<Feat> {
-    let title_words: fx::FxSet<String> = gleaner_text::words(title).into_iter().collect();
+    let title_words: rustc_hash::FxHashSet<String> =
+        gleaner_text::words(title).into_iter().collect();
     blocks
         .iter()
         .map(|b| {

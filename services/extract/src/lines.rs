@@ -60,7 +60,7 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
     let lw: Vec<f64> = f.iter().map(|x| ln1(x.words)).collect();
     // Repeated structure: list items, forum posts and product tiles share
     // a tag path.
-    let mut group_of: crate::fx::FxMap<u64, usize> = crate::fx::FxMap::default();
+    let mut group_of: rustc_hash::FxHashMap<u64, usize> = Default::default();
     let mut groups: Vec<(f64, f64)> = Vec::new();
     let group: Vec<usize> = f
         .iter()
@@ -99,7 +99,7 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
         words_before.push(seen);
         seen += x.words;
     }
-    let mut repeats: crate::fx::FxMap<&str, u32> = crate::fx::FxMap::default();
+    let mut repeats: rustc_hash::FxHashMap<&str, u32> = Default::default();
     for b in blocks {
         *repeats.entry(b.text.trim_end()).or_insert(0) += 1;
     }
@@ -522,7 +522,7 @@ fn context_rows(
     let mean = (0..n).map(|i| e(i) * t(i)).sum::<f64>() / page_words;
     let likely_share = (0..n).filter(|&i| likely(i)).map(t).sum::<f64>() / page_words;
     // (Σ score·words, Σ words, count) per path, parent path, grandparent path.
-    let mut groups: [crate::fx::FxMap<u64, (f64, f64, f64)>; 3] = Default::default();
+    let mut groups: [rustc_hash::FxHashMap<u64, (f64, f64, f64)>; 3] = Default::default();
     let key = |i: usize, g: usize| path_keys.get(i).map_or(0, |k| k[g]);
     for (g, group) in groups.iter_mut().enumerate() {
         group.reserve(n);

@@ -11,8 +11,8 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 /// with the site name cut off.
 pub fn page_title(c: &Cleaned) -> String {
     title_with(c, |h1, raw, og| {
-        let heading: crate::fx::FxSet<String> = gleaner_text::words(h1).into_iter().collect();
-        let titles: crate::fx::FxSet<String> =
+        let heading: rustc_hash::FxHashSet<String> = gleaner_text::words(h1).into_iter().collect();
+        let titles: rustc_hash::FxHashSet<String> =
             gleaner_text::words(&format!("{raw} {}", og.unwrap_or("")))
                 .into_iter()
                 .collect();

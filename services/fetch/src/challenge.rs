@@ -6,6 +6,9 @@
 //! one. 403, 429 and 503 answers count as blocked by their status
 //! (`Outcome::of`).
 
+use aho_corasick::AhoCorasick;
+use std::sync::LazyLock;
+
 /// Interstitials say little: the longest real ones (Cloudflare, Akamai,
 /// PerimeterX, DataDome, Imperva) are a few hundred characters.
 const MAX_VISIBLE_CHARS: usize = 1000;
@@ -48,11 +51,19 @@ pub(crate) fn looks_like_challenge(html: &str) -> bool {
     if html.len() > MAX_BYTES {
         return false;
     }
-    let lower = html.to_ascii_lowercase();
-    let marked = MARKUP.iter().any(|m| lower.contains(m));
-    if !marked && !PHRASES.iter().any(|p| lower.contains(p)) {
+    // Every page is asked, so one pass over its bytes for every marker
+    // and phrase, without a lowercase copy.
+    static FIND: LazyLock<AhoCorasick> = LazyLock::new(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(MARKUP.iter().chain(PHRASES))
+            .expect("the challenge markers build an automaton")
+    });
+    let mut found = FIND.find_iter(html).map(|m| m.pattern().as_usize());
+    let Some(first) = found.next() else {
         return false;
-    }
+    };
+    let marked = first < MARKUP.len() || found.any(|p| p < MARKUP.len());
     // Only pages that mention a challenge pay for a look at their text.
     let Ok((title, _, blocks)) = gleaner_clean::clean_html(html) else {
         return false;
