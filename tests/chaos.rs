@@ -117,7 +117,7 @@ async fn run_case(
     let stuck = stuck.join(", ");
     farm.stop();
     let case = fault.map_or("no fault".to_string(), |(s, d)| format!("{s} +{d}s"));
-    keep_logs(&farm, &case);
+    farm.keep_logs("chaos-logs", &case);
     let (uniq_records, unique) = farm.ids("unique");
     let (sum_records, summarized) = farm.ids("summarized");
     let (dup_records, dups) = farm.ids("duplicates");
@@ -195,24 +195,4 @@ async fn chaos_matrix() {
         failed.is_empty(),
         "cases with losses or doubles: {failed:?}"
     );
-}
-
-/// Every process's log of a case, kept in target/chaos-logs/CASE/ (the
-/// farm's own directory goes with it).
-fn keep_logs(farm: &Farm, case: &str) {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../target/chaos-logs")
-        .join(case.replace([' ', '+'], ""));
-    let _ = std::fs::remove_dir_all(&dir);
-    let _ = std::fs::create_dir_all(&dir);
-    for entry in std::fs::read_dir(farm.tmp.path())
-        .into_iter()
-        .flatten()
-        .flatten()
-    {
-        let path = entry.path();
-        if path.extension().is_some_and(|e| e == "log") {
-            let _ = std::fs::copy(&path, dir.join(entry.file_name()));
-        }
-    }
 }

@@ -10,7 +10,7 @@ mod common;
 
 use common::farm::*;
 use common::*;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 const DELAY_MS: u64 = 20;
@@ -88,12 +88,17 @@ async fn scale_out() {
         let indexed_in = still.duration_since(started);
         let exited = farm.exited();
         farm.stop();
+        farm.keep_logs("scale-logs", layout.name);
         // Politeness and no double fetch, as the hosts saw it.
         let log = requests.lock().unwrap().clone();
+        // Per URL (a query makes another URL of the same page), and the
+        // pages that were fetched at all.
         let mut per_path: BTreeMap<(usize, &str), usize> = BTreeMap::new();
+        let mut paths: BTreeSet<(usize, &str)> = BTreeSet::new();
         let mut per_host: BTreeMap<usize, Vec<Instant>> = BTreeMap::new();
         for (h, p, t) in &log {
             *per_path.entry((*h, p.as_str())).or_default() += 1;
+            paths.insert((*h, p.split('?').next().unwrap_or(p)));
             per_host.entry(*h).or_default().push(*t);
         }
         let twice = per_path.values().filter(|n| **n > 1).count();
@@ -130,9 +135,9 @@ async fn scale_out() {
              fetched twice {twice}; shortest gap to one host {} ms (delay {DELAY_MS}); \
              doubled records unique {} summarized {}",
             layout.name,
-            per_path.len(),
+            paths.len(),
             fetched_in.as_secs_f64(),
-            per_path.len() as f64 / fetched_in.as_secs_f64(),
+            paths.len() as f64 / fetched_in.as_secs_f64(),
             indexed_in.as_secs_f64(),
             docs as f64 / indexed_in.as_secs_f64(),
             shortest.as_millis(),
@@ -146,8 +151,8 @@ async fn scale_out() {
         let checks = [
             (exited.is_empty(), format!("exited: {exited:?}")),
             (
-                per_path.len() == pages,
-                format!("{} of {pages} pages fetched", per_path.len()),
+                paths.len() == pages,
+                format!("{} of {pages} pages fetched", paths.len()),
             ),
             (twice == 0, format!("{twice} page(s) fetched twice")),
             (

@@ -35,7 +35,7 @@ pub fn dataset_pages() -> Vec<Vec<u8>> {
         .collect()
 }
 
-/// Requests for pages: (host number, path, when).
+/// Requests for pages: (host number, path and query, when).
 pub type Requests = std::sync::Arc<std::sync::Mutex<Vec<(usize, String, Instant)>>>;
 
 /// Six hosts of 100 pages each, an index page linking them all; logs
@@ -65,7 +65,10 @@ pub async fn start_hosts(pages: Vec<Vec<u8>>) -> (Vec<String>, Requests) {
                     .and_then(|n| n.parse().ok());
                 match i.filter(|i| *i < PER_HOST) {
                     Some(i) => {
-                        l.lock().unwrap().push((h, path.clone(), Instant::now()));
+                        // The whole URL: a page's own links with a query
+                        // (`?page=9`) are other URLs served the same page.
+                        let url = uri.path_and_query().map_or(path.clone(), |p| p.to_string());
+                        l.lock().unwrap().push((h, url, Instant::now()));
                         (
                             [("content-type", "text/html; charset=utf-8")],
                             pages[h * PER_HOST + i].clone(),
@@ -212,6 +215,27 @@ impl Farm {
             .spawn()
             .unwrap();
         self.procs.insert(key, Proc { child, log, runs });
+    }
+
+    /// Every process's log, kept in target/KIND/CASE/ (the farm's own
+    /// directory goes with it).
+    pub fn keep_logs(&self, kind: &str, case: &str) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../target")
+            .join(kind)
+            .join(case.replace([' ', '+'], ""));
+        let _ = std::fs::remove_dir_all(&dir);
+        let _ = std::fs::create_dir_all(&dir);
+        for entry in std::fs::read_dir(self.tmp.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let path = entry.path();
+            if path.extension().is_some_and(|e| e == "log") {
+                let _ = std::fs::copy(&path, dir.join(entry.file_name()));
+            }
+        }
     }
 
     /// SIGKILL to instance `key` ("stage/instance").
