@@ -88,18 +88,22 @@ impl Crawler {
     }
 
     /// Fetches one URL, unless its host is paused, and books the outcome in
-    /// the host's health.
+    /// the host's health; reads the page's links when `links`.
     pub(crate) async fn fetch(
         &self,
         url: &Url,
         depth: u32,
         validators: Option<Validators>,
+        links: bool,
     ) -> Result<Fetched, FetchError> {
         let host = host_key(url);
         if let Some(paused) = self.health.pause_error(&host) {
             return Err(paused);
         }
-        let result = match self.fetch_inner(url, depth, validators.as_ref()).await {
+        let result = match self
+            .fetch_inner(url, depth, validators.as_ref(), links)
+            .await
+        {
             Ok(f)
                 if f.page
                     .as_ref()
@@ -185,6 +189,7 @@ impl Crawler {
         url: &Url,
         depth: u32,
         validators: Option<&Validators>,
+        read_links: bool,
     ) -> Result<Fetched, FetchError> {
         let Answer {
             resp,
@@ -264,7 +269,13 @@ impl Crawler {
                 self.cfg.max_body_bytes.to_string(),
             );
         }
-        let (links, cut) = links::extract(&html, &final_url, self.cfg.max_links_per_page);
+        // A page whose links cannot be followed (the crawl's deepest) is not
+        // parsed for them: a second pass over every page.
+        let (links, cut) = if read_links {
+            links::extract(&html, &final_url, self.cfg.max_links_per_page)
+        } else {
+            (Vec::new(), 0)
+        };
         if cut > 0 {
             metrics::add("gleaner_fetch_links_cut_total", &[], cut as u64);
             metrics::inc("gleaner_fetch_pages_links_cut_total", &[]);

@@ -9,6 +9,7 @@ use crate::crawler::Crawler;
 use crate::error::FetchError;
 use crate::politeness::host_key;
 use crate::schedule::Validators;
+use crate::scope::Job;
 use crate::Fetched;
 use gleaner_core::sync::Locked;
 use std::cmp::Reverse;
@@ -24,6 +25,8 @@ struct Waiting {
     url: Url,
     depth: u32,
     validators: Option<Validators>,
+    /// Whether the page's links are read (see `Job::follows_links`).
+    links: bool,
 }
 
 /// Heap order: priority, then shallower, then earlier.
@@ -63,19 +66,20 @@ pub(crate) struct Frontier {
 
 impl Frontier {
     /// Queues a URL for its host.
-    pub(crate) fn push(&self, url: Url, depth: u32, priority: i32, validators: Option<Validators>) {
+    pub(crate) fn push(&self, job: &Job, validators: Option<Validators>) {
         let mut st = self.state.locked();
         st.seq += 1;
         let key = st.seq;
-        let rank = (priority, Reverse(depth), Reverse(key));
-        let host = host_key(&url);
+        let rank = (job.priority, Reverse(job.depth), Reverse(key));
+        let host = host_key(&job.url);
         st.queues.entry(host).or_default().push((rank, key));
         st.entries.insert(
             key,
             Waiting {
-                url,
-                depth,
+                url: job.url.clone(),
+                depth: job.depth,
                 validators,
+                links: job.follows_links(),
             },
         );
     }
@@ -246,7 +250,9 @@ async fn worker(host: String, frontier: Frontier, crawler: Arc<Crawler>) {
     loop {
         frontier.room().await;
         let Some(w) = frontier.next(&host) else { break };
-        let outcome = crawler.fetch(&w.url, w.depth, w.validators.clone()).await;
+        let outcome = crawler
+            .fetch(&w.url, w.depth, w.validators.clone(), w.links)
+            .await;
         let waits = crawler
             .wait_for_paused
             .load(std::sync::atomic::Ordering::Relaxed);
@@ -267,19 +273,36 @@ mod tests {
         Url::parse(s).unwrap()
     }
 
+    /// A job for `u` at `depth` with `priority`, in a crawl two deep.
+    fn job(u: &str, depth: u32, priority: i32) -> Job {
+        let seed = gleaner_core::messages::Seed {
+            url: u.into(),
+            priority: Some(priority),
+            ..Default::default()
+        };
+        Job {
+            depth,
+            ..Job::from_seed(seed, url(u), 2)
+        }
+    }
+
     #[test]
     fn a_host_takes_priority_then_depth_then_arrival_and_hosts_are_apart() {
         let f = Frontier::default();
-        f.push(url("http://a.test/deep"), 2, 0, None);
-        f.push(url("http://a.test/first"), 1, 0, None);
-        f.push(url("http://b.test/other"), 1, 0, None);
-        f.push(url("http://a.test/urgent"), 3, 5, None);
-        f.push(url("http://a.test/second"), 1, 0, None);
+        f.push(&job("http://a.test/deep", 2, 0), None);
+        f.push(&job("http://a.test/first", 1, 0), None);
+        f.push(&job("http://b.test/other", 1, 0), None);
+        f.push(&job("http://a.test/urgent", 3, 5), None);
+        f.push(&job("http://a.test/second", 1, 0), None);
+        // Links are read on pages above the crawl's depth (2) only.
+        let links: Vec<bool> = f.state.locked().entries.values().map(|w| w.links).collect();
+        assert_eq!(links.iter().filter(|l| **l).count(), 3, "{links:?}");
         assert_eq!(f.held(), 5);
         let order: Vec<String> = std::iter::from_fn(|| f.next("a.test:80"))
             .map(|w| w.url.path().to_string())
             .collect();
         assert_eq!(order, ["/urgent", "/first", "/second", "/deep"]);
+
         assert_eq!(f.running(), 4, "taken, not yet finished");
         f.finish(
             "http://a.test/first".into(),
@@ -346,7 +369,7 @@ mod tests {
         let url_bytes: usize = (0..100_000).map(|i| text(i).len()).sum();
         let before = counting::live();
         for i in 0..100_000 {
-            f.push(url(&text(i)), 1, 0, None);
+            f.push(&job(&text(i), 1, 0), None);
         }
         let per_url = (counting::live() - before) as f64 / 100_000.0;
         let overhead = per_url - url_bytes as f64 / 100_000.0;

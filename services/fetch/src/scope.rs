@@ -20,6 +20,12 @@ pub(crate) struct Job {
 }
 
 impl Job {
+    /// Whether links on this job's page may be followed, so are worth
+    /// reading (the deepest pages of a crawl are most of its pages).
+    pub(crate) fn follows_links(&self) -> bool {
+        self.scope != Scope::SeedOnly && self.depth < self.max_depth
+    }
+
     pub(crate) fn from_seed(seed: Seed, url: Url, default_depth: u32) -> Self {
         Job {
             seed_host: url.host_str().unwrap_or_default().to_ascii_lowercase(),

@@ -122,8 +122,7 @@ impl FetchStage {
             .get(job.url.as_str())
             .map(|e| e.validators.clone())
             .filter(Validators::conditional);
-        self.frontier
-            .push(job.url.clone(), job.depth, job.priority, validators);
+        self.frontier.push(job, validators);
     }
 
     /// Starts workers for hosts with queued URLs (not for paused hosts
