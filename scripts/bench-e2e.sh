@@ -8,7 +8,9 @@
 #   2. --delay DELAY_MS (default 250): pages/s against the polite bound
 #      (hosts / delay), and the shortest gap between two requests to one
 #      host as the servers saw it (never under the delay).
-# Usage: [BENCH_SET="key=value ..."] scripts/bench-e2e.sh [BINARY]
+# Runs on this machine vary by about 10%: RUNS=N repeats the --delay 0 crawl
+# and prints each run and the median ratio.
+# Usage: [RUNS=N] [BENCH_SET="key=value ..."] scripts/bench-e2e.sh [BINARY]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bin=${1:-}
@@ -83,26 +85,33 @@ crawl() { # DELAY_MS NAME
   /usr/bin/time -f "%U %S %e %M" -o "$work/time-$2" "$bin" run --config "$work/run.toml" \
     --seeds "${seeds[@]}" --depth 1 --delay "$1" --allow-private --data "$work/data-$2" >/dev/null 2>&1
 }
-crawl 0 fast
+runs=${RUNS:-1}
+for r in $(seq 1 "$runs"); do crawl 0 "fast$r"; done
 "$bin" eval --bench ../shared/datasets/wcxb-dev >"$work/eval-bench" 2>/dev/null
 crawl "$delay" polite
-python3 - "$work" "$hosts" "$delay" <<'PY'
-import json, re, sys
+python3 - "$work" "$hosts" "$delay" "$runs" <<'PY'
+import json, re, statistics, sys
 from collections import defaultdict
-work, hosts, delay = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+work, hosts, delay, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
 def run(name):
     user, sys_, wall, rss = open(f"{work}/time-{name}").read().split()[-4:]
     s = json.load(open(f"{work}/data-{name}/summary.json"))
     return float(user) + float(sys_), float(wall), int(rss) / 1024, s
-cpu, wall, rss, s = run("fast")
-pages = s["produced"]["pages"]
-lat = s.get("fetch_to_searchable_seconds") or {}
 bench = open(f"{work}/eval-bench").read()
 extract = float(re.search(r"\(clean \+ extract\): ([\d.]+) pages/s", bench).group(1))
-print(f"--delay 0: {pages} pages, {s['produced']['articles']} articles, {s['index_docs']} indexed in {wall:.1f} s: "
-      f"{pages / wall:.0f} pages/s, {1000 * cpu / pages:.1f} ms CPU per page, peak RSS {rss:.0f} MB")
-print(f"  fetch to searchable: p50 {lat.get('p50', float('nan')):.2f} s, p99 {lat.get('p99', float('nan')):.2f} s")
-print(f"  clean + extract alone (gleaner eval --bench): {extract:.0f} pages/s; run / extraction = {pages / wall / extract:.2f}")
+ratios = []
+for r in range(1, runs + 1):
+    cpu, wall, rss, s = run(f"fast{r}")
+    pages = s["produced"]["pages"]
+    lat = s.get("fetch_to_searchable_seconds") or {}
+    ratios.append(pages / wall / extract)
+    print(f"--delay 0: {pages} pages, {s['produced']['articles']} articles, {s['index_docs']} indexed in {wall:.1f} s: "
+          f"{pages / wall:.0f} pages/s, {1000 * cpu / pages:.1f} ms CPU per page, peak RSS {rss:.0f} MB")
+    print(f"  fetch to searchable: p50 {lat.get('p50', float('nan')):.2f} s, p99 {lat.get('p99', float('nan')):.2f} s")
+    print(f"  clean + extract alone (gleaner eval --bench): {extract:.0f} pages/s; run / extraction = {ratios[-1]:.2f}")
+if runs > 1:
+    print(f"run / extraction over {runs} runs: median {statistics.median(ratios):.2f}, "
+          f"from {min(ratios):.2f} to {max(ratios):.2f}")
 cpu, wall, rss, s = run("polite")
 pages = s["produced"]["pages"]
 bound = hosts * 1000 / delay
