@@ -60,7 +60,7 @@ N_CONTEXT = 17
 
 def context_rows(X, p, pages, page):
     """The block's features, its first score and the first scores around it;
-    the same as `context_rows` in services/extract/src/lines.rs (blocks of a
+    the same as `context_rows` in services/extract/src/model.rs (blocks of a
     page are consecutive and in page order)."""
     C = np.zeros((len(p), N_CONTEXT))
     starts = np.flatnonzero(np.r_[True, pages[1:] != pages[:-1]])

@@ -16,6 +16,7 @@ mod article;
 mod language;
 mod lines;
 mod meta;
+mod model;
 mod site;
 mod stage;
 mod tree;
@@ -360,9 +361,9 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             let tree = tree::build(blocks, &f);
             let s = signals(blocks, &f, &title, &tree);
             let model = if which == Extractor::Lines {
-                lines::lines_model()
+                model::lines_model()
             } else {
-                lines::auto_model()
+                model::auto_model()
             };
             let eligible: Vec<bool> = (0..f.len()).map(|i| !is_chrome(&tree, &f, i)).collect();
             let chosen = match model {
