@@ -84,7 +84,7 @@ impl FetchStage {
         for sitemap in &fetched.sitemaps {
             outs.extend(next(sitemap, job.depth, &mut emitted));
         }
-        if job.depth < job.max_depth {
+        if job.follows_links() {
             for link in &fetched.links {
                 outs.extend(next(link, job.depth + 1, &mut emitted));
             }
