@@ -28,81 +28,6 @@ enum Quirk {
     Redirect,
 }
 
-/// A page of prose that is each page's own: words drawn from a small
-/// vocabulary by a generator seeded with the host and page.
-fn article(host: usize, page: usize) -> String {
-    const WORDS: &[&str] = &[
-        "harbour",
-        "council",
-        "ferry",
-        "winter",
-        "budget",
-        "school",
-        "river",
-        "market",
-        "bridge",
-        "station",
-        "library",
-        "museum",
-        "orchard",
-        "festival",
-        "railway",
-        "hospital",
-        "garden",
-        "factory",
-        "village",
-        "island",
-        "mountain",
-        "election",
-        "teacher",
-        "farmer",
-        "engineer",
-        "pupils",
-        "tenants",
-        "workers",
-        "visitors",
-        "residents",
-        "approved",
-        "delayed",
-        "repaired",
-        "opened",
-        "closed",
-        "planned",
-        "measured",
-        "reported",
-        "announced",
-        "rejected",
-        "quickly",
-        "slowly",
-        "finally",
-        "again",
-        "before",
-        "after",
-        "during",
-        "because",
-        "although",
-        "while",
-    ];
-    let mut state = (host * 7919 + page * 104_729 + 1) as u64;
-    let mut next = || {
-        state ^= state << 13;
-        state ^= state >> 7;
-        state ^= state << 17;
-        WORDS[(state % WORDS.len() as u64) as usize]
-    };
-    let paragraphs: String = (0..6)
-        .map(|_| {
-            let words: Vec<&str> = (0..45).map(|_| next()).collect();
-            format!("<p>The {}.</p>", words.join(" "))
-        })
-        .collect();
-    format!(
-        "<html><head><title>Report {host}-{page}</title></head><body>\
-         <nav><a href='/'>Home</a></nav><article><h1>Report {host}-{page}</h1>\
-         {paragraphs}</article><footer>Town news</footer></body></html>"
-    )
-}
-
 /// Page paths answered 200, by host, and the quirks that were answered.
 type Served = Arc<Mutex<BTreeSet<(usize, String)>>>;
 type Quirks = Arc<AtomicUsize>;
@@ -154,7 +79,7 @@ async fn start_host(h: usize, quirk: Quirk, served: Served, quirks: Quirks) -> S
                 _ => {}
             }
             served.lock().unwrap().insert((h, path));
-            Html(article(h, page)).into_response()
+            Html(prose_page(h, page, "")).into_response()
         }
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();

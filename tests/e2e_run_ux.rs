@@ -219,14 +219,24 @@ async fn ctrl_c_finishes_in_flight_work_and_the_next_run_goes_on() {
         "every page fetched was produced: {summary}"
     );
     assert_eq!(
-        n("cleaned"),
+        n("articles"),
         n("pages"),
-        "and went through clean: {summary}"
+        "and every page, each an article, went through extract: {summary}"
+    );
+    assert_eq!(
+        summary["index_docs"].as_u64(),
+        Some(served),
+        "and reached the index: {summary}"
     );
 
     let out = gleaner_run(&cfg, &data, &[]).output().unwrap();
-    run_summary(&out, &data);
+    let summary = run_summary(&out, &data);
     let all = pages_served();
+    assert_eq!(
+        summary["index_docs"].as_u64(),
+        Some(all.len() as u64),
+        "the two runs indexed every page: {summary}"
+    );
     let distinct: std::collections::BTreeSet<_> = all.iter().collect();
     assert_eq!(distinct.len(), all.len(), "no page fetched twice: {all:?}");
     assert_eq!(all.len(), PAGES + 1, "the second run fetched the rest");

@@ -100,10 +100,86 @@ pub async fn start_site() -> (String, Log) {
     (format!("http://{addr}"), log)
 }
 
+/// A page of prose that is each page's own: words drawn from a small
+/// vocabulary by a generator seeded with the host and page, so that each
+/// is an article of its own (no two are reposts); `nav` goes in its `<nav>`.
+pub fn prose_page(host: usize, page: usize, nav: &str) -> String {
+    const WORDS: &[&str] = &[
+        "harbour",
+        "council",
+        "ferry",
+        "winter",
+        "budget",
+        "school",
+        "river",
+        "market",
+        "bridge",
+        "station",
+        "library",
+        "museum",
+        "orchard",
+        "festival",
+        "railway",
+        "hospital",
+        "garden",
+        "factory",
+        "village",
+        "island",
+        "mountain",
+        "election",
+        "teacher",
+        "farmer",
+        "engineer",
+        "pupils",
+        "tenants",
+        "workers",
+        "visitors",
+        "residents",
+        "approved",
+        "delayed",
+        "repaired",
+        "opened",
+        "closed",
+        "planned",
+        "measured",
+        "reported",
+        "announced",
+        "rejected",
+        "quickly",
+        "slowly",
+        "finally",
+        "again",
+        "before",
+        "after",
+        "during",
+        "because",
+        "although",
+        "while",
+    ];
+    let mut state = (host * 7919 + page * 104_729 + 1) as u64;
+    let mut next = || {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        WORDS[(state % WORDS.len() as u64) as usize]
+    };
+    let paragraphs: String = (0..6)
+        .map(|_| {
+            let words: Vec<&str> = (0..45).map(|_| next()).collect();
+            format!("<p>The {}.</p>", words.join(" "))
+        })
+        .collect();
+    format!(
+        "<html><head><title>Report {host}-{page}</title></head><body>\
+         <nav><a href='/'>Home</a>{nav}</nav><article><h1>Report {host}-{page}</h1>\
+         {paragraphs}</article><footer>Town news</footer></body></html>"
+    )
+}
+
 /// A site of `pages` pages under /p/ where every page links to every page
 /// (as site navigation does, so a fetcher that forgot what it completed
-/// would fetch it again), each answered after `delay_ms`; the log has every
-/// requested path.
+/// would fetch it again), each an article of its own (`prose_page`) answered
+/// after `delay_ms`; the log has every requested path.
 pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
     use axum::http::Uri;
     let log: Log = Arc::default();
@@ -117,7 +193,11 @@ pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
             let links = (0..pages)
                 .map(|i| format!("<a href='/p/{i}'>page {i}</a>"))
                 .collect::<String>();
-            let body = format!("<p>page {path}</p>{links}");
+            let page = path
+                .strip_prefix("/p/")
+                .and_then(|n| n.parse::<usize>().ok())
+                .map_or(pages, |i| i);
+            let body = prose_page(0, page, &links);
             Response::builder()
                 .header("content-type", "text/html")
                 .body(Body::from(body))
