@@ -154,6 +154,9 @@ async fn a_second_run_resumes_without_fetching_again() {
     assert!(asked > 5, "{asked} requests");
     let articles = || read_jsonl::<serde_json::Value>(&data.join("articles.jsonl")).len();
     let after_first = articles();
+    let dead = || read_jsonl::<serde_json::Value>(&data.join("dead-letter.jsonl")).len();
+    let dead_after_first = dead();
+    assert!(dead_after_first > 0, "the site has pages that fail");
     assert_eq!(
         after_first as u64,
         first["produced"]["articles"].as_u64().unwrap()
@@ -167,6 +170,7 @@ async fn a_second_run_resumes_without_fetching_again() {
         "no request the second time"
     );
     assert_eq!(articles(), after_first, "each article once across runs");
+    assert_eq!(dead(), dead_after_first, "each dead letter once across runs");
 
     let out = gleaner_run(&cfg, &data, &["--refetch", "--seeds", &format!("{base}/")])
         .output()
