@@ -7,7 +7,9 @@
 //! duplicate records on unique / summarized / duplicates, the processes
 //! that exited stuck and were started again (the harness supervises, with
 //! `kafka.unassigned_exit_ms` at 20 s), and the seconds from the restart to
-//! the index moving again (after the last supervised restart, if any).
+//! the index moving again (after the last supervised restart, if any) or,
+//! if later, to the last "partitions assigned" line after the restart (of
+//! the restarted stage; for the broker, of any stage).
 //! `CHAOS_CASES="extract:6 broker:5"` runs some cases only.
 
 mod common;
@@ -56,6 +58,7 @@ async fn run_case(
         .success());
     let mut recovery = None;
     let mut restarted_at = None;
+    let mut restarted_wall = None;
     if let Some((target, delay)) = fault {
         let t0 = Instant::now();
         while log.lock().unwrap().len() < 200 && t0.elapsed() < Duration::from_secs(120) {
@@ -73,6 +76,7 @@ async fn run_case(
             farm.spawn(target, "1");
         }
         restarted_at = Some(Instant::now());
+        restarted_wall = Some(jiff::Timestamp::now());
     }
     // Until everything expected is indexed and nothing moves for 10 s, or
     // three minutes.
@@ -111,6 +115,20 @@ async fn run_case(
             break;
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
+    }
+    // The index can move while the restarted stage is not yet back for
+    // good (assigned, then revoked): recovered is also the last assignment
+    // after the restart, of the restarted stage or, for the broker, of any.
+    if let (Some((target, _)), Some(at), Some(r)) = (fault, restarted_wall, recovery) {
+        let keys: Vec<String> = if target == "broker" {
+            STAGES.iter().map(|s| format!("{s}/1")).collect()
+        } else {
+            vec![format!("{target}/1")]
+        };
+        if let Some(last) = farm.last_assigned(&keys).filter(|t| *t > at) {
+            let secs = last.duration_since(at).as_secs_f64();
+            recovery = Some(r.max(secs));
+        }
     }
     let mut stuck = farm.exited();
     stuck.extend(supervised.iter().map(|k| format!("{k} restarted")));

@@ -132,7 +132,7 @@ async fn kafka_fetch_killed_between_fetch_and_acknowledgement_loses_nothing() {
 
 /// Summarize dies after its outputs were acknowledged and before its input
 /// offsets were committed, and comes back 6 s later, inside its old
-/// session (kafka.session_timeout_ms = 15 s): with static membership it
+/// session (kafka.session_timeout_ms, 45 s): with static membership it
 /// gets its partitions back at once, the replayed inputs' summaries are
 /// recognised by the replay guard, and unique, summarized and duplicates
 /// carry each article once. `gleaner status` then shows no lag.

@@ -170,7 +170,11 @@ async fn a_second_run_resumes_without_fetching_again() {
         "no request the second time"
     );
     assert_eq!(articles(), after_first, "each article once across runs");
-    assert_eq!(dead(), dead_after_first, "each dead letter once across runs");
+    assert_eq!(
+        dead(),
+        dead_after_first,
+        "each dead letter once across runs"
+    );
 
     let out = gleaner_run(&cfg, &data, &["--refetch", "--seeds", &format!("{base}/")])
         .output()

@@ -278,6 +278,20 @@ impl Farm {
         std::fs::read_to_string(&self.procs[key].log).unwrap_or_default()
     }
 
+    /// The time of the last "partitions assigned" line in the latest logs
+    /// of `keys` ("stage/instance"), if any.
+    pub fn last_assigned(&self, keys: &[String]) -> Option<jiff::Timestamp> {
+        keys.iter()
+            .flat_map(|k| {
+                self.log_of(k)
+                    .lines()
+                    .filter(|l| l.contains("partitions assigned"))
+                    .filter_map(|l| l.split_whitespace().next()?.parse().ok())
+                    .collect::<Vec<jiff::Timestamp>>()
+            })
+            .max()
+    }
+
     pub fn stop(&mut self) {
         for p in self.procs.values_mut() {
             let _ = Command::new("kill")
