@@ -230,7 +230,7 @@ enum Cmd {
         #[command(flatten)]
         common: Common,
     },
-    /// HTTP search API: GET /search?q=...&limit=..., GET /health.
+    /// Search page (GET /?q=...), HTTP search API (GET /search?q=...&limit=...), crawl report (GET /report), GET /health.
     #[command(after_help = "Example: gleaner serve --data crawl --listen 127.0.0.1:8080")]
     Serve {
         /// Data directory (default: run.data_dir, "gleaner-data").

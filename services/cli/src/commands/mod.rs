@@ -4,6 +4,7 @@ pub mod dedup;
 pub mod eval;
 pub mod extract;
 pub mod fetch_log;
+pub mod page;
 pub mod progress;
 pub mod report;
 pub mod run;

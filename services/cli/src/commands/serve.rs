@@ -1,5 +1,6 @@
-//! `gleaner serve`: the HTTP search API, and the crawl report of its data
-//! directory at `/report` (written by `gleaner report`).
+//! `gleaner serve`: the search page at `/`, the HTTP search API at
+//! `/search`, and the crawl report of its data directory at `/report`
+//! (written by `gleaner report`).
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -49,6 +50,28 @@ async fn search(
     }
 }
 
+/// The search page: the form, and the hits for `q` if given.
+async fn page(
+    State(idx): State<Shared>,
+    Query(p): Query<SearchParams>,
+) -> axum::response::Html<String> {
+    use crate::commands::page::{render, Outcome};
+    let q = p.q.unwrap_or_default();
+    let docs = idx.num_docs();
+    let outcome = if q.trim().is_empty() {
+        Outcome::Empty
+    } else {
+        let limit = p.limit.unwrap_or(10).clamp(1, 100);
+        let (idx, q) = (idx.clone(), q.clone());
+        match tokio::task::spawn_blocking(move || idx.search(&q, limit)).await {
+            Ok(Ok(hits)) => Outcome::Hits(hits),
+            Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
+            Err(e) => Outcome::Failed(e.to_string()),
+        }
+    };
+    axum::response::Html(render(&q, &outcome, docs))
+}
+
 async fn health(State(idx): State<Shared>) -> Json<serde_json::Value> {
     Json(serde_json::json!({"status": "ok", "docs": idx.num_docs(), "report": "/report"}))
 }
@@ -73,6 +96,7 @@ async fn report(path: std::path::PathBuf) -> axum::response::Response {
 pub fn router(idx: SearchIndex, data: &Path) -> Router {
     let report_file = data.join(crate::commands::report::FILE);
     Router::new()
+        .route("/", get(page))
         .route("/search", get(search))
         .route("/health", get(health))
         .route("/report", get(move || report(report_file.clone())))

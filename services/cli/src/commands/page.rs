@@ -1,0 +1,190 @@
+//! The search page of `gleaner serve` (`GET /?q=...`): rendered on the
+//! server, so it works without JavaScript and in any browser, and every
+//! value from the index or the query is escaped (htmlize) before it is
+//! written into the page.
+
+use gleaner_index::Hit;
+use htmlize::{escape_attribute, escape_text};
+use std::fmt::Write;
+
+const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}\
+form{display:flex;gap:.5rem;margin-bottom:1.5rem}input[type=search]{flex:1;font-size:1rem;padding:.4rem}\
+button{font-size:1rem;padding:.4rem 1rem}.hit{margin-bottom:1.4rem}.hit h2{font-size:1.1rem;margin:0}\
+.meta{color:#666;font-size:.85rem}.url{color:#1a6b1a;font-size:.85rem;word-break:break-all}\
+.summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}";
+
+/// What a search gave: hits, or the error to show.
+pub enum Outcome {
+    /// No query yet.
+    Empty,
+    Hits(Vec<Hit>),
+    Failed(String),
+}
+
+/// The whole page for `query` and what the search gave; `docs` is the
+/// number of searchable articles.
+pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
+    let mut page = String::with_capacity(8 * 1024);
+    let title = if query.is_empty() {
+        "gleaner search".to_string()
+    } else {
+        format!("{query} · gleaner search")
+    };
+    let _ = write!(
+        page,
+        "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>{}</title><style>{STYLE}</style></head><body>\
+         <form action=\"/\" method=\"get\" role=\"search\">\
+         <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"Search {docs} articles\" aria-label=\"Search\" autofocus>\
+         <button type=\"submit\">Search</button></form>",
+        escape_text(&title),
+        escape_attribute(query),
+    );
+    match outcome {
+        Outcome::Empty => {
+            let _ = write!(
+                page,
+                "<p class=\"note\">{docs} articles searchable. Words, \"a phrase\", AND, OR, -word. \
+                 <a href=\"/report\">Crawl report</a></p>"
+            );
+        }
+        Outcome::Failed(e) => {
+            let _ = write!(
+                page,
+                "<p class=\"note\" role=\"alert\">Search failed: {}</p>",
+                escape_text(e)
+            );
+        }
+        Outcome::Hits(hits) if hits.is_empty() => {
+            let _ = write!(
+                page,
+                "<p class=\"note\">No article matches <b>{}</b>.</p>",
+                escape_text(query)
+            );
+        }
+        Outcome::Hits(hits) => {
+            let _ = write!(page, "<main>");
+            for hit in hits {
+                write_hit(&mut page, hit);
+            }
+            let _ = write!(page, "</main>");
+        }
+    }
+    page.push_str("</body></html>");
+    page
+}
+
+fn write_hit(page: &mut String, hit: &Hit) {
+    let title = if hit.title.trim().is_empty() {
+        &hit.url
+    } else {
+        &hit.title
+    };
+    // Only web addresses become links (the index holds what was crawled,
+    // but a javascript: URL must never be one).
+    let linked = hit.url.starts_with("http://") || hit.url.starts_with("https://");
+    let _ = write!(page, "<article class=\"hit\"><h2>");
+    if linked {
+        let _ = write!(
+            page,
+            "<a href=\"{}\">{}</a>",
+            escape_attribute(&hit.url),
+            escape_text(title)
+        );
+    } else {
+        page.push_str(&escape_text(title));
+    }
+    let _ = write!(
+        page,
+        "</h2><div class=\"url\">{}</div>",
+        escape_text(&hit.url)
+    );
+    let meta: Vec<&str> = [hit.author.as_deref(), hit.date.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+    let copies = match hit.copies {
+        0 => String::new(),
+        1 => " · 1 copy elsewhere".to_string(),
+        n => format!(" · {n} copies elsewhere"),
+    };
+    if !meta.is_empty() || !copies.is_empty() {
+        let _ = write!(
+            page,
+            "<div class=\"meta\">{}{}</div>",
+            escape_text(meta.join(" · ")),
+            copies
+        );
+    }
+    if let Some(summary) = first_summary(&hit.summaries) {
+        let _ = write!(page, "<p class=\"summary\">{}</p>", escape_text(summary));
+    }
+    if !hit.snippet.is_empty() {
+        let _ = write!(
+            page,
+            "<p class=\"snippet\">{}</p>",
+            escape_text(&hit.snippet)
+        );
+    }
+    page.push_str("</article>");
+}
+
+/// The first (shortest configured) summary's text, if the hit has one.
+fn first_summary(summaries: &serde_json::Value) -> Option<&str> {
+    summaries
+        .as_array()?
+        .iter()
+        .filter_map(|s| s.get("text")?.as_str())
+        .find(|t| !t.trim().is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hit(title: &str, url: &str) -> Hit {
+        Hit {
+            id: "1".into(),
+            url: url.into(),
+            title: title.into(),
+            score: 1.0,
+            snippet: "the <b>bridge</b> reopened".into(),
+            author: Some("A. Writer".into()),
+            date: Some("2024-05-01".into()),
+            language: Some("en".into()),
+            summaries: serde_json::json!([{"name": "one_sentence", "text": "The bridge reopened."}]),
+            cluster: None,
+            copies: 2,
+        }
+    }
+
+    #[test]
+    fn hits_are_rendered_and_everything_is_escaped() {
+        let page = render(
+            "\"><script>alert(1)</script>",
+            &Outcome::Hits(vec![
+                hit("Bridge <reopens>", "https://example.com/a?x=1&y=2"),
+                hit("Bad", "javascript:alert(1)"),
+            ]),
+            7,
+        );
+        assert!(!page.contains("<script>"), "{page}");
+        assert!(page.contains("value=\"&quot;&gt;&lt;script&gt;"), "{page}");
+        assert!(page
+            .contains("<a href=\"https://example.com/a?x=1&amp;y=2\">Bridge &lt;reopens&gt;</a>"));
+        assert!(!page.contains("href=\"javascript:"), "{page}");
+        assert!(page.contains("The bridge reopened."));
+        assert!(page.contains("the &lt;b&gt;bridge&lt;/b&gt; reopened"));
+        assert!(page.contains("A. Writer · 2024-05-01 · 2 copies elsewhere"));
+    }
+
+    #[test]
+    fn no_query_no_hits_and_failures_say_so() {
+        assert!(render("", &Outcome::Empty, 3).contains("3 articles searchable"));
+        assert!(render("zzz", &Outcome::Hits(vec![]), 3).contains("No article matches <b>zzz</b>"));
+        let failed = render("a", &Outcome::Failed("index <gone>".into()), 3);
+        assert!(failed.contains("Search failed: index &lt;gone&gt;"));
+    }
+}

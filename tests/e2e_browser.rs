@@ -1,0 +1,135 @@
+//! The search page of `gleaner serve` in a real browser: Debian's chromium,
+//! headless, loads `/?q=...` over an index made by `gleaner run` from the
+//! example site, and the DOM it builds has the hits; a query that tries to
+//! inject markup stays text.
+
+mod common;
+
+use common::*;
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+/// The browser scripts/test.sh installed, or `None` (with a note) outside
+/// it; under CI a missing browser is a failure, not a skip.
+fn chromium() -> Option<String> {
+    let path = std::env::var("GLEANER_TEST_CHROMIUM").unwrap_or_else(|_| "chromium".into());
+    let found = Command::new(&path)
+        .arg("--version")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if found {
+        return Some(path);
+    }
+    assert!(
+        std::env::var_os("CI").is_none(),
+        "CI runs the browser test with chromium: use scripts/test.sh"
+    );
+    eprintln!("SKIPPED: no chromium (scripts/test.sh installs it)");
+    None
+}
+
+/// The DOM chromium builds for `url`.
+fn dump_dom(chromium: &str, url: &str) -> String {
+    let profile = tempfile::tempdir().unwrap();
+    let mut child = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .args(["--dump-dom", url])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if t0.elapsed() > Duration::from_secs(90) {
+            let _ = child.kill();
+            panic!("chromium did not load {url} in 90 s");
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let mut dom = String::new();
+    use std::io::Read;
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut dom)
+        .unwrap();
+    dom
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_page_shows_hits_in_a_browser() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let listen = free_addr();
+    let mut serve = gleaner_on(&cfg, Some(&data), &["serve", "--listen", &listen])
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = http_until(
+        &format!("http://{listen}/health"),
+        Duration::from_secs(10),
+        |s, _| s == 200,
+    )
+    .await;
+    assert!(up.is_some(), "gleaner serve did not start");
+
+    let (c, l) = (chromium.clone(), listen.clone());
+    let dom = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/?q=bridge")))
+        .await
+        .unwrap();
+    let (c, l) = (chromium.clone(), listen.clone());
+    let hostile = tokio::task::spawn_blocking(move || {
+        dump_dom(
+            &c,
+            &format!("http://{l}/?q=%22%3E%3Cscript%3Ealert(1)%3C/script%3E"),
+        )
+    })
+    .await
+    .unwrap();
+    let (c, l) = (chromium, listen.clone());
+    let empty = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/")))
+        .await
+        .unwrap();
+    let _ = serve.kill();
+    let _ = serve.wait();
+
+    assert!(
+        dom.contains("value=\"bridge\""),
+        "the query in its box: {dom}"
+    );
+    let hits = dom.matches("<article class=\"hit\">").count();
+    assert!(hits >= 1, "hits for bridge: {dom}");
+    assert!(
+        dom.contains(&format!("href=\"{base}/news/bridge-reopens.html\"")),
+        "the bridge article, linked: {dom}"
+    );
+    assert!(dom.contains("class=\"summary\""), "with its summary: {dom}");
+    assert!(
+        !hostile.contains("<script"),
+        "a query stays text: {hostile}"
+    );
+    assert!(
+        hostile.contains("alert(1)"),
+        "and is shown as written: {hostile}"
+    );
+    assert!(
+        empty.contains("articles searchable") && empty.contains("href=\"/report\""),
+        "{empty}"
+    );
+}
