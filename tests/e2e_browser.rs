@@ -1,7 +1,7 @@
 //! The search page of `gleaner serve` in a real browser: Debian's chromium,
 //! headless, loads `/?q=...` over an index made by `gleaner run` from the
 //! example site, and the DOM it builds has the hits; a query that tries to
-//! inject markup stays text.
+//! inject markup stays text. The JSON API it sits beside is checked too.
 
 mod common;
 
@@ -106,6 +106,27 @@ async fn the_search_page_shows_hits_in_a_browser() {
     let empty = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/")))
         .await
         .unwrap();
+    // The JSON API beside it: the same hits; a missing query is a 400, an
+    // unbalanced one is read leniently.
+    let api = |q: &str| {
+        let url = format!("http://{listen}/search{q}");
+        async move { http_get(&url).await }
+    };
+    let (status, body) = api("?q=bridge&limit=5").await.unwrap();
+    let json: serde_json::Value = serde_json::from_str(&body).unwrap();
+    let urls: Vec<&str> = json["hits"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|h| h["url"].as_str())
+        .collect();
+    assert_eq!(status, 200);
+    assert!(
+        urls.contains(&format!("{base}/news/bridge-reopens.html").as_str()),
+        "{body}"
+    );
+    assert_eq!(api("").await.unwrap().0, 400);
+    assert_eq!(api("?q=%22harbour+AND+(").await.unwrap().0, 200);
     let _ = serve.kill();
     let _ = serve.wait();
 

@@ -7,7 +7,7 @@ use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
 use gleaner_core::Config;
-use gleaner_index::SearchIndex;
+use gleaner_index::{Hit, SearchIndex};
 use serde::Deserialize;
 use std::path::Path;
 use std::sync::Arc;
@@ -20,6 +20,18 @@ struct SearchParams {
 
 type Shared = Arc<SearchIndex>;
 
+/// The hits for `q` (at most `limit`, 10 by default, 1 to 100), or the
+/// error to show. Searching reads the index from disk: off the async runtime.
+async fn hits(idx: &Shared, q: &str, limit: Option<usize>) -> Result<Vec<Hit>, String> {
+    let limit = limit.unwrap_or(10).clamp(1, 100);
+    let (idx, q) = (idx.clone(), q.to_string());
+    match tokio::task::spawn_blocking(move || idx.search(&q, limit)).await {
+        Ok(Ok(hits)) => Ok(hits),
+        Ok(Err(e)) => Err(format!("{e:#}")),
+        Err(e) => Err(e.to_string()),
+    }
+}
+
 async fn search(
     State(idx): State<Shared>,
     Query(p): Query<SearchParams>,
@@ -30,22 +42,14 @@ async fn search(
             Json(serde_json::json!({"error": "missing query parameter q"})),
         );
     };
-    let limit = p.limit.unwrap_or(10).clamp(1, 100);
-    let idx2 = idx.clone();
-    let q2 = q.clone();
-    // Searching reads the index from disk: off the async runtime.
-    match tokio::task::spawn_blocking(move || idx2.search(&q2, limit)).await {
-        Ok(Ok(hits)) => (
+    match hits(&idx, &q, p.limit).await {
+        Ok(hits) => (
             StatusCode::OK,
             Json(serde_json::json!({"query": q, "hits": hits})),
         ),
-        Ok(Err(e)) => (
-            StatusCode::INTERNAL_SERVER_ERROR,
-            Json(serde_json::json!({"error": format!("{e:#}")})),
-        ),
         Err(e) => (
             StatusCode::INTERNAL_SERVER_ERROR,
-            Json(serde_json::json!({"error": e.to_string()})),
+            Json(serde_json::json!({"error": e})),
         ),
     }
 }
@@ -57,19 +61,15 @@ async fn page(
 ) -> axum::response::Html<String> {
     use crate::commands::page::{render, Outcome};
     let q = p.q.unwrap_or_default();
-    let docs = idx.num_docs();
     let outcome = if q.trim().is_empty() {
         Outcome::Empty
     } else {
-        let limit = p.limit.unwrap_or(10).clamp(1, 100);
-        let (idx, q) = (idx.clone(), q.clone());
-        match tokio::task::spawn_blocking(move || idx.search(&q, limit)).await {
-            Ok(Ok(hits)) => Outcome::Hits(hits),
-            Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
-            Err(e) => Outcome::Failed(e.to_string()),
+        match hits(&idx, &q, p.limit).await {
+            Ok(hits) => Outcome::Hits(hits),
+            Err(e) => Outcome::Failed(e),
         }
     };
-    axum::response::Html(render(&q, &outcome, docs))
+    axum::response::Html(render(&q, &outcome, idx.num_docs()))
 }
 
 async fn health(State(idx): State<Shared>) -> Json<serde_json::Value> {
