@@ -146,6 +146,14 @@ impl Broker {
     }
 }
 
+/// A broker outlives its test otherwise (a `Child` is not killed when
+/// dropped): runs of chaos.sh and bench-scale.sh left brokers behind.
+impl Drop for Broker {
+    fn drop(&mut self) {
+        self.kill();
+    }
+}
+
 struct Proc {
     child: Child,
     log: PathBuf,
@@ -159,6 +167,17 @@ pub struct Farm {
     pub prefix: String,
     pub brokers: String,
     procs: BTreeMap<String, Proc>,
+}
+
+/// Whatever a test left running (a failed assertion skips `stop`) is
+/// killed with the farm.
+impl Drop for Farm {
+    fn drop(&mut self) {
+        for p in self.procs.values_mut() {
+            let _ = p.child.kill();
+            let _ = p.child.wait();
+        }
+    }
 }
 
 impl Farm {
@@ -292,6 +311,7 @@ impl Farm {
             .max()
     }
 
+    /// Stops every process gracefully (SIGTERM, then SIGKILL after 30 s).
     pub fn stop(&mut self) {
         for p in self.procs.values_mut() {
             let _ = Command::new("kill")

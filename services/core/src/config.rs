@@ -70,6 +70,13 @@ pub struct Kafka {
     pub unassigned_exit_ms: u64,
     /// Records per partition of the output topics the replay guard reads back.
     pub replay_check_records: usize,
+    /// Longest a consumer's fetch waits at the broker for records to arrive.
+    #[serde(default = "default_fetch_wait_ms")]
+    pub fetch_wait_ms: u64,
+}
+
+fn default_fetch_wait_ms() -> u64 {
+    20
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -54,7 +54,7 @@ impl FetchStage {
 
     /// The outputs of a successful fetch: the page and its in-scope links
     /// that are not known to be seen.
-    fn outputs(&self, job: &Job, mut fetched: Fetched) -> Vec<Output> {
+    fn outputs(&mut self, job: &Job, mut fetched: Fetched) -> Vec<Output> {
         let key = host_of(job.url.as_str());
         let mut outs = Vec::new();
         if let Some(page) = fetched.page.take() {
@@ -69,10 +69,17 @@ impl FetchStage {
             return outs;
         }
         let mut emitted = HashSet::new();
-        let next = |url: &str, depth: u32, emitted: &mut HashSet<String>| -> Option<Output> {
-            let u = normalise_url_stripping(url, &self.crawler.cfg.strip_params).ok()?;
+        let (seen, strip) = (&self.seen, &self.crawler.cfg.strip_params);
+        let linked = &mut self.linked;
+        let mut next = |url: &str, depth: u32, emitted: &mut HashSet<String>| -> Option<Output> {
+            let u = normalise_url_stripping(url, strip).ok()?;
             // Links that differ only in tracking parameters are one link.
-            if !job.admits(&u) || self.seen.contains(u.as_str()) || !emitted.insert(u.to_string()) {
+            if !job.admits(&u) || seen.contains(u.as_str()) || !emitted.insert(u.to_string()) {
+                return None;
+            }
+            // A link other pages gave while it waits on the frontier (a
+            // site's navigation, on every page) is not sent again.
+            if !linked.insert(gleaner_core::util::fnv1a64(u.as_str().as_bytes()), ()) {
                 return None;
             }
             Some(Output::of(
@@ -95,7 +102,7 @@ impl FetchStage {
     /// The outputs of a fetch that succeeded, counted in the metrics; notes
     /// scheduled URLs' new links for adaptive revisits.
     pub(crate) fn completed(
-        &self,
+        &mut self,
         job: &Job,
         mut fetched: Fetched,
         observed: &mut Vec<Observed>,
@@ -130,8 +137,9 @@ impl FetchStage {
             last_modified: p.headers.get("last-modified").cloned(),
             body,
         });
+        let is_scheduled = scheduled.is_some();
         let outs = self.outputs(job, fetched);
-        if scheduled.is_some() {
+        if is_scheduled {
             let new_links = outs.iter().filter(|o| o.topic == Topic::FRONTIER).count();
             observed.push((job.url.to_string(), new_links, validators));
         }

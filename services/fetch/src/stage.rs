@@ -44,7 +44,15 @@ pub struct FetchStage {
     /// Fetches of earlier batches that finished while a batch waited: the
     /// next tick answers them.
     late: Vec<(String, crate::frontier::Outcome)>,
+    /// Links this process sent to the frontier lately (their hashes): a
+    /// link is planned, and so seen, only when it comes back, and until
+    /// then every page that has it would send it again. Not kept across a
+    /// restart: a link sent twice then is planned once.
+    pub(crate) linked: gleaner_core::recent::Recent<()>,
 }
+
+/// Recently sent links remembered, about 40 bytes each.
+const LINKED: usize = 200_000;
 
 impl FetchStage {
     pub fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
@@ -67,6 +75,7 @@ impl FetchStage {
             frontier: Frontier::default(),
             emitted: Vec::new(),
             late: Vec::new(),
+            linked: gleaner_core::recent::Recent::new(LINKED),
         })
     }
 

@@ -202,3 +202,32 @@ async fn fetch_reads_gzip_sitemaps() {
         .collect();
     assert_eq!(links, vec![format!("{base}/a"), format!("{base}/b")]);
 }
+
+/// A link that several pages give (a site's navigation) goes to the
+/// frontier once while it waits there, until it comes back and is planned.
+#[tokio::test]
+async fn a_link_many_pages_give_is_sent_once() {
+    let app = Router::new().fallback(|uri: axum::http::Uri| async move {
+        axum::response::Html(format!(
+            "<a href='/about'>about</a><a href='/contact'>contact</a><a href='/own{}'>own</a>",
+            uri.path().trim_start_matches('/')
+        ))
+    });
+    let base = serve(app).await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let mut sent = Vec::new();
+    for page in ["a", "b", "c"] {
+        let outs = f.handle(&seed(&format!("{base}/{page}"), 2)).await.unwrap();
+        sent.extend(
+            outs.iter()
+                .filter(|o| o.topic == Topic::FRONTIER)
+                .map(|o| o.decode::<FrontierLink>().unwrap().url),
+        );
+    }
+    sent.sort();
+    let want: Vec<String> = ["about", "contact", "owna", "ownb", "ownc"]
+        .iter()
+        .map(|p| format!("{base}/{p}"))
+        .collect();
+    assert_eq!(sent, want);
+}

@@ -250,6 +250,7 @@ pub(crate) fn consumer(
             "heartbeat.interval.ms",
             (cfg.kafka.session_timeout_ms / 10).max(100).to_string(),
         )
+        .set("fetch.wait.max.ms", cfg.kafka.fetch_wait_ms.to_string())
         .set(
             "max.partition.fetch.bytes",
             (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
