@@ -73,6 +73,13 @@ pub struct Kafka {
     /// Longest a consumer's fetch waits at the broker for records to arrive.
     #[serde(default = "default_fetch_wait_ms")]
     pub fetch_wait_ms: u64,
+    /// librdkafka's idempotent producer (no duplicate from its own retries).
+    #[serde(default = "default_idempotence")]
+    pub idempotence: bool,
+}
+
+fn default_idempotence() -> bool {
+    true
 }
 
 fn default_fetch_wait_ms() -> u64 {

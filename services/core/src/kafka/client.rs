@@ -192,8 +192,8 @@ pub(crate) fn producer_for(
     ClientConfig::new()
         .set("bootstrap.servers", brokers)
         .set("compression.type", &cfg.kafka.compression)
-        .set("enable.idempotence", "true")
         .set("acks", "all")
+        .set("enable.idempotence", cfg.kafka.idempotence.to_string())
         .set("linger.ms", "5")
         .set(
             "message.max.bytes",
