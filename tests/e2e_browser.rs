@@ -76,18 +76,7 @@ async fn the_search_page_shows_hits_in_a_browser() {
     let cfg = test_config(tmp.path(), None);
     let data = tmp.path().join("data");
     run_summary(&run_on_site(&cfg, &data, &base).await, &data);
-    let listen = free_addr();
-    let mut serve = gleaner_on(&cfg, Some(&data), &["serve", "--listen", &listen])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let up = http_until(
-        &format!("http://{listen}/health"),
-        Duration::from_secs(10),
-        |s, _| s == 200,
-    )
-    .await;
-    assert!(up.is_some(), "gleaner serve did not start");
+    let (mut serve, listen) = serve_data(&cfg, &data).await;
 
     let (c, l) = (chromium.clone(), listen.clone());
     let dom = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/?q=bridge")))

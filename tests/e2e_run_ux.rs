@@ -346,17 +346,8 @@ async fn the_crawl_report_counts_what_happened() {
         .unwrap();
     assert!((0.2..2.0).contains(&s), "{s}");
 
-    let listen = free_addr();
-    let mut serve = gleaner_on(&cfg, Some(&data), &["serve", "--listen", &listen])
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    let got = http_until(
-        &format!("http://{listen}/report"),
-        Duration::from_secs(10),
-        |s, _| s == 200,
-    )
-    .await;
+    let (mut serve, listen) = serve_data(&cfg, &data).await;
+    let got = http_get(&format!("http://{listen}/report")).await;
     let _ = serve.kill();
     let _ = serve.wait();
     assert!(got.is_some_and(|(_, b)| b.contains("Crawl report")));

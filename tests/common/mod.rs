@@ -196,7 +196,7 @@ pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
             let page = path
                 .strip_prefix("/p/")
                 .and_then(|n| n.parse::<usize>().ok())
-                .map_or(pages, |i| i);
+                .unwrap_or(pages);
             let body = prose_page(0, page, &links);
             Response::builder()
                 .header("content-type", "text/html")
@@ -495,6 +495,24 @@ pub fn gleaner(args: &[&str], cfg: &Path, brokers: &str) -> Command {
 pub fn free_addr() -> String {
     let l = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
     l.local_addr().unwrap().to_string()
+}
+
+/// `gleaner serve` on `data`, once it answers /health: the process and
+/// the address it listens on.
+pub async fn serve_data(cfg: &Path, data: &Path) -> (std::process::Child, String) {
+    let listen = free_addr();
+    let child = gleaner_on(cfg, Some(data), &["serve", "--listen", &listen])
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let up = http_until(
+        &format!("http://{listen}/health"),
+        Duration::from_secs(10),
+        |s, _| s == 200,
+    )
+    .await;
+    assert!(up.is_some(), "gleaner serve did not start");
+    (child, listen)
 }
 
 /// The status and body of GET `url`, or `None` while nothing answers.

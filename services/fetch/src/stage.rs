@@ -51,7 +51,7 @@ pub struct FetchStage {
     pub(crate) linked: gleaner_core::recent::Recent<()>,
 }
 
-/// Recently sent links remembered, about 40 bytes each.
+/// Recently sent links remembered (a hash in a map and in a queue each).
 const LINKED: usize = 200_000;
 
 impl FetchStage {
