@@ -76,7 +76,7 @@ impl Stage for CleanStage {
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {
-        let page: Page = input.decode()?;
+        let page = input.decode_shared::<Page>()?;
         let key = input
             .key
             .clone()

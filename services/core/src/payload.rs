@@ -14,6 +14,7 @@ use std::sync::Arc;
 pub trait Record: Any + Send + Sync {
     fn to_json(&self) -> Vec<u8>;
     fn as_any(&self) -> &dyn Any;
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync>;
 }
 
 impl<T: Serialize + Any + Send + Sync> Record for T {
@@ -23,6 +24,9 @@ impl<T: Serialize + Any + Send + Sync> Record for T {
         serde_json::to_vec(self).expect("message serialises")
     }
     fn as_any(&self) -> &dyn Any {
+        self
+    }
+    fn into_any(self: Arc<Self>) -> Arc<dyn Any + Send + Sync> {
         self
     }
 }
@@ -76,6 +80,22 @@ impl Payload {
             }
         }
         serde_json::from_slice(&self.bytes()).map_err(|e| anyhow::anyhow!("malformed message: {e}"))
+    }
+
+    /// Like [`decode`](Self::decode), but a typed value of type `T` is
+    /// shared, not cloned: a page's HTML or a cleaned page's blocks are
+    /// not copied on their way to the stage that reads them.
+    pub fn decode_shared<T: DeserializeOwned + Send + Sync + 'static>(
+        &self,
+    ) -> anyhow::Result<Arc<T>> {
+        if let Payload::Typed(r) = self {
+            if let Ok(v) = r.clone().into_any().downcast::<T>() {
+                return Ok(v);
+            }
+        }
+        serde_json::from_slice(&self.bytes())
+            .map(Arc::new)
+            .map_err(|e| anyhow::anyhow!("malformed message: {e}"))
     }
 
     /// The typed value itself, without a copy, when it is a `T`.
@@ -153,5 +173,30 @@ mod tests {
             .unwrap_err()
             .to_string()
             .contains("malformed"));
+    }
+
+    #[test]
+    fn a_shared_value_is_the_same_allocation_and_other_forms_go_through_json() {
+        let a = article();
+        let p = Payload::typed(a.clone());
+        let (x, y) = (
+            p.decode_shared::<Article>().unwrap(),
+            p.decode_shared::<Article>().unwrap(),
+        );
+        assert!(Arc::ptr_eq(&x, &y), "shared, not cloned");
+        assert_eq!(*x, a);
+        let s = Payload::typed(Summarized {
+            article: a.clone(),
+            summaries: vec![],
+            engine: "x".into(),
+        });
+        assert_eq!(*s.decode_shared::<Article>().unwrap(), a, "through JSON");
+        assert_eq!(
+            *p.clone().into_wire().decode_shared::<Article>().unwrap(),
+            a
+        );
+        assert!(Payload::from(b"{not json".to_vec())
+            .decode_shared::<Article>()
+            .is_err());
     }
 }

@@ -36,6 +36,17 @@ impl Input {
             .decode()
     }
 
+    /// The payload as a shared `T` (see [`Payload::decode_shared`]): for a
+    /// stage that reads a large message without changing it.
+    pub fn decode_shared<T: serde::de::DeserializeOwned + Send + Sync + 'static>(
+        &self,
+    ) -> anyhow::Result<std::sync::Arc<T>> {
+        self.payload
+            .as_ref()
+            .ok_or_else(|| anyhow::anyhow!("empty (null) payload"))?
+            .decode_shared()
+    }
+
     /// The dead-letter record for this input.
     pub fn dead_letter(&self, stage: &str, error: &str) -> DeadLetter {
         let bytes = self.payload.as_ref().map(Payload::bytes);

@@ -82,7 +82,7 @@ impl Stage for ExtractStage {
             self.set_rules(&host, rules);
             return Ok(vec![]);
         }
-        let cleaned: Cleaned = input.decode()?;
+        let cleaned = input.decode_shared::<Cleaned>()?;
         // Site templates and rules go by the page's own host, whatever the
         // producer keyed it by.
         let host = gleaner_core::util::host_of(&cleaned.url);
