@@ -51,6 +51,10 @@ struct Bus {
     produced: HashMap<Topic, AtomicU64>,
     in_flight: AtomicI64,
     idle: Notify,
+    /// What the stages hold, of `in_flight`; when the two are equal,
+    /// `quiet` wakes the stages that hold (see [`Stage::idle`]).
+    held: AtomicI64,
+    quiet: Notify,
     sinks: HashMap<Topic, Mutex<Sink>>,
     tap: std::sync::OnceLock<(Vec<Topic>, Tap)>,
     /// Topics closed by [`MemoryPipeline::close_intake`]: what is published
@@ -124,8 +128,11 @@ impl Bus {
     }
 
     fn done(&self, n: i64) {
-        if self.in_flight.fetch_sub(n, Ordering::SeqCst) == n {
+        let left = self.in_flight.fetch_sub(n, Ordering::SeqCst) - n;
+        if left == 0 {
             self.idle.notify_waiters();
+        } else if left == self.held.load(Ordering::SeqCst) {
+            self.quiet.notify_waiters();
         }
     }
 
@@ -134,9 +141,13 @@ impl Bus {
         let now = now as i64;
         match now - was {
             d if d > 0 => {
+                self.held.fetch_add(d, Ordering::SeqCst);
                 self.in_flight.fetch_add(d, Ordering::SeqCst);
             }
-            d if d < 0 => self.done(-d),
+            d if d < 0 => {
+                self.held.fetch_add(d, Ordering::SeqCst);
+                self.done(-d)
+            }
             _ => {}
         }
         now
@@ -231,6 +242,8 @@ impl MemoryPipeline {
                 .collect(),
             in_flight: AtomicI64::new(0),
             idle: Notify::new(),
+            held: AtomicI64::new(0),
+            quiet: Notify::new(),
             sinks,
             tap: std::sync::OnceLock::new(),
             closed: Default::default(),
@@ -379,6 +392,7 @@ const TICK: std::time::Duration = std::time::Duration::from_millis(200);
 enum Next {
     Batch(Vec<Input>),
     Tick,
+    Quiet,
     Drain,
     Stop,
 }
@@ -425,6 +439,7 @@ async fn run_stage(
             () = async { let _ = drain.wait_for(|d| *d).await; }, if !drained => Next::Drain,
             _ = tick.tick() => Next::Tick,
             () = stage.ready() => Next::Tick,
+            () = bus.quiet.notified(), if held > 0 => Next::Quiet,
         };
         let batch = match next {
             Next::Batch(b) => b,
@@ -459,6 +474,13 @@ async fn run_stage(
                 }
                 stage.produced().await;
                 held = bus.hold(held, stage.held());
+                // Also a check for a quiet moment `quiet` missed (its two
+                // counts are read one after the other).
+                held = when_alone(&mut *stage, &bus, held).await;
+                continue;
+            }
+            Next::Quiet => {
+                held = when_alone(&mut *stage, &bus, held).await;
                 continue;
             }
         };
@@ -480,6 +502,19 @@ async fn run_stage(
         bus.done(batch.len() as i64);
     }
     stage.close().await
+}
+
+/// Lets the stage go of what it holds ([`Stage::idle`]) when that is all
+/// the run has in flight; returns what it holds after.
+async fn when_alone(stage: &mut dyn Stage, bus: &Bus, held: i64) -> i64 {
+    if held == 0 || bus.in_flight.load(Ordering::SeqCst) != held {
+        return held;
+    }
+    for out in limit_unsourced(stage.name(), stage.idle().await, None) {
+        bus.publish(out).await;
+    }
+    stage.produced().await;
+    bus.hold(held, stage.held())
 }
 
 #[cfg(test)]

@@ -143,6 +143,69 @@ async fn a_run_waits_for_what_a_stage_holds() {
     );
 }
 
+/// Holds every page until the run has nothing else in flight, as the index
+/// gathers batches into one commit; its tick never lets go.
+struct Gatherer {
+    held: Vec<Input>,
+    idle_calls: Arc<std::sync::atomic::AtomicUsize>,
+}
+
+#[async_trait]
+impl Stage for Gatherer {
+    fn name(&self) -> &'static str {
+        "gatherer"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![Topic::PAGES]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![Topic::CLEANED]
+    }
+    async fn handle(&mut self, input: &Input) -> Handled {
+        self.held.push(input.clone());
+        Ok(vec![])
+    }
+    async fn idle(&mut self) -> Vec<Output> {
+        self.idle_calls.fetch_add(1, Ordering::SeqCst);
+        self.held
+            .drain(..)
+            .map(|_| Output::of(Topic::CLEANED, "k", &1u64))
+            .collect()
+    }
+    fn held(&self) -> usize {
+        self.held.len()
+    }
+}
+
+#[tokio::test]
+async fn a_stage_holding_the_last_work_lets_go_when_nothing_else_is_in_flight() {
+    let opts = MemoryOptions {
+        channel_capacity: 2,
+        batch_max: 4,
+        workers: 1,
+        sink_dir: None,
+        sink_topics: vec![],
+    };
+    let idle_calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let gatherer = Gatherer {
+        held: vec![],
+        idle_calls: idle_calls.clone(),
+    };
+    let p = MemoryPipeline::start(vec![Box::new(Countdown), Box::new(gatherer)], &opts).unwrap();
+    p.publish(Output::of(Topic::SEEDS, "k", &100u64)).await;
+    // Without `idle` the run never ends: the gatherer's tick keeps all.
+    tokio::time::timeout(std::time::Duration::from_secs(10), p.wait_idle())
+        .await
+        .expect("the held pages are let go once nothing else is in flight");
+    let c = p.shutdown().await.unwrap();
+    assert_eq!(c[&Topic::CLEANED], 100, "every held page let go");
+    let calls = idle_calls.load(Ordering::SeqCst);
+    assert!(
+        (1..=10).contains(&calls),
+        "let go in a few gathers while the countdown ran, not per page: {calls}"
+    );
+}
+
 /// Takes nothing until it is let go, as an index stuck on its disk would.
 struct Stalled(Arc<tokio::sync::Semaphore>);
 

@@ -183,6 +183,15 @@ pub trait Stage: Send + 'static {
         std::future::pending::<()>().await
     }
 
+    /// In-process only: nothing in the run is queued, handled or held but
+    /// what this stage holds, so nothing more is coming until new input
+    /// arrives. A stage that holds work to gather it with more (the index,
+    /// whose commits gather batches) lets go of it now instead of at its
+    /// next tick: at the end of a crawl that wait was the last half second.
+    async fn idle(&mut self) -> Vec<Output> {
+        Vec::new()
+    }
+
     /// Called once the outputs of the last batch, [`Stage::tick`] or
     /// [`Stage::drain`] have been produced (acknowledged, on Kafka): state
     /// kept until then can be let go or made durable (fetch records its

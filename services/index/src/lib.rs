@@ -320,6 +320,11 @@ impl Stage for IndexStage {
         }
     }
 
+    /// Nothing else is coming: no more batches to gather into this commit.
+    async fn idle(&mut self) -> Vec<Output> {
+        self.commit_pending().await
+    }
+
     fn held(&self) -> usize {
         self.pending.len()
     }
@@ -529,13 +534,25 @@ mod tests {
             1,
             "offsets ride the gathered commit"
         );
+        drop(st);
+        // The run has nothing else in flight: committed now, not when due.
+        let mut st = IndexStage::open(dir.path(), 20_000_000)
+            .unwrap()
+            .committing_every(std::time::Duration::from_secs(3600));
+        st.handle_batch(&[input("b2", "Two", "second text again", 5)])
+            .await;
+        assert_eq!(st.held(), 1);
+        assert!(st.idle().await.is_empty());
+        assert_eq!((st.held(), docs()), (0, 3), "committed when idle");
+        st.close().await.unwrap();
 
         // Due at once: each batch commits, nothing is held.
+        let st = IndexStage::open(dir.path(), 20_000_000).unwrap();
         let mut st = st.committing_every(std::time::Duration::ZERO);
-        st.handle_batch(&[input("c", "Three", "third text", 2)])
+        st.handle_batch(&[input("c", "Three", "third text", 6)])
             .await;
         assert_eq!(st.held(), 0);
-        assert_eq!(docs(), 3);
+        assert_eq!(docs(), 4);
     }
 
     #[tokio::test]
