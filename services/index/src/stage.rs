@@ -1,0 +1,384 @@
+//! The index stage: summarized articles into the Tantivy index, upserted
+//! by id, with the consumed offsets in each commit's payload.
+
+use crate::schema::{self, open_or_create, Fields};
+use crate::writer::Writer;
+use crate::{Offsets, FETCH_TO_SEARCHABLE};
+use anyhow::Context;
+use async_trait::async_trait;
+use gleaner_core::messages::Summarized;
+use gleaner_core::metrics;
+use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::Topic;
+use std::path::Path;
+use std::time::{Duration, Instant};
+use tantivy::TantivyDocument;
+
+/// Documents that may wait in memory for a running commit.
+const MAX_QUEUED: usize = 512;
+
+/// The index stage: `summarized` in, nothing out.
+pub struct IndexStage {
+    fields: Fields,
+    writer: Writer,
+    offsets: Offsets,
+    pub indexed: u64,
+    input: Topic,
+    /// Whether the input carries summaries (`summarized`) or bare articles.
+    kind: Topic,
+    /// Commit at most this often, in the background, the documents of
+    /// several batches at once (in-process, where inputs are not durable
+    /// anyway); `None`: commit every batch before returning, so that Kafka
+    /// offsets are stored only for committed documents.
+    commit_every: Option<Duration>,
+    last_commit: Instant,
+    /// Documents decoded but not yet added (a commit was running).
+    queued: Vec<(String, TantivyDocument)>,
+    /// Ids (with when they were fetched) not yet in a commit, and the
+    /// offsets they bring.
+    pending: Vec<(String, String)>,
+    pending_offsets: Offsets,
+    /// Ids in the running commit, and its offsets.
+    committing: Vec<(String, String)>,
+    committing_offsets: Offsets,
+    /// Dead letters for lost documents not yet returned.
+    unsent: Vec<Output>,
+}
+
+/// Documents a commit (or an add) lost, and why.
+struct Lost {
+    error: String,
+    ids: Vec<String>,
+}
+
+impl IndexStage {
+    pub fn open(dir: &Path, heap_bytes: usize) -> anyhow::Result<Self> {
+        let (index, fields) = open_or_create(dir)?;
+        let payload = index.load_metas()?.payload;
+        let offsets: Offsets = match payload {
+            Some(p) => {
+                serde_json::from_str(&p).context("reading offsets from the index commit payload")?
+            }
+            None => Offsets::new(),
+        };
+        let writer = index.writer_with_num_threads(1, heap_bytes.max(15_000_000))?;
+        Ok(IndexStage {
+            fields,
+            writer: Writer::new(writer, fields.id),
+            offsets: offsets.clone(),
+            indexed: 0,
+            input: Topic::SUMMARIZED,
+            kind: Topic::SUMMARIZED,
+            commit_every: None,
+            last_commit: Instant::now(),
+            queued: Vec::new(),
+            pending: Vec::new(),
+            pending_offsets: offsets,
+            committing: Vec::new(),
+            committing_offsets: Offsets::new(),
+            unsent: Vec::new(),
+        })
+    }
+
+    /// Commits at most every `every` (and when the run is idle or the
+    /// stage closes), in the background, instead of every batch: many
+    /// batches per commit when input flows fast.
+    pub fn committing_every(mut self, every: Duration) -> Self {
+        self.commit_every = Some(every);
+        self
+    }
+
+    fn commit_due(&self) -> bool {
+        self.commit_every
+            .is_none_or(|every| self.last_commit.elapsed() >= every)
+    }
+
+    /// Takes the result of a finished commit (waiting for it if `wait`):
+    /// what it made searchable is counted, what it lost is returned.
+    async fn settle(&mut self, wait: bool) -> Option<Lost> {
+        let result = self.writer.outcome(wait).await?;
+        let ids = std::mem::take(&mut self.committing);
+        let offsets = std::mem::take(&mut self.committing_offsets);
+        match result {
+            Ok(()) => {
+                self.offsets = offsets;
+                self.indexed += ids.len() as u64;
+                // Searchable from now: the time from each page's fetch.
+                let now = jiff::Timestamp::now();
+                for (_, fetched_at) in ids {
+                    if let Ok(t) = fetched_at.parse::<jiff::Timestamp>() {
+                        let secs = now.duration_since(t).as_secs_f64();
+                        metrics::observe("gleaner_index_fetch_to_searchable_seconds", &[], secs);
+                        gleaner_core::samples::keep(FETCH_TO_SEARCHABLE, secs);
+                    }
+                }
+                None
+            }
+            Err(e) => Some(Lost {
+                error: format!("index commit failed: {e:#}"),
+                ids: ids.into_iter().map(|(id, _)| id).collect(),
+            }),
+        }
+    }
+
+    /// Adds the queued documents, when no commit runs.
+    async fn add_queued(&mut self) -> Option<Lost> {
+        if self.queued.is_empty() || !self.writer.is_ready() {
+            return None;
+        }
+        let docs = std::mem::take(&mut self.queued);
+        let e = self.writer.add(docs).await.err()?;
+        // Rolled back: everything added since the last commit.
+        Some(Lost {
+            error: format!("index write failed: {e:#}"),
+            ids: std::mem::take(&mut self.pending)
+                .into_iter()
+                .map(|(id, _)| id)
+                .collect(),
+        })
+    }
+
+    /// Starts a commit of what was added, when none runs.
+    fn start_commit(&mut self) -> Option<Lost> {
+        if self.pending.is_empty() || !self.queued.is_empty() || !self.writer.is_ready() {
+            return None;
+        }
+        let payload = serde_json::to_string(&self.pending_offsets).unwrap_or_default();
+        if let Err(e) = self.writer.start_commit(payload) {
+            return Some(Lost {
+                error: format!("index commit failed: {e:#}"),
+                ids: vec![],
+            });
+        }
+        self.committing = std::mem::take(&mut self.pending);
+        self.committing_offsets = self.pending_offsets.clone();
+        self.last_commit = Instant::now();
+        None
+    }
+
+    /// Moves things on without waiting: takes a finished commit, adds what
+    /// waited for it, and starts the next commit when one is due.
+    async fn advance(&mut self) -> Vec<Lost> {
+        let mut lost = Vec::new();
+        lost.extend(self.settle(false).await);
+        lost.extend(self.add_queued().await);
+        if self.commit_due() {
+            lost.extend(self.start_commit());
+        }
+        lost
+    }
+
+    /// Makes everything added or queued searchable now, waiting for it.
+    async fn commit_all(&mut self) -> Vec<Lost> {
+        let mut lost = Vec::new();
+        lost.extend(self.settle(true).await);
+        lost.extend(self.add_queued().await);
+        lost.extend(self.start_commit());
+        lost.extend(self.settle(true).await);
+        lost
+    }
+
+    /// Dead letters for documents lost after their inputs were answered.
+    fn dead_letters(&self, lost: Vec<Lost>) -> Vec<Output> {
+        lost.into_iter()
+            .flat_map(|l| {
+                tracing::warn!(error = %l.error, docs = l.ids.len(), "documents lost to the index");
+                l.ids.into_iter().map(move |id| {
+                    let input = Input {
+                        topic: self.input,
+                        key: Some(id),
+                        payload: None,
+                        origin: None,
+                    };
+                    Output::dead_letter("index", input.dead_letter("index", &l.error))
+                })
+            })
+            .collect()
+    }
+
+    /// Reads `topic` (the one before it in the pipeline), which carries
+    /// messages of `kind`: `summarized`, or `articles` (a pipeline without
+    /// summarize: indexed with no summaries).
+    pub fn reading(mut self, topic: Topic, kind: Topic) -> Self {
+        self.input = topic;
+        self.kind = kind;
+        self
+    }
+
+    fn decode(&self, input: &Input) -> anyhow::Result<Summarized> {
+        if self.kind == Topic::ARTICLES {
+            Ok(Summarized {
+                article: input.decode()?,
+                summaries: vec![],
+                engine: String::new(),
+            })
+        } else {
+            input.decode()
+        }
+    }
+
+    /// The offsets this index has made durable.
+    pub fn offsets(&self) -> &Offsets {
+        &self.offsets
+    }
+
+    fn already_indexed(&self, input: &Input) -> bool {
+        input.origin.as_ref().is_some_and(|o| {
+            self.offsets
+                .get(&o.topic)
+                .and_then(|p| p.get(&o.partition))
+                .is_some_and(|&done| o.offset <= done)
+        })
+    }
+
+    fn document(&self, s: &Summarized) -> anyhow::Result<TantivyDocument> {
+        let f = &self.fields;
+        let a = &s.article;
+        let mut d = TantivyDocument::default();
+        d.add_text(f.id, &a.id);
+        d.add_text(f.url, &a.url);
+        d.add_text(f.title, &a.title);
+        d.add_text(f.title_cjk, &a.title);
+        d.add_text(f.body, &a.text);
+        d.add_text(f.body_cjk, &a.text);
+        if let Some(i) = schema::stem_slot(a.language.as_deref()) {
+            d.add_text(f.title_stem[i], &a.title);
+            d.add_text(f.body_stem[i], &a.text);
+        }
+        d.add_text(f.author, a.author.as_deref().unwrap_or(""));
+        d.add_text(f.date, a.date.as_deref().unwrap_or(""));
+        d.add_text(f.language, a.language.as_deref().unwrap_or(""));
+        d.add_text(f.summaries, serde_json::to_string(&s.summaries)?);
+        d.add_text(f.fetched_at, &a.fetched_at);
+        // No cluster (dedup did not see it): the article is its own.
+        d.add_text(f.cluster, a.cluster.as_deref().unwrap_or(&a.id));
+        let now = gleaner_core::util::unix_now() as i64;
+        d.add_i64(f.published, gleaner_core::event::Event::of(a, now).secs);
+        Ok(d)
+    }
+}
+
+#[async_trait]
+impl Stage for IndexStage {
+    /// Replays are recognised by the stage itself.
+    fn replay_guard(&self) -> bool {
+        false
+    }
+    fn name(&self) -> &'static str {
+        "index"
+    }
+    fn inputs(&self) -> Vec<Topic> {
+        vec![self.input]
+    }
+    fn outputs(&self) -> Vec<Topic> {
+        vec![]
+    }
+
+    async fn handle(&mut self, input: &Input) -> Handled {
+        gleaner_core::stage::handle_as_batch(self, input).await
+    }
+
+    /// Queues the batch's documents. On Kafka they are committed before
+    /// this returns, with the batch's offsets in the payload (the runner
+    /// stores the Kafka offsets only after); in-process the commit comes
+    /// when due, in the background.
+    async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        let mut results = Vec::with_capacity(inputs.len());
+        for input in inputs {
+            if self.already_indexed(input) {
+                results.push(Ok(vec![]));
+                continue;
+            }
+            let doc = self.decode(input).and_then(|s| {
+                let doc = self.document(&s)?;
+                Ok((s.article.id, doc, s.article.fetched_at))
+            });
+            match doc {
+                Ok((id, doc, fetched)) => {
+                    self.queued.push((id.clone(), doc));
+                    self.pending.push((id, fetched));
+                    results.push(Ok(vec![]));
+                }
+                Err(e) => results.push(Err(e)),
+            }
+            if let Some(o) = &input.origin {
+                let p = self
+                    .pending_offsets
+                    .entry(o.topic.clone())
+                    .or_default()
+                    .entry(o.partition)
+                    .or_insert(o.offset);
+                *p = (*p).max(o.offset);
+            }
+        }
+        if self.commit_every.is_none() {
+            // Only this batch was pending: a failure fails its inputs.
+            if let Some(l) = self.commit_all().await.into_iter().next() {
+                return inputs
+                    .iter()
+                    .map(|_| Err(anyhow::anyhow!(l.error.clone())))
+                    .collect();
+            }
+            return results;
+        }
+        let mut lost = self.advance().await;
+        if self.queued.len() >= MAX_QUEUED {
+            // A slow commit (a stalled disk) holds the stage again, so the
+            // pipeline's backpressure bounds memory as before.
+            lost.extend(self.settle(true).await);
+            lost.extend(self.add_queued().await);
+        }
+        let mut dead = self.dead_letters(lost);
+        if !dead.is_empty() {
+            // With the first input that has outputs, or the next tick.
+            match results.iter_mut().find_map(|r| r.as_mut().ok()) {
+                Some(outs) => outs.append(&mut dead),
+                None => self.unsent.append(&mut dead),
+            }
+        }
+        results
+    }
+
+    async fn tick(&mut self) -> Vec<Output> {
+        let lost = self.advance().await;
+        let mut dead = std::mem::take(&mut self.unsent);
+        dead.extend(self.dead_letters(lost));
+        dead
+    }
+
+    /// A commit finished: the next tick takes it and starts the next.
+    async fn ready(&mut self) {
+        self.writer.finished().await
+    }
+
+    /// Nothing else is coming: no more batches to gather into this commit.
+    async fn idle(&mut self) -> Vec<Output> {
+        let lost = self.commit_all().await;
+        let mut dead = std::mem::take(&mut self.unsent);
+        dead.extend(self.dead_letters(lost));
+        dead
+    }
+
+    fn held(&self) -> usize {
+        self.pending.len() + self.committing.len() + self.unsent.len()
+    }
+
+    async fn close(&mut self) -> anyhow::Result<()> {
+        let lost: usize = self.commit_all().await.iter().map(|l| l.ids.len()).sum();
+        anyhow::ensure!(lost == 0, "{lost} documents could not be committed");
+        // Merges still running are abandoned rather than waited for (at the
+        // end of a crawl that was half of the run's last second): every
+        // document is in a committed segment already, Tantivy replaces
+        // meta.json only whole, and the next writer merges and removes
+        // what a merge left.
+        let writer = std::mem::replace(&mut self.writer, Writer::closed(self.fields.id));
+        if let Some(w) = writer.close().await {
+            tokio::task::spawn_blocking(move || drop(w)).await?;
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+#[path = "stage_tests.rs"]
+mod tests;
