@@ -224,6 +224,31 @@ async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
     st.close().await.unwrap();
 }
 
+/// However fast articles come, those not yet searchable stay bounded: the
+/// stage waits for a commit and starts the next, due or not.
+#[tokio::test]
+async fn documents_waiting_for_a_commit_are_bounded() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000)
+        .unwrap()
+        .committing_every(std::time::Duration::from_secs(3600));
+    let mut most = 0;
+    for b in 0..60 {
+        let batch: Vec<Input> = (0..10)
+            .map(|i| {
+                let n = b * 10 + i;
+                input(&format!("d{n}"), "Title", &format!("text number {n}"), n)
+            })
+            .collect();
+        st.handle_batch(&batch).await;
+        most = most.max(st.held());
+    }
+    assert!(most <= 2 * MAX_UNSEARCHABLE + 10, "held {most}");
+    assert!(st.idle().await.is_empty());
+    assert_eq!(st.held(), 0);
+    assert_eq!(SearchIndex::open(dir.path(), 200).unwrap().num_docs(), 600);
+}
+
 /// On Kafka (no commit interval) a batch is committed before it is
 /// answered, so the runner may store its offsets.
 #[tokio::test]
