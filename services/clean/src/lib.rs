@@ -11,6 +11,7 @@ mod entities;
 mod meta;
 mod stage;
 mod tags;
+mod visible;
 
 use attrs::*;
 use blocks::*;
@@ -24,6 +25,7 @@ use tags::*;
 pub use bench::{bare_text, structural_floor};
 pub use entities::{decode_attribute, decode_entities};
 pub use stage::{clean_page, CleanSpec, CleanStage};
+pub use visible::shows_more_text_than;
 
 /// Errors that make a page unusable.
 #[derive(Debug, thiserror::Error)]

@@ -74,7 +74,12 @@ pub(crate) fn looks_like_challenge(html: &str) -> bool {
     let Some(marked) = found else {
         return false;
     };
-    // Only pages that mention a challenge pay for a look at their text.
+    // Only pages that mention a challenge pay for a look at their text:
+    // first a quick bound (with a margin for what clean hides), then the
+    // text clean keeps.
+    if gleaner_clean::shows_more_text_than(html, 4 * MAX_VISIBLE_CHARS) {
+        return false;
+    }
     let Ok((title, _, blocks)) = gleaner_clean::clean_html(html) else {
         return false;
     };
