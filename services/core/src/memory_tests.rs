@@ -4,6 +4,17 @@ use super::*;
 use crate::stage::Handled;
 use async_trait::async_trait;
 
+/// A pipeline's options without sink files.
+fn options(channel_capacity: usize, batch_max: usize, workers: usize) -> MemoryOptions {
+    MemoryOptions {
+        channel_capacity,
+        batch_max,
+        workers,
+        sink_dir: None,
+        sink_topics: vec![],
+    }
+}
+
 /// Turns a number n into n-1 on the same topic (a self-loop, like the
 /// frontier) and into one record on `pages`; 0 is bad input.
 struct Countdown;
@@ -122,13 +133,7 @@ impl Stage for Later {
 
 #[tokio::test]
 async fn a_run_waits_for_what_a_stage_holds() {
-    let opts = MemoryOptions {
-        channel_capacity: 2,
-        batch_max: 4,
-        workers: 1,
-        sink_dir: None,
-        sink_topics: vec![],
-    };
+    let opts = options(2, 4, 1);
     let p =
         MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts).unwrap();
     for n in 0..5u64 {
@@ -179,13 +184,7 @@ impl Stage for Gatherer {
 
 #[tokio::test]
 async fn a_stage_holding_the_last_work_lets_go_when_nothing_else_is_in_flight() {
-    let opts = MemoryOptions {
-        channel_capacity: 2,
-        batch_max: 4,
-        workers: 1,
-        sink_dir: None,
-        sink_topics: vec![],
-    };
+    let opts = options(2, 4, 1);
     let idle_calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let gatherer = Gatherer {
         held: vec![],
@@ -231,13 +230,7 @@ impl Stage for Stalled {
 /// on when the stall ends.
 #[tokio::test]
 async fn a_stalled_stage_bounds_what_waits_for_it() {
-    let opts = MemoryOptions {
-        channel_capacity: 2,
-        batch_max: 4,
-        workers: 1,
-        sink_dir: None,
-        sink_topics: vec![],
-    };
+    let opts = options(2, 4, 1);
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
     let p = MemoryPipeline::start(
         vec![Box::new(Countdown), Box::new(Stalled(gate.clone()))],
@@ -300,13 +293,7 @@ async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
             active: Arc::default(),
             most: most.clone(),
         };
-        let opts = MemoryOptions {
-            channel_capacity: 4,
-            batch_max: 8,
-            workers,
-            sink_dir: None,
-            sink_topics: vec![],
-        };
+        let opts = options(4, 8, workers);
         let p = MemoryPipeline::start(vec![Box::new(stage), Box::new(SlowSink)], &opts).unwrap();
         for n in 0..24u64 {
             p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
@@ -317,13 +304,7 @@ async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
         assert_eq!(most.load(Ordering::SeqCst), expect, "{workers} workers");
     }
     // A stage that cannot fork keeps one worker whatever is asked.
-    let opts = MemoryOptions {
-        channel_capacity: 2,
-        batch_max: 4,
-        workers: 4,
-        sink_dir: None,
-        sink_topics: vec![],
-    };
+    let opts = options(2, 4, 4);
     let p =
         MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts).unwrap();
     assert_eq!(p.tasks.len(), 2);
@@ -352,13 +333,7 @@ impl Stage for Slow {
 
 #[tokio::test]
 async fn a_stopped_run_gives_back_what_nobody_handled() {
-    let opts = MemoryOptions {
-        channel_capacity: 64,
-        batch_max: 1,
-        workers: 1,
-        sink_dir: None,
-        sink_topics: vec![],
-    };
+    let opts = options(64, 1, 1);
     let p = MemoryPipeline::start(vec![Box::new(Slow)], &opts).unwrap();
     for n in 0..20u64 {
         p.publish(Output::of(Topic::SEEDS, "k", &n)).await;

@@ -381,8 +381,7 @@ impl Stage for IndexStage {
         // document is in a committed segment already, Tantivy replaces
         // meta.json only whole, and the next writer merges and removes
         // what a merge left.
-        let writer = std::mem::replace(&mut self.writer, Writer::closed(self.fields.id));
-        if let Some(w) = writer.close().await {
+        if let Some(w) = self.writer.take().await {
             tokio::task::spawn_blocking(move || drop(w)).await?;
         }
         Ok(())

@@ -129,18 +129,11 @@ impl Writer {
         }
     }
 
-    /// A writer that was closed: neither adds nor commits.
-    pub(crate) fn closed(id_field: tantivy::schema::Field) -> Self {
-        Writer {
-            state: State::Gone,
-            id_field,
-        }
-    }
-
-    /// Waits for a running commit and gives the writer back to be dropped.
-    pub(crate) async fn close(mut self) -> Option<IndexWriter> {
+    /// Waits for a running commit and takes the writer out, to be
+    /// dropped: nothing is added or committed after.
+    pub(crate) async fn take(&mut self) -> Option<IndexWriter> {
         self.outcome(true).await;
-        match self.state {
+        match std::mem::replace(&mut self.state, State::Gone) {
             State::Ready(w) => Some(w),
             _ => None,
         }
