@@ -2,6 +2,7 @@
 
 use crate::{clean_html, CleanError};
 use async_trait::async_trait;
+use gleaner_core::cpu::CpuPool;
 use gleaner_core::messages::{Cleaned, Page};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
@@ -23,14 +24,18 @@ pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
 
 /// The clean stage: pages in (from the topic before it in the pipeline),
 /// `cleaned` out.
+#[derive(Clone)]
 pub struct CleanStage {
     pub input: Topic,
+    /// Where the parsing runs (see [`StageContext::intake`]).
+    pub cpu: CpuPool,
 }
 
 impl Default for CleanStage {
     fn default() -> Self {
         CleanStage {
             input: Topic::PAGES,
+            cpu: CpuPool::blocking(),
         }
     }
 }
@@ -56,7 +61,10 @@ impl StageSpec for CleanSpec {
         &[Topic::PAGES]
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-        Ok(Box::new(CleanStage { input: ctx.input }))
+        Ok(Box::new(CleanStage {
+            input: ctx.input,
+            cpu: ctx.intake.clone(),
+        }))
     }
 }
 
@@ -69,7 +77,7 @@ impl Stage for CleanStage {
         vec![self.input]
     }
     fn fork(&self) -> Option<Box<dyn Stage>> {
-        Some(Box::new(CleanStage { input: self.input }))
+        Some(Box::new(self.clone()))
     }
     fn outputs(&self) -> Vec<Topic> {
         vec![Topic::CLEANED]
@@ -82,7 +90,7 @@ impl Stage for CleanStage {
             .clone()
             .unwrap_or_else(|| gleaner_core::util::host_of(&page.url));
         // Parsing is CPU work: keep it off the async runtime's threads.
-        let cleaned = tokio::task::spawn_blocking(move || clean_page(&page)).await??;
+        let cleaned = self.cpu.run(move || clean_page(&page)).await??;
         Ok(vec![Output::new(Topic::CLEANED, key, cleaned)])
     }
 }

@@ -93,7 +93,15 @@ pub struct Run {
     pub channel_capacity: usize,
     /// Workers of each stage that can have several; 0: one per core.
     pub workers: usize,
+    /// Steps of niceness below the rest of the process at which clean and
+    /// extract run (0: none), so that the stages after them go first.
+    #[serde(default = "default_intake_nice")]
+    pub intake_nice: i32,
     pub progress_interval_ms: u64,
+}
+
+fn default_intake_nice() -> i32 {
+    5
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

@@ -2,6 +2,7 @@
 //! the two buses that carry messages between stages (Kafka and in-process).
 
 pub mod config;
+pub mod cpu;
 pub mod event;
 pub mod health;
 pub mod kafka;

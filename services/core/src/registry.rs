@@ -9,6 +9,7 @@
 //! before dedup, or adding a stage, is a change of that list alone.
 
 use crate::config::{Config, Topic};
+use crate::cpu::CpuPool;
 use crate::stage::Stage;
 use async_trait::async_trait;
 use std::path::PathBuf;
@@ -37,6 +38,10 @@ pub struct StageContext {
     /// The broker, for services: start-up may read state back from topics.
     /// `None` in-process.
     pub brokers: Option<String>,
+    /// Where the stages that take pages in (clean, extract) run their CPU
+    /// work: in `gleaner run`, threads that yield to the later stages
+    /// (`run.intake_nice`); elsewhere tokio's blocking threads.
+    pub intake: CpuPool,
 }
 
 #[async_trait]

@@ -3,6 +3,7 @@
 
 use crate::{extract_chosen, site_view, Extractor, SiteState};
 use async_trait::async_trait;
+use gleaner_core::cpu::CpuPool;
 use gleaner_core::messages::{Cleaned, SiteRules};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
@@ -20,6 +21,8 @@ pub struct ExtractStage {
     max_link_share: f64,
     site: std::sync::Arc<std::sync::Mutex<SiteState>>,
     input: Topic,
+    /// Where extraction runs (see [`StageContext::intake`]).
+    cpu: CpuPool,
 }
 
 impl ExtractStage {
@@ -30,12 +33,19 @@ impl ExtractStage {
             max_link_share: cfg.max_link_share,
             site: Default::default(),
             input: Topic::CLEANED,
+            cpu: CpuPool::blocking(),
         }
     }
 
     /// Reads cleaned pages from `topic` (the topic before it in the pipeline).
     pub fn reading(mut self, topic: Topic) -> Self {
         self.input = topic;
+        self
+    }
+
+    /// Runs extraction on `cpu` rather than tokio's blocking threads.
+    pub fn running_on(mut self, cpu: CpuPool) -> Self {
+        self.cpu = cpu;
         self
     }
 
@@ -89,16 +99,18 @@ impl Stage for ExtractStage {
         let key = input.key.clone().unwrap_or_else(|| host.clone());
         let which = self.extractor;
         let site = self.site.clone();
-        let (article, link_share) = tokio::task::spawn_blocking(move || {
-            let (template, rules) = site_view(&mut site.locked(), &host, &cleaned);
-            let (article, chosen) = extract_chosen(&cleaned, which, &template, rules);
-            let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
-                let b = &cleaned.blocks[i];
-                (t + u64::from(b.text_len), l + u64::from(b.link_text_len))
-            });
-            (article, links as f64 / text.max(1) as f64)
-        })
-        .await?;
+        let (article, link_share) = self
+            .cpu
+            .run(move || {
+                let (template, rules) = site_view(&mut site.locked(), &host, &cleaned);
+                let (article, chosen) = extract_chosen(&cleaned, which, &template, rules);
+                let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
+                    let b = &cleaned.blocks[i];
+                    (t + u64::from(b.text_len), l + u64::from(b.link_text_len))
+                });
+                (article, links as f64 / text.max(1) as f64)
+            })
+            .await?;
         let chars = article.text.chars().count();
         anyhow::ensure!(
             chars >= self.min_text_chars,
@@ -137,7 +149,9 @@ impl StageSpec for ExtractSpec {
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let which: Extractor = ctx.cfg.extract.extractor.parse()?;
-        let stage = ExtractStage::new(which, &ctx.cfg.extract).reading(ctx.input);
+        let stage = ExtractStage::new(which, &ctx.cfg.extract)
+            .reading(ctx.input)
+            .running_on(ctx.intake.clone());
         if let Some(brokers) = &ctx.brokers {
             load_rules(&stage, brokers, &ctx.cfg.topics.rules).await?;
         }

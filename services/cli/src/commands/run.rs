@@ -6,6 +6,8 @@ use crate::commands::progress::Progress;
 use crate::commands::run_report::{self, RunReport};
 use crate::datadir::{self, DataLock};
 use crate::SeedOptions;
+use anyhow::Context;
+use gleaner_core::cpu::CpuPool;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
@@ -75,6 +77,10 @@ pub(crate) async fn run_embedded(
             .map_err(|e| anyhow::anyhow!("forgetting {}: {e}", fetch_state.display()))?;
     }
     let flow = crate::stages::flow(cfg, registry)?;
+    let workers = match cfg.run.workers {
+        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+        n => n,
+    };
     let base = StageContext {
         cfg: cfg.clone(),
         input: Topic::SEEDS,
@@ -85,6 +91,7 @@ pub(crate) async fn run_embedded(
         allow_private,
         long_running: follow,
         brokers: None,
+        intake: CpuPool::yielding(workers, cfg.run.intake_nice).context("run.intake_nice")?,
     };
     let mut stages: Vec<Box<dyn Stage>> = Vec::new();
     for placed in &flow.stages {
@@ -95,10 +102,7 @@ pub(crate) async fn run_embedded(
         &MemoryOptions {
             channel_capacity: cfg.run.channel_capacity,
             batch_max: cfg.kafka.batch_max,
-            workers: match cfg.run.workers {
-                0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-                n => n,
-            },
+            workers,
             sink_dir: Some(data.clone()),
             sink_topics: vec![Topic::ARTICLES, Topic::DUPLICATES, Topic::DEAD_LETTER],
         },

@@ -3,6 +3,7 @@
 
 use crate::commands::brokers;
 use crate::{stages, Kafka};
+use gleaner_core::cpu::CpuPool;
 use gleaner_core::registry::StageContext;
 use gleaner_core::{Config, Topic};
 use std::path::PathBuf;
@@ -37,6 +38,7 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         allow_private: place.allow_private,
         long_running: true,
         brokers: Some(brokers.clone()),
+        intake: CpuPool::blocking(),
         input: Topic::SEEDS,
         kind: Topic::SEEDS,
         output: None,
