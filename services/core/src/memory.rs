@@ -500,6 +500,10 @@ async fn run_stage(
         stage.produced().await;
         held = bus.hold(held, stage.held());
         bus.done(batch.len() as i64);
+        // If this batch left the stage holding all that is in flight, the
+        // `quiet` it just sent had no one waiting (this task was busy):
+        // without this check the last batch of a run waited for a tick.
+        held = when_alone(&mut *stage, &bus, held).await;
     }
     stage.close().await
 }

@@ -205,6 +205,30 @@ async fn a_stage_holding_the_last_work_lets_go_when_nothing_else_is_in_flight() 
     );
 }
 
+/// The batch that leaves a stage holding all that is in flight (the last
+/// page of a run reaching the index) is let go at once, not at the next
+/// tick: the stage was busy with that batch when the run went quiet.
+#[tokio::test(start_paused = true)]
+async fn the_batch_that_makes_the_run_quiet_is_let_go_without_a_tick() {
+    let idle_calls = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let gatherer = Gatherer {
+        held: vec![],
+        idle_calls: idle_calls.clone(),
+    };
+    let p = MemoryPipeline::start(vec![Box::new(gatherer)], &options(2, 4, 1)).unwrap();
+    // Past the interval's first (immediate) tick.
+    tokio::time::sleep(TICK / 2).await;
+    let start = tokio::time::Instant::now();
+    p.publish(Output::of(Topic::PAGES, "k", &1u64)).await;
+    p.wait_idle().await;
+    // Paused time moves only when every task waits on a timer, so this is
+    // exact: zero, where waiting for the tick took the rest of the 200 ms.
+    let waited = start.elapsed();
+    assert!(waited < TICK / 4, "let go after {waited:?}");
+    assert_eq!(idle_calls.load(Ordering::SeqCst), 1);
+    assert_eq!(p.shutdown().await.unwrap()[&Topic::CLEANED], 1);
+}
+
 /// Takes nothing until it is let go, as an index stuck on its disk would.
 struct Stalled(Arc<tokio::sync::Semaphore>);
 
