@@ -16,7 +16,8 @@ use std::time::Duration;
 
 /// Ranks sentences by similarity to the whole text (TF-IDF over the
 /// article's sentences) with a bonus for coming early, as news leads do.
-fn ranked(sents: &[String]) -> Vec<usize> {
+/// `words` holds each sentence's word count.
+fn ranked(sents: &[&str], words: &[usize]) -> Vec<usize> {
     // Terms as ids of one vocabulary: each sentence's (id, count), sorted.
     let mut vocab = Vocabulary::default();
     let counts: Vec<Vec<(usize, u32)>> = sents
@@ -63,7 +64,7 @@ fn ranked(sents: &[String]) -> Vec<usize> {
         .iter()
         .enumerate()
         .map(|(i, c)| {
-            let words = word_count(&sents[i]) as f64;
+            let words = words[i] as f64;
             let norm = c
                 .iter()
                 .map(|&(t, n)| weight(t, n).powi(2))
@@ -101,7 +102,9 @@ pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
     if sents.iter().any(|s| ends_a_sentence(s)) {
         sents.retain(|s| ends_a_sentence(s));
     }
-    let order = ranked(&sents);
+    // Counted once: ranking and the word-length summaries both need them.
+    let words: Vec<usize> = sents.iter().map(|s| word_count(s)).collect();
+    let order = ranked(&sents, &words);
     lengths
         .iter()
         .map(|l| {
@@ -109,17 +112,17 @@ pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
             if let Some(n) = l.sentences {
                 chosen.extend(order.iter().take(n));
             } else if let Some(target) = l.words {
-                let mut words = 0;
+                let mut taken = 0;
                 for &i in &order {
-                    if words >= target {
+                    if taken >= target {
                         break;
                     }
-                    let w = word_count(&sents[i]);
+                    let w = words[i];
                     // Stop before overshooting by more than half a sentence.
-                    if words > 0 && words + w > target + w / 2 {
+                    if taken > 0 && taken + w > target + w / 2 {
                         continue;
                     }
-                    words += w;
+                    taken += w;
                     chosen.push(i);
                 }
             }
@@ -352,7 +355,7 @@ mod tests {
         // Sentences keep their order in the text.
         let pos: Vec<usize> = sentences(&s[1].text)
             .iter()
-            .map(|x| text.find(x.as_str()).unwrap())
+            .map(|x| text.find(x).unwrap())
             .collect();
         assert!(pos.windows(2).all(|p| p[0] < p[1]));
     }

@@ -108,13 +108,23 @@ fn for_each_word_at(text: &str, mut f: impl FnMut(usize, &str)) {
 /// Number of words, each CJK character counting as one: the unit of every
 /// density measure, so CJK pages are not scored as one long "word".
 pub fn word_count(text: &str) -> usize {
-    let mut n = 0;
-    let mut in_word = false;
-    for c in text.chars() {
-        if is_cjk(c) {
+    let (mut n, mut in_word) = (0, false);
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        let b = bytes[i];
+        // ASCII, most of most text, is read without decoding a char (this
+        // runs over every sentence a summary ranks).
+        let (cjk, word, len) = if b < 0x80 {
+            (false, b.is_ascii_alphanumeric() || b == b'_', 1)
+        } else {
+            let c = text[i..].chars().next().unwrap_or(' ');
+            (is_cjk(c), is_word_char(c), c.len_utf8())
+        };
+        if cjk {
             n += 1;
             in_word = false;
-        } else if is_word_char(c) {
+        } else if word {
             if !in_word {
                 n += 1;
             }
@@ -122,6 +132,7 @@ pub fn word_count(text: &str) -> usize {
         } else {
             in_word = false;
         }
+        i += len;
     }
     n
 }
@@ -307,10 +318,14 @@ const ABBREVIATIONS: &[&str] = &[
 /// Splits text into sentences: at `.`, `!`, `?` followed by space and a
 /// capital, digit or quote (not after a common abbreviation or an initial),
 /// at CJK full stops, and at line breaks.
-pub fn sentences(text: &str) -> Vec<String> {
+/// The sentences are slices of `text`, trimmed.
+pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
+    // One buffer for every line: a summary splits every article.
+    let mut chars: Vec<(usize, char)> = Vec::new();
     for line in text.lines() {
-        let chars: Vec<(usize, char)> = line.char_indices().collect();
+        chars.clear();
+        chars.extend(line.char_indices());
         let mut start = 0;
         for (i, &(pos, c)) in chars.iter().enumerate() {
             let end = pos + c.len_utf8();
@@ -348,10 +363,10 @@ pub fn sentences(text: &str) -> Vec<String> {
     out
 }
 
-fn push_sentence(out: &mut Vec<String>, s: &str) {
+fn push_sentence<'a>(out: &mut Vec<&'a str>, s: &'a str) {
     let s = s.trim();
     if !s.is_empty() {
-        out.push(s.to_string());
+        out.push(s);
     }
 }
 
@@ -379,6 +394,25 @@ mod tests {
             vec!["hello", "世", "界", "wide_web"]
         );
         assert_eq!(word_count("日本語のテキスト and more"), 10);
+        // The byte-wise count agrees with a char-wise one on mixed text.
+        let by_chars = |t: &str| {
+            let (mut n, mut in_word) = (0, false);
+            for c in t.chars() {
+                let start = is_cjk(c) || (is_word_char(c) && !in_word);
+                n += usize::from(start);
+                in_word = is_word_char(c) && !is_cjk(c);
+            }
+            n
+        };
+        for t in [
+            "",
+            "a",
+            "Ünïcode straße_2 — l'été, 東京タワー!x",
+            "word\u{a0}word\tÖ9 _ __ -- 한국어 text",
+            "end.",
+        ] {
+            assert_eq!(word_count(t), by_chars(t), "{t:?}");
+        }
     }
 
     #[test]
@@ -388,7 +422,9 @@ mod tests {
             "is_stop_word tests the length first"
         );
         assert!(STOP.iter().all(|w| is_stop_word(w)));
-        for w in ["bridge", "", "th", "thee", "ther", "i\u{0}", "youu", "whic", "été"] {
+        for w in [
+            "bridge", "", "th", "thee", "ther", "i\u{0}", "youu", "whic", "été",
+        ] {
             assert!(!is_stop_word(w), "{w:?}");
         }
     }
