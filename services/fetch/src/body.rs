@@ -8,7 +8,10 @@ pub(crate) async fn read_capped(
     resp: reqwest::Response,
     cap: usize,
 ) -> Result<(Vec<u8>, bool), reqwest::Error> {
-    let mut body = Vec::new();
+    // Room for what the server announces (up to the cap and a megabyte, so
+    // a lying header costs little), instead of growing by copies.
+    let announced = resp.content_length().unwrap_or(0) as usize;
+    let mut body = Vec::with_capacity(announced.min(cap).min(1 << 20));
     let mut stream = resp.bytes_stream();
     while let Some(chunk) = stream.next().await {
         let chunk = chunk?;
@@ -44,6 +47,29 @@ pub(crate) fn is_gzip(body: &[u8]) -> bool {
 /// Decodes HTML bytes to UTF-8: the charset from the Content-Type header, a
 /// BOM, a `<meta charset>` in the first KiB, then detection (chardetng).
 pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
+    let enc = encoding_of(body, content_type);
+    let (text, used, _had_errors) = enc.decode(body);
+    (text.into_owned(), used.name().to_string())
+}
+
+/// [`decode_html`] of a body the caller gives up: UTF-8 without a BOM, most
+/// of the web, becomes the string without a copy.
+pub fn decode_html_owned(body: Vec<u8>, content_type: &str) -> (String, String) {
+    let enc = encoding_of(&body, content_type);
+    if enc == encoding_rs::UTF_8 && !body.starts_with(b"\xEF\xBB\xBF") {
+        // Valid: what decoding would return. Invalid: decoded with
+        // replacement characters, as decode_html does.
+        return match String::from_utf8(body) {
+            Ok(text) => (text, enc.name().to_string()),
+            Err(e) => decode_html(e.as_bytes(), content_type),
+        };
+    }
+    decode_html(&body, content_type)
+}
+
+/// The body's encoding: the BOM, the Content-Type charset, a `<meta
+/// charset>` in the first KiB, then detection.
+fn encoding_of(body: &[u8], content_type: &str) -> &'static encoding_rs::Encoding {
     let from_label = |label: &str| {
         encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
     };
@@ -51,7 +77,7 @@ pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
         .split(';')
         .filter_map(|p| p.trim().strip_prefix("charset="))
         .find_map(from_label);
-    let enc = encoding_rs::Encoding::for_bom(body)
+    encoding_rs::Encoding::for_bom(body)
         .map(|(e, _)| e)
         .or(declared)
         .or_else(|| meta_charset(&body[..body.len().min(1024)]).and_then(|l| from_label(&l)))
@@ -65,9 +91,7 @@ pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
             let mut d = chardetng::EncodingDetector::new();
             d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
             d.guess(None, true)
-        });
-    let (text, used, _had_errors) = enc.decode(body);
-    (text.into_owned(), used.name().to_string())
+        })
 }
 
 fn meta_charset(head: &[u8]) -> Option<String> {
@@ -122,5 +146,27 @@ mod tests {
         );
         assert_eq!(cs, "windows-1252");
         assert!(t.contains("Grüße aus Köln"), "{t}");
+    }
+
+    #[test]
+    fn the_owned_decoding_gives_what_the_borrowed_one_does() {
+        let bodies: [(&[u8], &str); 6] = [
+            ("<p>Grüße aus Köln</p>".as_bytes(), "text/html"),
+            (b"\xEF\xBB\xBF<p>with a BOM</p>", "text/html"),
+            (b"<p>bad \xff\xfe utf-8</p>", "text/html; charset=utf-8"),
+            (b"caf\xe9", "text/html; charset=ISO-8859-1"),
+            (
+                b"<p>Gr\xfc\xdfe aus K\xf6ln, sch\xf6ne Gr\xfc\xdfe</p>",
+                "text/html",
+            ),
+            (b"", "text/html"),
+        ];
+        for (body, ct) in bodies {
+            assert_eq!(
+                decode_html_owned(body.to_vec(), ct),
+                decode_html(body, ct),
+                "{body:?}"
+            );
+        }
     }
 }

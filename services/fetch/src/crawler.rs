@@ -3,7 +3,7 @@
 //! fetch worker of the stage (how many requests a host has in flight is its
 //! number of workers, frontier.rs).
 
-use crate::body::{decode_html, gunzip_capped, is_gzip, read_capped};
+use crate::body::{decode_html_owned, gunzip_capped, is_gzip, read_capped};
 use crate::challenge::looks_like_challenge;
 use crate::client::{header, retry_delays, Routes};
 use crate::error::FetchError;
@@ -241,7 +241,7 @@ impl Crawler {
         } else {
             xmlish
         };
-        let (html, charset) = decode_html(&body, &ct);
+        let (html, charset) = decode_html_owned(body, &ct);
         if xmlish || html.trim_start().starts_with("<?xml") {
             match feeds::parse(&html) {
                 Some(feeds::Feed::SitemapIndex(sitemaps)) => {
