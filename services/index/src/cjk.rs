@@ -8,6 +8,13 @@ use tantivy::tokenizer::{Token, TokenStream, Tokenizer};
 #[derive(Clone, Default)]
 pub struct CjkBigramTokenizer;
 
+/// Whether `text` has a CJK character. Every one is past U+3000, so its
+/// UTF-8 starts with a byte of 0xE3 or more: most text (curly quotes and
+/// dashes start with 0xE2) is ruled out by a byte scan without decoding.
+pub(crate) fn has_cjk(text: &str) -> bool {
+    text.bytes().any(|b| b >= 0xE3) && text.chars().any(is_cjk)
+}
+
 pub struct CjkTokenStream {
     tokens: Vec<Token>,
     next: usize,
@@ -77,5 +84,22 @@ mod tests {
             out.push(s.token().text.clone());
         }
         assert_eq!(out, vec!["北京", "京大", "大学", "東"]);
+    }
+
+    #[test]
+    fn cjk_is_found_and_other_text_ruled_out() {
+        for t in ["北京", "a 東 b", "한국어", "カタカナ", "𠀋"] {
+            assert!(has_cjk(t), "{t}");
+        }
+        for t in [
+            "",
+            "plain",
+            "“quoted” — dash",
+            "Grüße",
+            "emoji 🙂",
+            "Ελληνικά",
+        ] {
+            assert!(!has_cjk(t), "{t}");
+        }
     }
 }

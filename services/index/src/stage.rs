@@ -248,9 +248,15 @@ impl IndexStage {
         d.add_text(f.id, &a.id);
         d.add_text(f.url, &a.url);
         d.add_text(f.title, &a.title);
-        d.add_text(f.title_cjk, &a.title);
         d.add_text(f.body, &a.text);
-        d.add_text(f.body_cjk, &a.text);
+        // The CJK fields take only CJK runs: other text would be copied and
+        // scanned for none (the same index, a little less work per page).
+        if crate::cjk::has_cjk(&a.title) {
+            d.add_text(f.title_cjk, &a.title);
+        }
+        if crate::cjk::has_cjk(&a.text) {
+            d.add_text(f.body_cjk, &a.text);
+        }
         if let Some(i) = schema::stem_slot(a.language.as_deref()) {
             d.add_text(f.title_stem[i], &a.title);
             d.add_text(f.body_stem[i], &a.text);
