@@ -178,14 +178,28 @@ impl IndexStage {
         lost
     }
 
-    /// Makes everything added or queued searchable now, waiting for it.
-    async fn commit_all(&mut self) -> Vec<Lost> {
+    /// Waits for the running commit, then starts one of what waited for
+    /// it and was added, due or not.
+    async fn commit_now(&mut self) -> Vec<Lost> {
         let mut lost = Vec::new();
         lost.extend(self.settle(true).await);
         lost.extend(self.add_queued().await);
         lost.extend(self.start_commit());
+        lost
+    }
+
+    /// Makes everything added or queued searchable now, waiting for it.
+    async fn commit_all(&mut self) -> Vec<Lost> {
+        let mut lost = self.commit_now().await;
         lost.extend(self.settle(true).await);
         lost
+    }
+
+    /// The dead letters not yet sent and those for `lost`.
+    fn unsent_and(&mut self, lost: Vec<Lost>) -> Vec<Output> {
+        let mut dead = std::mem::take(&mut self.unsent);
+        dead.extend(self.dead_letters(lost));
+        dead
     }
 
     /// Dead letters for documents lost after their inputs were answered.
@@ -339,10 +353,7 @@ impl Stage for IndexStage {
         }
         let mut lost = self.advance().await;
         if self.pending.len() + self.committing.len() >= MAX_UNSEARCHABLE {
-            // Wait for the running commit, and commit what waited, due or not.
-            lost.extend(self.settle(true).await);
-            lost.extend(self.add_queued().await);
-            lost.extend(self.start_commit());
+            lost.extend(self.commit_now().await);
         }
         let mut dead = self.dead_letters(lost);
         if !dead.is_empty() {
@@ -357,9 +368,7 @@ impl Stage for IndexStage {
 
     async fn tick(&mut self) -> Vec<Output> {
         let lost = self.advance().await;
-        let mut dead = std::mem::take(&mut self.unsent);
-        dead.extend(self.dead_letters(lost));
-        dead
+        self.unsent_and(lost)
     }
 
     /// A commit finished: the next tick takes it and starts the next.
@@ -370,9 +379,7 @@ impl Stage for IndexStage {
     /// Nothing else is coming: no more batches to gather into this commit.
     async fn idle(&mut self) -> Vec<Output> {
         let lost = self.commit_all().await;
-        let mut dead = std::mem::take(&mut self.unsent);
-        dead.extend(self.dead_letters(lost));
-        dead
+        self.unsent_and(lost)
     }
 
     fn held(&self) -> usize {

@@ -6,18 +6,7 @@ use gleaner_core::messages::{Article, Summary};
 use gleaner_core::stage::Origin;
 
 fn input(id: &str, title: &str, text: &str, offset: i64) -> Input {
-    copy_input(id, None, "", title, text, offset)
-}
-
-fn copy_input(
-    id: &str,
-    cluster: Option<&str>,
-    date: &str,
-    title: &str,
-    text: &str,
-    offset: i64,
-) -> Input {
-    input_in(None, id, cluster, date, title, text, offset)
+    input_in(None, id, None, "", title, text, offset)
 }
 
 /// An input in `language`, in a dedup cluster, published on `date`.
@@ -275,7 +264,8 @@ async fn copies_of_one_article_collapse_to_the_earliest_published() {
     let r = st
         .handle_batch(&[
             // The first copy seen was published last.
-            copy_input(
+            input_in(
+                None,
                 "late",
                 Some("late"),
                 "2026-03-02",
@@ -283,7 +273,8 @@ async fn copies_of_one_article_collapse_to_the_earliest_published() {
                 text,
                 0,
             ),
-            copy_input(
+            input_in(
+                None,
                 "early",
                 Some("late"),
                 "2026-03-01",
@@ -291,7 +282,8 @@ async fn copies_of_one_article_collapse_to_the_earliest_published() {
                 text,
                 1,
             ),
-            copy_input(
+            input_in(
+                None,
                 "other",
                 None,
                 "",

@@ -41,23 +41,18 @@ impl Writer {
     /// Upserts `docs` (each replaces the document with its id). Must be
     /// ready. On error the writer's uncommitted documents are rolled back.
     pub(crate) async fn add(&mut self, docs: Vec<(String, TantivyDocument)>) -> anyhow::Result<()> {
-        let State::Ready(mut writer) = std::mem::replace(&mut self.state, State::Gone) else {
-            anyhow::bail!("index writer is busy or lost");
-        };
+        let mut writer = self.take_ready()?;
         let id_field = self.id_field;
         // add_document waits when Tantivy's indexing thread is behind:
         // off the async runtime.
         let task = tokio::task::spawn_blocking(move || {
-            let r = (|| -> anyhow::Result<()> {
+            let r = or_rollback(&mut writer, |writer| {
                 for (id, doc) in docs {
                     writer.delete_term(Term::from_field_text(id_field, &id));
                     writer.add_document(doc)?;
                 }
                 Ok(())
-            })();
-            if r.is_err() {
-                let _ = writer.rollback();
-            }
+            });
             (writer, r)
         });
         let (writer, r) = task
@@ -71,22 +66,29 @@ impl Writer {
     /// Must be ready. A failed commit rolls back what it would have made
     /// durable.
     pub(crate) fn start_commit(&mut self, payload: String) -> anyhow::Result<()> {
-        let State::Ready(mut writer) = std::mem::replace(&mut self.state, State::Gone) else {
-            anyhow::bail!("index writer is busy or lost");
-        };
+        let mut writer = self.take_ready()?;
         self.state = State::Committing(tokio::task::spawn_blocking(move || {
-            let r = (|| -> anyhow::Result<()> {
+            let r = or_rollback(&mut writer, |writer| {
                 let mut commit = writer.prepare_commit()?;
                 commit.set_payload(&payload);
                 commit.commit()?;
                 Ok(())
-            })();
-            if r.is_err() {
-                let _ = writer.rollback();
-            }
+            });
             (writer, r)
         }));
         Ok(())
+    }
+
+    /// The writer, when ready; otherwise an error, and the state (a commit
+    /// running, say) is left as it was.
+    fn take_ready(&mut self) -> anyhow::Result<IndexWriter> {
+        match std::mem::replace(&mut self.state, State::Gone) {
+            State::Ready(w) => Ok(w),
+            other => {
+                self.state = other;
+                anyhow::bail!("index writer is busy or lost")
+            }
+        }
     }
 
     /// Resolves when the commit started last has finished; pending when
@@ -137,5 +139,40 @@ impl Writer {
             State::Ready(w) => Some(w),
             _ => None,
         }
+    }
+}
+
+/// Runs `f` on the writer; on error, rolls back what was not committed.
+fn or_rollback(
+    writer: &mut IndexWriter,
+    f: impl FnOnce(&mut IndexWriter) -> anyhow::Result<()>,
+) -> anyhow::Result<()> {
+    let r = f(writer);
+    if r.is_err() {
+        let _ = writer.rollback();
+    }
+    r
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Asking a busy writer to add is refused and leaves the running
+    /// commit alone: its result still comes, and the writer after it.
+    #[tokio::test]
+    async fn a_busy_writer_refuses_and_keeps_its_commit() {
+        let dir = tempfile::tempdir().unwrap();
+        let (index, fields) = crate::schema::open_or_create(dir.path()).unwrap();
+        let mut w = Writer::new(
+            index.writer_with_num_threads(1, 15_000_000).unwrap(),
+            fields.id,
+        );
+        w.start_commit("{}".into()).unwrap();
+        assert!(w.add(vec![]).await.is_err(), "busy while committing");
+        assert!(w.start_commit("{}".into()).is_err());
+        assert!(matches!(w.outcome(true).await, Some(Ok(()))));
+        assert!(w.is_ready(), "the writer is back after the commit");
+        assert!(w.add(vec![]).await.is_ok());
     }
 }
