@@ -213,7 +213,7 @@ pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
 /// The bundled config with test settings: no politeness delay, loopback
 /// allowed, and (for Kafka) topic and group names unique to this run.
 pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
-    let mut text = gleaner_core::config::DEFAULT_TOML
+    let mut text = include_str!("../../pipelines.toml")
         .replace("per_host_delay_ms = 1000", "per_host_delay_ms = 10")
         .replace("bloom_capacity = 10000000", "bloom_capacity = 100000")
         .replace("partitions = 4 ", "partitions = 2 ");

@@ -51,9 +51,6 @@ impl StageSpec for CleanSpec {
     fn about(&self) -> &'static str {
         "Streams each page's HTML through lol_html into text blocks with their features"
     }
-    fn config_section(&self) -> &'static str {
-        ""
-    }
     fn output(&self) -> Option<Topic> {
         Some(Topic::CLEANED)
     }

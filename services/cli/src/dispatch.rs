@@ -7,12 +7,18 @@ use gleaner_core::Config;
 use std::process::ExitCode;
 
 fn config(common: &Common) -> anyhow::Result<Config> {
-    Config::load(common.config.as_deref()).map_err(|e| commands::bad_input(format!("{e:#}")))
+    stages::load_config(common.config.as_deref()).map_err(|e| commands::bad_input(format!("{e:#}")))
 }
 
 /// `--extractor`, else the config's.
 fn extractor_of(cfg: &Config, flag: Option<&str>) -> anyhow::Result<gleaner_extract::Extractor> {
-    flag.unwrap_or(&cfg.extract.extractor).parse()
+    match flag {
+        Some(name) => name.parse(),
+        None => cfg
+            .section::<gleaner_extract::ExtractSettings>()?
+            .extractor
+            .parse(),
+    }
 }
 
 pub(crate) async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
@@ -35,7 +41,9 @@ pub(crate) async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             init_logs("error");
             let mut cfg = config(&common)?;
             if let Some(ms) = delay {
-                cfg.fetch.per_host_delay_ms = ms;
+                let mut fetch: gleaner_fetch::FetchSettings = cfg.section()?;
+                fetch.per_host_delay_ms = ms;
+                cfg.set_section(&fetch)?;
             }
             let follow = follow || schedule.every_secs.is_some();
             let data = data_dir(&cfg, data);
@@ -181,7 +189,10 @@ pub(crate) async fn dispatch(cmd: Cmd) -> anyhow::Result<ExitCode> {
             init_logs("info");
             let cfg = config(&common)?;
             let dir = data_dir(&cfg, data).join("index");
-            let listen = listen.unwrap_or_else(|| cfg.serve.listen.clone());
+            let listen = match listen {
+                Some(l) => l,
+                None => cfg.section::<commands::serve::ServeSettings>()?.listen,
+            };
             commands::serve::serve(&cfg, &dir, &listen).await?;
         }
         Cmd::Eval {

@@ -1,38 +1,79 @@
-//! The configuration, read from `pipelines.toml`. This crate's copy (the
-//! repository root links to it) is the documented default and is compiled
-//! in, so a run with no `--config` behaves exactly as that file says.
+//! The configuration, read from `pipelines.toml`. Core reads the sections
+//! that are its own (`[pipeline]`, `[topics]`, `[kafka]`, `[run]`); every
+//! other section belongs to a stage or a command, which reads it with
+//! [`Config::section`] into a type of its own crate ([`Section`]). A section
+//! or key left out takes its default; an unknown key is an error, and so is
+//! a section no stage or command claims ([`Config::check_sections`]).
 
 use anyhow::Context;
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
-/// The default configuration, documented line by line.
-pub const DEFAULT_TOML: &str = include_str!("../pipelines.toml");
+/// The settings of one section of pipelines.toml, owned by the crate that
+/// reads them. `#[serde(default, deny_unknown_fields)]` on the type keeps a
+/// left-out key at its default and refuses a misspelt one.
+pub trait Section: Serialize + DeserializeOwned + Default {
+    /// The section's name: `[fetch]` is "fetch".
+    const NAME: &'static str;
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+    /// Checks what the types alone do not (a share within 0..=1, ...).
+    fn validate(&self) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// A [`Section`] type as a value, for a registry to check a config against
+/// every section it knows: `&SectionOf::<FetchSettings>::NEW`.
+pub struct SectionOf<S>(std::marker::PhantomData<fn() -> S>);
+
+impl<S> SectionOf<S> {
+    pub const NEW: Self = SectionOf(std::marker::PhantomData);
+}
+
+/// What a registry needs of a section without knowing its type.
+pub trait SectionCheck: Send + Sync {
+    fn name(&self) -> &'static str;
+    /// The section as `cfg` sets it, defaults filled in, or why it is wrong.
+    fn effective(&self, cfg: &Config) -> anyhow::Result<toml::Value>;
+}
+
+impl<S: Section> SectionCheck for SectionOf<S> {
+    fn name(&self) -> &'static str {
+        S::NAME
+    }
+    fn effective(&self, cfg: &Config) -> anyhow::Result<toml::Value> {
+        let s: S = cfg.section()?;
+        Ok(toml::Value::try_from(s)?)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default)]
 pub struct Config {
     pub pipeline: Pipeline,
     pub topics: Topics,
     pub kafka: Kafka,
     pub run: Run,
-    pub fetch: Fetch,
-    pub extract: Extract,
-    pub dedup: Dedup,
-    pub summarize: Summarize,
-    pub index: Index,
-    pub serve: Serve,
+    /// Every other section as written, read by its owner with
+    /// [`Config::section`].
+    #[serde(flatten)]
+    pub sections: toml::Table,
 }
 
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+/// The sections core reads itself.
+const CORE_SECTIONS: [&str; 4] = ["pipeline", "topics", "kafka", "run"];
+
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
 pub struct Pipeline {
-    /// The stages in flow order, by name (see `gleaner_core::registry`).
-    pub stages: Vec<String>,
+    /// The stages in flow order, by name (see `gleaner_core::registry`);
+    /// left out: every stage the binary knows, in the order it lists them.
+    pub stages: Option<Vec<String>>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Topics {
     pub seeds: String,
     pub frontier: String,
@@ -44,17 +85,30 @@ pub struct Topics {
     pub summarized: String,
     pub rules: String,
     pub dead_letter: String,
-    /// Defaulted, so that a config written before it existed still loads.
-    #[serde(default = "default_status_topic")]
     pub status: String,
 }
 
-fn default_status_topic() -> String {
-    "gleaner.status".into()
+impl Default for Topics {
+    fn default() -> Self {
+        let name = |t: &str| format!("gleaner.{t}");
+        Topics {
+            seeds: name("seeds"),
+            frontier: name("frontier"),
+            pages: name("pages"),
+            cleaned: name("cleaned"),
+            articles: name("articles"),
+            unique: name("unique"),
+            duplicates: name("duplicates"),
+            summarized: name("summarized"),
+            rules: name("rules"),
+            dead_letter: name("dead-letter"),
+            status: name("status"),
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Kafka {
     pub brokers: String,
     pub group_prefix: String,
@@ -71,23 +125,35 @@ pub struct Kafka {
     /// Records per partition of the output topics the replay guard reads back.
     pub replay_check_records: usize,
     /// Longest a consumer's fetch waits at the broker for records to arrive.
-    #[serde(default = "default_fetch_wait_ms")]
     pub fetch_wait_ms: u64,
     /// librdkafka's idempotent producer (no duplicate from its own retries).
-    #[serde(default = "default_idempotence")]
     pub idempotence: bool,
 }
 
-fn default_idempotence() -> bool {
-    true
-}
-
-fn default_fetch_wait_ms() -> u64 {
-    20
+/// The values pipelines.toml documents (a test in the binary checks that
+/// the file and these agree).
+impl Default for Kafka {
+    fn default() -> Self {
+        Kafka {
+            brokers: "127.0.0.1:9092".into(),
+            group_prefix: "gleaner".into(),
+            compression: "lz4".into(),
+            max_record_bytes: 5_000_000,
+            batch_max: 64,
+            partitions: 4,
+            replication: 1,
+            instance: "1".into(),
+            session_timeout_ms: 45_000,
+            unassigned_exit_ms: 60_000,
+            replay_check_records: 256,
+            fetch_wait_ms: 20,
+            idempotence: true,
+        }
+    }
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Run {
     pub data_dir: String,
     pub channel_capacity: usize,
@@ -95,127 +161,37 @@ pub struct Run {
     pub workers: usize,
     /// Steps of niceness below the rest of the process at which clean and
     /// extract run (0: none), so that the stages after them go first.
-    #[serde(default = "default_intake_nice")]
     pub intake_nice: i32,
     pub progress_interval_ms: u64,
 }
 
-fn default_intake_nice() -> i32 {
-    5
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Fetch {
-    pub user_agent: String,
-    pub connect_timeout_ms: u64,
-    pub total_timeout_ms: u64,
-    pub max_redirects: usize,
-    pub max_body_bytes: usize,
-    pub per_host_delay_ms: u64,
-    pub per_host_concurrency: usize,
-    pub defer_after_ms: u64,
-    pub concurrency: usize,
-    pub default_depth: u32,
-    pub max_links_per_page: usize,
-    pub respect_robots: bool,
-    pub follow_sitemaps: bool,
-    pub robots_cache_secs: u64,
-    pub allow_private: bool,
-    pub bloom_capacity: usize,
-    pub bloom_fp_rate: f64,
-    pub strip_params: Vec<String>,
-    pub max_retries: u32,
-    pub retry_base_ms: u64,
-    pub max_retry_after_secs: u64,
-    pub block_window: usize,
-    pub block_ratio: f64,
-    pub error_pause_after: u32,
-    pub pause_secs: u64,
-    pub max_pause_secs: u64,
-    pub proxies: Vec<String>,
-    pub proxy_bench_secs: u64,
-    pub cookies: bool,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Extract {
-    pub extractor: String,
-    pub min_text_chars: usize,
-    pub max_link_share: f64,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Dedup {
-    /// Least share of one article's TF-IDF weight on words the other has.
-    pub threshold: f64,
-    /// Least share of the shorter text's word 4-grams found in the other.
-    pub containment: f64,
-    pub window_count: usize,
-    pub window_age_secs: u64,
-    /// Terms kept in each article's vector.
-    pub vector_terms: usize,
-    /// Shingle hashes kept in each article's sketch.
-    pub sketch_size: usize,
-    /// Of those, how many (the smallest) are looked up and indexed.
-    pub index_keys: usize,
-    /// Articles with fewer distinct words (not stop words, not numbers)
-    /// are never compared.
-    pub min_content_words: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SummaryLength {
-    pub name: String,
-    #[serde(default)]
-    pub sentences: Option<usize>,
-    #[serde(default)]
-    pub words: Option<usize>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Summarize {
-    pub engine: String,
-    pub http_url: String,
-    pub http_timeout_ms: u64,
-    pub http_retries: u32,
-    pub lengths: Vec<SummaryLength>,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Index {
-    pub writer_heap_bytes: usize,
-    /// In `gleaner run`: commit at most this often.
-    pub commit_interval_ms: u64,
-    pub snippet_chars: usize,
-}
-
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Serve {
-    pub listen: String,
+impl Default for Run {
+    fn default() -> Self {
+        Run {
+            data_dir: "gleaner-data".into(),
+            channel_capacity: 16,
+            workers: 0,
+            intake_nice: 5,
+            progress_interval_ms: 1000,
+        }
+    }
 }
 
 impl Config {
-    /// The compiled-in default (the repository's `pipelines.toml`).
+    /// Every default: what a run with no `--config` uses.
     pub fn default_config() -> Self {
-        Self::from_toml(DEFAULT_TOML).expect("the bundled pipelines.toml parses")
+        Self::default()
     }
 
-    /// Parses a full configuration; every section must be present, so a
-    /// misspelt key is an error rather than a silently ignored option.
+    /// Parses a configuration. Core's sections are read and checked here;
+    /// the others are kept for their owners ([`Config::section`]).
     pub fn from_toml(text: &str) -> anyhow::Result<Self> {
         let cfg: Config = toml::from_str(text)?;
         cfg.validate()?;
         Ok(cfg)
     }
 
-    /// Reads `path`, or the default when `path` is `None`.
+    /// Reads `path`, or the defaults when `path` is `None`.
     pub fn load(path: Option<&Path>) -> anyhow::Result<Self> {
         match path {
             None => Ok(Self::default_config()),
@@ -227,16 +203,49 @@ impl Config {
         }
     }
 
+    /// The section `S` owns, defaults filled in, checked.
+    pub fn section<S: Section>(&self) -> anyhow::Result<S> {
+        let s: S = match self.sections.get(S::NAME) {
+            None => S::default(),
+            Some(v) => v
+                .clone()
+                .try_into()
+                .map_err(|e| anyhow::anyhow!("[{}]: {e}", S::NAME))?,
+        };
+        s.validate().with_context(|| format!("[{}]", S::NAME))?;
+        Ok(s)
+    }
+
+    /// Replaces the section `S` owns (a command-line flag overriding it).
+    pub fn set_section<S: Section>(&mut self, s: &S) -> anyhow::Result<()> {
+        self.sections
+            .insert(S::NAME.to_string(), toml::Value::try_from(s)?);
+        Ok(())
+    }
+
+    /// Checks every section `known` owns, and refuses one nobody owns (a
+    /// misspelt `[fecth]` would otherwise be silently ignored).
+    pub fn check_sections(&self, known: &[&dyn SectionCheck]) -> anyhow::Result<()> {
+        for name in self.sections.keys() {
+            anyhow::ensure!(
+                known.iter().any(|k| k.name() == name),
+                "unknown section [{name}] (known: {})",
+                CORE_SECTIONS
+                    .iter()
+                    .copied()
+                    .chain(known.iter().map(|k| k.name()))
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            );
+        }
+        for k in known {
+            k.effective(self)?;
+        }
+        Ok(())
+    }
+
     /// Checks values the types alone do not (also after command-line overrides).
     pub fn validate(&self) -> anyhow::Result<()> {
-        anyhow::ensure!(
-            (0.0..=1.0).contains(&self.dedup.threshold),
-            "dedup.threshold must be within 0..=1"
-        );
-        anyhow::ensure!(
-            self.fetch.bloom_fp_rate > 0.0 && self.fetch.bloom_fp_rate < 1.0,
-            "fetch.bloom_fp_rate must be within (0, 1)"
-        );
         anyhow::ensure!(
             self.run.channel_capacity > 0,
             "run.channel_capacity must be > 0"
@@ -252,17 +261,6 @@ impl Config {
             "kafka.instance must be a non-empty name of letters, digits, '-', '_' or '.' (got {:?})",
             self.kafka.instance
         );
-        anyhow::ensure!(
-            matches!(self.summarize.engine.as_str(), "extractive" | "http"),
-            "summarize.engine must be \"extractive\" or \"http\""
-        );
-        for l in &self.summarize.lengths {
-            anyhow::ensure!(
-                l.sentences.is_some() != l.words.is_some(),
-                "summary length {:?} needs exactly one of sentences or words",
-                l.name
-            );
-        }
         Ok(())
     }
 
@@ -363,19 +361,83 @@ impl std::fmt::Display for Topic {
 mod tests {
     use super::*;
 
-    #[test]
-    fn bundled_config_parses() {
-        let c = Config::default_config();
-        assert_eq!(c.topic_name(Topic::PAGES), "gleaner.pages");
-        assert_eq!(c.topic_name(Topic::named("counted")), "gleaner.counted");
-        assert_eq!(Topic::named("pages"), Topic::PAGES);
-        assert_eq!(Topic::named("counted"), Topic::named("counted"));
-        assert!(c.fetch.max_body_bytes >= 4 << 20);
+    #[derive(Debug, Serialize, Deserialize, PartialEq)]
+    #[serde(default, deny_unknown_fields)]
+    struct Knobs {
+        share: f64,
+        name: String,
+    }
+
+    impl Default for Knobs {
+        fn default() -> Self {
+            Knobs {
+                share: 0.5,
+                name: "k".into(),
+            }
+        }
+    }
+
+    impl Section for Knobs {
+        const NAME: &'static str = "knobs";
+        fn validate(&self) -> anyhow::Result<()> {
+            anyhow::ensure!(
+                (0.0..=1.0).contains(&self.share),
+                "share must be within 0..=1"
+            );
+            Ok(())
+        }
     }
 
     #[test]
-    fn unknown_keys_are_rejected() {
-        let bad = DEFAULT_TOML.replace("[dedup]", "[dedup]\nthreshhold = 0.5");
-        assert!(Config::from_toml(&bad).is_err());
+    fn defaults_and_topic_names() {
+        let c = Config::default_config();
+        assert_eq!(c.topic_name(Topic::PAGES), "gleaner.pages");
+        assert_eq!(c.topic_name(Topic::DEAD_LETTER), "gleaner.dead-letter");
+        assert_eq!(c.topic_name(Topic::named("counted")), "gleaner.counted");
+        assert_eq!(Topic::named("pages"), Topic::PAGES);
+        assert_eq!(Topic::named("counted"), Topic::named("counted"));
+        assert_eq!(c.kafka.batch_max, 64);
+    }
+
+    #[test]
+    fn a_section_left_out_or_partly_written_takes_its_defaults() {
+        let c = Config::from_toml("[kafka]\nbatch_max = 8\n[knobs]\nname = \"x\"\n").unwrap();
+        assert_eq!(c.kafka.batch_max, 8);
+        assert_eq!(c.kafka.partitions, 4, "the rest of [kafka] defaulted");
+        assert_eq!(c.run.channel_capacity, 16, "[run] defaulted");
+        let k: Knobs = c.section().unwrap();
+        assert_eq!((k.share, k.name.as_str()), (0.5, "x"));
+        let none: Knobs = Config::default_config().section().unwrap();
+        assert_eq!(none, Knobs::default());
+    }
+
+    #[test]
+    fn unknown_keys_and_sections_and_bad_values_are_rejected() {
+        assert!(Config::from_toml("[kafka]\nbatch_mx = 8\n").is_err());
+        let c = Config::from_toml("[knobs]\nshaer = 0.5\n").unwrap();
+        let e = c.section::<Knobs>().unwrap_err().to_string();
+        assert!(e.contains("[knobs]") && e.contains("shaer"), "{e}");
+        let known: [&dyn SectionCheck; 1] = [&SectionOf::<Knobs>::NEW];
+        assert!(c.check_sections(&known).is_err());
+        let c = Config::from_toml("[knobs]\nshare = 2.0\n").unwrap();
+        let e = format!("{:#}", c.check_sections(&known).unwrap_err());
+        assert!(e.contains("share must be within"), "{e}");
+        let c = Config::from_toml("[knbos]\nshare = 0.2\n").unwrap();
+        let e = c.check_sections(&known).unwrap_err().to_string();
+        assert!(
+            e.contains("unknown section [knbos]") && e.contains("knobs"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn a_section_set_in_code_is_read_back() {
+        let mut c = Config::default_config();
+        c.set_section(&Knobs {
+            share: 0.25,
+            name: "y".into(),
+        })
+        .unwrap();
+        assert_eq!(c.section::<Knobs>().unwrap().share, 0.25);
     }
 }

@@ -8,7 +8,7 @@
 //! it (the first reads `seeds`) and writes its own, so moving summarize
 //! before dedup, or adding a stage, is a change of that list alone.
 
-use crate::config::{Config, Topic};
+use crate::config::{Config, SectionCheck, Topic};
 use crate::cpu::CpuPool;
 use crate::stage::Stage;
 use async_trait::async_trait;
@@ -52,8 +52,12 @@ pub trait StageSpec: Send + Sync {
     /// One line for `--help`.
     fn about(&self) -> &'static str;
 
-    /// Its section of pipelines.toml (empty when it has none).
-    fn config_section(&self) -> &'static str;
+    /// Its section of pipelines.toml, when it has settings
+    /// (`Some(&SectionOf::<MySettings>::NEW)`): the binary checks it when
+    /// the config loads; the stage reads it with `ctx.cfg.section()`.
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        None
+    }
 
     /// The topic it writes for the next stage; `None` ends the flow.
     fn output(&self) -> Option<Topic>;
@@ -157,6 +161,11 @@ impl<'a> Flow<'a> {
         Ok(Flow { stages })
     }
 
+    /// The stages' names, in flow order.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.stages.iter().map(|p| p.spec.name()).collect()
+    }
+
     /// The placed stage called `name`.
     pub fn get(&self, name: &str) -> Option<&Placed<'a>> {
         self.stages.iter().find(|p| p.spec.name() == name)
@@ -232,9 +241,6 @@ mod tests {
             self.0
         }
         fn about(&self) -> &'static str {
-            ""
-        }
-        fn config_section(&self) -> &'static str {
             ""
         }
         fn output(&self) -> Option<Topic> {

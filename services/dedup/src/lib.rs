@@ -15,6 +15,7 @@ pub mod docfreq;
 pub mod features;
 pub mod offline;
 pub mod postings;
+mod settings;
 pub mod sketch;
 mod spec;
 pub mod stage;
@@ -25,4 +26,4 @@ pub mod window;
 
 pub use spec::DedupSpec;
 pub use stage::{DedupStage, Deduper};
-pub use window::{Decision, DedupConfig, Window};
+pub use window::{Decision, DedupSettings, Window};

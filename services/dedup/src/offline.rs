@@ -4,7 +4,7 @@
 //! [`settle`], so a corpus or a benchmark is judged exactly as the stream.
 
 use crate::stage::Deduper;
-use crate::window::{DedupConfig, Stats};
+use crate::window::{DedupSettings, Stats};
 use gleaner_core::stage::{settle, Input};
 use gleaner_core::Topic;
 use std::io::{BufRead, BufWriter, Write};
@@ -36,7 +36,7 @@ impl Report {
 }
 
 /// Reads Article JSON lines from `input` and writes the verdicts to `out`.
-pub fn run(cfg: DedupConfig, input: impl BufRead + Send, out: &Path) -> anyhow::Result<Report> {
+pub fn run(cfg: DedupSettings, input: impl BufRead + Send, out: &Path) -> anyhow::Result<Report> {
     std::fs::create_dir_all(out)?;
     let open = |name: &str| -> anyhow::Result<BufWriter<std::fs::File>> {
         let path = out.join(name);

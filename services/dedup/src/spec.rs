@@ -3,8 +3,9 @@
 //! restart are still caught, and what it recorded on `duplicates` is read
 //! back too, so that a replay after a crash records nothing twice.
 
-use crate::DedupStage;
+use crate::{DedupSettings, DedupStage};
 use async_trait::async_trait;
+use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::messages::{Article, Duplicate};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
@@ -20,8 +21,8 @@ impl StageSpec for DedupSpec {
     fn about(&self) -> &'static str {
         "Drops reposts (the earliest copy is kept; reposts go to duplicates)"
     }
-    fn config_section(&self) -> &'static str {
-        "dedup"
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        Some(&SectionOf::<DedupSettings>::NEW)
     }
     fn output(&self) -> Option<Topic> {
         Some(Topic::UNIQUE)
@@ -34,12 +35,13 @@ impl StageSpec for DedupSpec {
         true
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-        let mut stage = DedupStage::new(ctx.cfg.dedup.clone()).reading(ctx.input, ctx.kind);
+        let settings: DedupSettings = ctx.cfg.section()?;
+        let window_count = settings.window_count;
+        let mut stage = DedupStage::new(settings).reading(ctx.input, ctx.kind);
         if let Some(brokers) = &ctx.brokers {
             let topic = ctx.cfg.topic_name(Topic::UNIQUE);
-            let per_partition = (ctx.cfg.dedup.window_count as i64
-                / i64::from(ctx.cfg.kafka.partitions.max(1)))
-            .max(1);
+            let per_partition =
+                (window_count as i64 / i64::from(ctx.cfg.kafka.partitions.max(1))).max(1);
             let b = brokers.clone();
             let t = topic.clone();
             let dups = ctx.cfg.topic_name(Topic::DUPLICATES);

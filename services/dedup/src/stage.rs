@@ -7,7 +7,7 @@
 //! stay free for the other stages.
 
 use crate::features::Features;
-use crate::window::{Decision, DedupConfig, Window};
+use crate::window::{Decision, DedupSettings, Window};
 use async_trait::async_trait;
 use gleaner_core::messages::{Article, Duplicate, Summarized};
 use gleaner_core::recent::Recent;
@@ -86,7 +86,7 @@ fn pair(d: &Duplicate) -> u64 {
 }
 
 impl Deduper {
-    pub fn new(cfg: DedupConfig, input: Topic) -> Self {
+    pub fn new(cfg: DedupSettings, input: Topic) -> Self {
         Deduper {
             reported: Recent::new(cfg.window_count),
             window: Window::new(cfg),
@@ -200,7 +200,7 @@ pub struct DedupStage {
 }
 
 impl DedupStage {
-    pub fn new(cfg: DedupConfig) -> Self {
+    pub fn new(cfg: DedupSettings) -> Self {
         DedupStage {
             core: Arc::new(Mutex::new(Deduper::new(cfg, Topic::ARTICLES))),
             input: Topic::ARTICLES,
@@ -302,10 +302,10 @@ mod tests {
     /// from its own output topics: nothing goes out twice.
     #[test]
     fn a_replay_after_a_restart_produces_nothing_again() {
-        let cfg: gleaner_core::Config = gleaner_core::Config::load(None).unwrap();
+        let cfg = DedupSettings::default();
         let text = "The city council approved a new budget on Tuesday that raises spending on schools and parks while cutting the cost of running city hall, after a debate that ran late into the evening. ".repeat(4);
         let (a, b) = (article("a", &text), article("b", &text));
-        let mut first = Deduper::new(cfg.dedup.clone(), Topic::ARTICLES);
+        let mut first = Deduper::new(cfg.clone(), Topic::ARTICLES);
         let outs: Vec<Output> = first
             .process(&[input(&a), input(&b)])
             .into_iter()
@@ -323,7 +323,7 @@ mod tests {
             .filter(|o| o.topic == Topic::DUPLICATES)
             .map(|o| o.decode().unwrap())
             .collect();
-        let mut restarted = Deduper::new(cfg.dedup.clone(), Topic::ARTICLES);
+        let mut restarted = Deduper::new(cfg.clone(), Topic::ARTICLES);
         restarted.remember(&unique);
         restarted.remember_reported(&reported);
         let again: Vec<Output> = restarted
@@ -337,7 +337,7 @@ mod tests {
             again.iter().map(|o| o.topic).collect::<Vec<_>>()
         );
         // Without what was reported, the repost would be recorded twice.
-        let mut forgetful = Deduper::new(cfg.dedup, Topic::ARTICLES);
+        let mut forgetful = Deduper::new(cfg, Topic::ARTICLES);
         forgetful.remember(&unique);
         let again: Vec<Output> = forgetful
             .process(&[input(&a), input(&b)])

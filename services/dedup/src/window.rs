@@ -32,8 +32,7 @@ use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;
 
-/// The `[dedup]` section of pipelines.toml, where each option is explained.
-pub use gleaner_core::config::Dedup as DedupConfig;
+pub use crate::settings::DedupSettings;
 
 /// Most terms and sketch hashes kept per article, whatever the config says,
 /// so one article's share of the window stays small (and fits the stored
@@ -124,7 +123,7 @@ pub struct Stats {
 }
 
 pub struct Window {
-    cfg: DedupConfig,
+    cfg: DedupSettings,
     slots: Vec<Option<Entry>>,
     free: Vec<u32>,
     by_id: FxHashMap<u64, u32>,
@@ -142,7 +141,7 @@ pub struct Window {
 }
 
 impl Window {
-    pub fn new(mut cfg: DedupConfig) -> Self {
+    pub fn new(mut cfg: DedupSettings) -> Self {
         cfg.vector_terms = cfg.vector_terms.min(MAX_KEPT);
         cfg.sketch_size = cfg.sketch_size.min(MAX_KEPT);
         Window {
@@ -161,7 +160,7 @@ impl Window {
         }
     }
 
-    pub fn config(&self) -> &DedupConfig {
+    pub fn config(&self) -> &DedupSettings {
         &self.cfg
     }
 

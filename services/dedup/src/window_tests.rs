@@ -4,12 +4,10 @@
 
 use super::*;
 
-fn cfg(window_count: usize) -> DedupConfig {
-    // The defaults of pipelines.toml.
-    let c: gleaner_core::Config = gleaner_core::Config::load(None).unwrap();
-    DedupConfig {
+fn cfg(window_count: usize) -> DedupSettings {
+    DedupSettings {
         window_count,
-        ..c.dedup
+        ..Default::default()
     }
 }
 

@@ -17,6 +17,7 @@ mod language;
 mod lines;
 mod meta;
 mod model;
+mod settings;
 mod site;
 mod stage;
 mod tree;
@@ -28,6 +29,7 @@ pub use article::{extract, extract_with, join_blocks, SiteState};
 pub(crate) use article::{extract_chosen, site_view};
 pub use language::detect as detect_language;
 pub use meta::{normalise_date, page_title, strip_site_name};
+pub use settings::ExtractSettings;
 pub use site::{apply_rules, Templates};
 pub use stage::{ExtractSpec, ExtractStage};
 

@@ -1,8 +1,9 @@
 //! The extract stage and its place in the registry: cleaned pages in,
 //! articles out; site rules from the compacted rules topic.
 
-use crate::{extract_chosen, site_view, Extractor, SiteState};
+use crate::{extract_chosen, site_view, ExtractSettings, Extractor, SiteState};
 use async_trait::async_trait;
+use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::cpu::CpuPool;
 use gleaner_core::messages::{Cleaned, SiteRules};
 use gleaner_core::registry::{StageContext, StageSpec};
@@ -26,7 +27,7 @@ pub struct ExtractStage {
 }
 
 impl ExtractStage {
-    pub fn new(extractor: Extractor, cfg: &gleaner_core::config::Extract) -> Self {
+    pub fn new(extractor: Extractor, cfg: &ExtractSettings) -> Self {
         ExtractStage {
             extractor,
             min_text_chars: cfg.min_text_chars,
@@ -138,8 +139,8 @@ impl StageSpec for ExtractSpec {
     fn about(&self) -> &'static str {
         "Finds each page's main content (the article text) and its metadata"
     }
-    fn config_section(&self) -> &'static str {
-        "extract"
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        Some(&SectionOf::<ExtractSettings>::NEW)
     }
     fn output(&self) -> Option<Topic> {
         Some(Topic::ARTICLES)
@@ -148,8 +149,9 @@ impl StageSpec for ExtractSpec {
         &[Topic::CLEANED]
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-        let which: Extractor = ctx.cfg.extract.extractor.parse()?;
-        let stage = ExtractStage::new(which, &ctx.cfg.extract)
+        let settings: ExtractSettings = ctx.cfg.section()?;
+        let which: Extractor = settings.extractor.parse()?;
+        let stage = ExtractStage::new(which, &settings)
             .reading(ctx.input)
             .running_on(ctx.intake.clone());
         if let Some(brokers) = &ctx.brokers {

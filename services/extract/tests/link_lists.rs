@@ -1,6 +1,5 @@
 //! The extract stage on a cleaned page that is a list of links.
 
-use gleaner_core::config::Config;
 use gleaner_core::stage::{Input, Output, Stage};
 use gleaner_core::Topic;
 
@@ -28,7 +27,7 @@ async fn extract_sends_link_lists_to_the_dead_letter_topic() {
             origin: None,
         }
     };
-    let cfg = Config::default_config().extract;
+    let cfg = gleaner_extract::ExtractSettings::default();
     let mut stage = gleaner_extract::ExtractStage::new(cfg.extractor.parse().unwrap(), &cfg);
     let err = stage.handle(&cleaned("index.html")).await.unwrap_err();
     assert!(err.to_string().contains("link text"), "{err}");

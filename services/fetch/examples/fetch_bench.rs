@@ -9,7 +9,6 @@
 //! the fetch stage alone on the in-process bus and prints pages/s and the
 //! CPU time per page of this process.
 
-use gleaner_core::config::Config;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
 use gleaner_core::messages::Seed;
 use gleaner_core::stage::Output;
@@ -135,11 +134,13 @@ async fn main() -> anyhow::Result<()> {
         Some("crawl") => {
             let delay: u64 = args[2].parse()?;
             let ports = &args[3..];
-            let mut cfg = Config::default_config();
-            cfg.fetch.per_host_delay_ms = delay;
-            cfg.fetch.concurrency = 64;
-            cfg.fetch.bloom_capacity = 1_000_000;
-            let stage = gleaner_fetch::FetchStage::new(&cfg.fetch, true)?;
+            let cfg = gleaner_fetch::FetchSettings {
+                per_host_delay_ms: delay,
+                concurrency: 64,
+                bloom_capacity: 1_000_000,
+                ..Default::default()
+            };
+            let stage = gleaner_fetch::FetchStage::new(&cfg, true)?;
             let opts = MemoryOptions {
                 channel_capacity: 1024,
                 batch_max: 256,

@@ -4,8 +4,9 @@
 
 use crate::address::GuardedResolver;
 use crate::schedule::Validators;
+use crate::settings::FetchSettings;
+use gleaner_core::metrics;
 use gleaner_core::sync::Locked;
-use gleaner_core::{config, metrics};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use url::Url;
@@ -23,7 +24,7 @@ struct Route {
 }
 
 impl Routes {
-    pub(crate) fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
+    pub(crate) fn new(cfg: &FetchSettings, allow_private: bool) -> anyhow::Result<Self> {
         let build = |proxy: Option<&str>| -> anyhow::Result<Route> {
             let mut b = reqwest::Client::builder()
                 .user_agent(&cfg.user_agent)

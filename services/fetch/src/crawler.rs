@@ -13,10 +13,11 @@ use crate::request::Answer;
 use crate::robots::AgentRules;
 use crate::robots_cache::RobotsCache;
 use crate::schedule::Validators;
+use crate::settings::FetchSettings;
 use crate::{feeds, links};
 use gleaner_core::messages::Page;
+use gleaner_core::metrics;
 use gleaner_core::util::{doc_id, now_rfc3339_millis};
-use gleaner_core::{config, metrics};
 use std::collections::BTreeMap;
 use std::time::Duration;
 use url::Url;
@@ -48,7 +49,7 @@ impl Fetched {
 }
 
 pub(crate) struct Crawler {
-    pub(crate) cfg: config::Fetch,
+    pub(crate) cfg: FetchSettings,
     pub(crate) routes: Routes,
     pub(crate) politeness: Politeness,
     pub(crate) health: Health,
@@ -63,7 +64,7 @@ pub(crate) struct Crawler {
 }
 
 impl Crawler {
-    pub(crate) fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
+    pub(crate) fn new(cfg: &FetchSettings, allow_private: bool) -> anyhow::Result<Self> {
         let agent_token = cfg
             .user_agent
             .split(['/', ' '])

@@ -3,9 +3,10 @@
 //! a run of errors; the pause doubles on each pause within a quiet period.
 
 use crate::error::FetchError;
+use crate::settings::FetchSettings;
 use crate::Fetched;
+use gleaner_core::metrics;
 use gleaner_core::sync::Locked;
-use gleaner_core::{config, metrics};
 use std::collections::{HashMap, VecDeque};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -60,7 +61,7 @@ pub(crate) struct Health {
 }
 
 impl Health {
-    pub(crate) fn new(cfg: &config::Fetch) -> Self {
+    pub(crate) fn new(cfg: &FetchSettings) -> Self {
         Health {
             block_window: cfg.block_window.max(1),
             block_ratio: cfg.block_ratio,
@@ -145,11 +146,12 @@ mod tests {
     use super::*;
 
     fn health(window: usize, errors: u32) -> Health {
-        let mut cfg = gleaner_core::Config::default_config().fetch;
-        cfg.block_window = window;
-        cfg.block_ratio = 0.5;
-        cfg.error_pause_after = errors;
-        Health::new(&cfg)
+        Health::new(&FetchSettings {
+            block_window: window,
+            block_ratio: 0.5,
+            error_pause_after: errors,
+            ..Default::default()
+        })
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The fetch stage in the registry.
 
-use crate::FetchStage;
+use crate::{FetchSettings, FetchStage};
 use async_trait::async_trait;
+use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::Topic;
@@ -16,8 +17,8 @@ impl StageSpec for FetchSpec {
     fn about(&self) -> &'static str {
         "The polite crawler: seeds and frontier links in, pages out"
     }
-    fn config_section(&self) -> &'static str {
-        "fetch"
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        Some(&SectionOf::<FetchSettings>::NEW)
     }
     fn output(&self) -> Option<Topic> {
         Some(Topic::PAGES)
@@ -29,7 +30,7 @@ impl StageSpec for FetchSpec {
         &[Topic::FRONTIER]
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-        let mut stage = FetchStage::new(&ctx.cfg.fetch, ctx.allow_private)?
+        let mut stage = FetchStage::new(&ctx.cfg.section()?, ctx.allow_private)?
             .wait_for_paused_hosts(ctx.long_running);
         if let Some(dir) = &ctx.state {
             stage = stage.with_state(dir)?;

@@ -10,13 +10,14 @@ use crate::crawler::Crawler;
 use crate::frontier::Frontier;
 use crate::schedule::{self, Validators};
 use crate::scope::Job;
+use crate::settings::FetchSettings;
 use crate::{parked, state};
 use async_trait::async_trait;
 use gleaner_core::messages::FrontierLink;
+use gleaner_core::metrics;
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::util::host_of;
 use gleaner_core::Topic;
-use gleaner_core::{config, metrics};
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
@@ -55,7 +56,7 @@ pub struct FetchStage {
 const LINKED: usize = 200_000;
 
 impl FetchStage {
-    pub fn new(cfg: &config::Fetch, allow_private: bool) -> anyhow::Result<Self> {
+    pub fn new(cfg: &FetchSettings, allow_private: bool) -> anyhow::Result<Self> {
         let allow_private = allow_private || cfg.allow_private;
         let seen = Bloom::new(cfg.bloom_capacity, cfg.bloom_fp_rate);
         tracing::info!(

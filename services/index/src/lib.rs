@@ -9,6 +9,7 @@
 mod cjk;
 mod schema;
 mod search;
+mod settings;
 mod spec;
 mod stage;
 mod stem;
@@ -18,6 +19,7 @@ use std::collections::BTreeMap;
 
 pub use cjk::CjkBigramTokenizer;
 pub use search::{Hit, SearchIndex};
+pub use settings::IndexSettings;
 pub use spec::IndexSpec;
 pub use stage::IndexStage;
 

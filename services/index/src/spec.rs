@@ -1,7 +1,8 @@
 //! The index stage in the registry.
 
-use crate::IndexStage;
+use crate::{IndexSettings, IndexStage};
 use async_trait::async_trait;
+use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::Topic;
@@ -16,8 +17,8 @@ impl StageSpec for IndexSpec {
     fn about(&self) -> &'static str {
         "Adds articles to the Tantivy index in DATA/index (upserted by id)"
     }
-    fn config_section(&self) -> &'static str {
-        "index"
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        Some(&SectionOf::<IndexSettings>::NEW)
     }
     fn output(&self) -> Option<Topic> {
         None
@@ -27,7 +28,8 @@ impl StageSpec for IndexSpec {
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let dir = ctx.data.join("index");
-        let heap = ctx.cfg.index.writer_heap_bytes;
+        let settings: IndexSettings = ctx.cfg.section()?;
+        let heap = settings.writer_heap_bytes;
         // Opening an index reads its files: off the async runtime.
         let stage = tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap)).await??;
         let stage = stage.reading(ctx.input, ctx.kind);
@@ -37,7 +39,7 @@ impl StageSpec for IndexSpec {
         Ok(Box::new(match ctx.brokers {
             Some(_) => stage,
             None => stage.committing_every(std::time::Duration::from_millis(
-                ctx.cfg.index.commit_interval_ms,
+                settings.commit_interval_ms,
             )),
         }))
     }

@@ -1,12 +1,13 @@
 //! The summarize stage: summaries of the configured lengths for each unique
 //! article, from the built-in extractive engine or an HTTP summary engine.
 
+mod settings;
 mod spec;
 
+pub use settings::{SummarizeSettings, SummaryLength};
 pub use spec::SummarizeSpec;
 
 use async_trait::async_trait;
-use gleaner_core::config::SummaryLength;
 use gleaner_core::messages::{Article, Summarized, Summary};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;

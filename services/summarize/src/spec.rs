@@ -1,7 +1,8 @@
 //! The summarize stage in the registry.
 
-use crate::{Engine, SummarizeStage};
+use crate::{Engine, SummarizeSettings, SummarizeStage};
 use async_trait::async_trait;
+use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::Topic;
@@ -17,8 +18,8 @@ impl StageSpec for SummarizeSpec {
     fn about(&self) -> &'static str {
         "Summaries of every configured length from the summary engine"
     }
-    fn config_section(&self) -> &'static str {
-        "summarize"
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        Some(&SectionOf::<SummarizeSettings>::NEW)
     }
     fn output(&self) -> Option<Topic> {
         Some(Topic::SUMMARIZED)
@@ -27,7 +28,7 @@ impl StageSpec for SummarizeSpec {
         &[Topic::ARTICLES]
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-        let s = &ctx.cfg.summarize;
+        let s: SummarizeSettings = ctx.cfg.section()?;
         let engine = match s.engine.as_str() {
             "http" => Engine::http(
                 &s.http_url,

@@ -8,9 +8,10 @@ use std::path::Path;
 
 /// `gleaner dedup --input FILE|- --output DIR`, blocking.
 pub(crate) fn offline(cfg: &Config, input: &Path, output: &Path) -> anyhow::Result<()> {
+    let settings: gleaner_dedup::DedupSettings = cfg.section()?;
     let report = if input.as_os_str() == "-" {
         gleaner_dedup::offline::run(
-            cfg.dedup.clone(),
+            settings.clone(),
             std::io::BufReader::with_capacity(1 << 20, std::io::stdin()),
             output,
         )?
@@ -18,7 +19,7 @@ pub(crate) fn offline(cfg: &Config, input: &Path, output: &Path) -> anyhow::Resu
         let f =
             std::fs::File::open(input).with_context(|| format!("opening {}", input.display()))?;
         gleaner_dedup::offline::run(
-            cfg.dedup.clone(),
+            settings.clone(),
             std::io::BufReader::with_capacity(1 << 20, f),
             output,
         )?

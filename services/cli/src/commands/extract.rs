@@ -53,9 +53,10 @@ pub fn read_html_file(path: &Path) -> anyhow::Result<String> {
 }
 
 async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
+    let fetch: gleaner_fetch::FetchSettings = cfg.section()?;
     let client = reqwest::Client::builder()
-        .user_agent(&cfg.fetch.user_agent)
-        .timeout(std::time::Duration::from_millis(cfg.fetch.total_timeout_ms))
+        .user_agent(&fetch.user_agent)
+        .timeout(std::time::Duration::from_millis(fetch.total_timeout_ms))
         .build()?;
     let resp = client.get(url).send().await?.error_for_status()?;
     let ct = resp
@@ -65,7 +66,7 @@ async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
         .unwrap_or("")
         .to_ascii_lowercase();
     let body = resp.bytes().await?;
-    let body = &body[..body.len().min(cfg.fetch.max_body_bytes)];
+    let body = &body[..body.len().min(fetch.max_body_bytes)];
     Ok(gleaner_fetch::decode_html(body, &ct).0)
 }
 

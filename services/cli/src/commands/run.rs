@@ -191,9 +191,15 @@ pub(crate) async fn run_embedded(
     }
     keep_for_next_run(&data, unhandled)?;
     let secs = started.elapsed().as_secs_f64();
-    let in_index = gleaner_index::SearchIndex::open(&index_dir, cfg.index.snippet_chars)
-        .map(|s| s.num_docs())
-        .unwrap_or(0);
+    let max_links = cfg
+        .section::<gleaner_fetch::FetchSettings>()?
+        .max_links_per_page;
+    let in_index = gleaner_index::SearchIndex::open(
+        &index_dir,
+        cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
+    )
+    .map(|s| s.num_docs())
+    .unwrap_or(0);
     // From a page's fetch to its article being searchable.
     let latency = |q| gleaner_core::samples::quantile(gleaner_index::FETCH_TO_SEARCHABLE, q);
     let searchable = match (latency(0.5), latency(0.99)) {
@@ -215,7 +221,7 @@ pub(crate) async fn run_embedded(
         "produced": by_name(&c),
         "index_docs": in_index,
         "fetch_to_searchable_seconds": searchable,
-        "links_cut": {"links": links_cut, "pages": pages_cut, "max_links_per_page": cfg.fetch.max_links_per_page},
+        "links_cut": {"links": links_cut, "pages": pages_cut, "max_links_per_page": max_links},
     });
     std::fs::write(
         data.join("summary.json"),
@@ -251,7 +257,7 @@ pub(crate) async fn run_embedded(
     if links_cut > 0 {
         println!(
             "  links cut       {links_cut} on {pages_cut} page(s) with more than {} links, not followed (raise fetch.max_links_per_page)",
-            cfg.fetch.max_links_per_page
+            max_links
         );
     }
     eprint!("{}", report.render());

@@ -5,6 +5,7 @@ use super::{run_embedded, RunOptions};
 use crate::SeedOptions;
 use async_trait::async_trait;
 use axum::extract::Path as UrlPath;
+use gleaner_core::config::{Section, SectionCheck, SectionOf};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::{Config, Topic};
@@ -13,10 +14,28 @@ use std::sync::Arc;
 
 const COUNTED: Topic = Topic::new("counted");
 
-/// Counts the messages it passes on unchanged.
+/// Counts the messages it passes on unchanged, `weight` at a time.
 struct Count {
     input: Topic,
     seen: Arc<AtomicUsize>,
+    weight: usize,
+}
+
+/// The counting stage's own section, `[count]`.
+#[derive(serde::Serialize, serde::Deserialize)]
+#[serde(default, deny_unknown_fields)]
+struct CountSettings {
+    weight: usize,
+}
+
+impl Default for CountSettings {
+    fn default() -> Self {
+        CountSettings { weight: 1 }
+    }
+}
+
+impl Section for CountSettings {
+    const NAME: &'static str = "count";
 }
 
 #[async_trait]
@@ -31,7 +50,7 @@ impl Stage for Count {
         vec![COUNTED]
     }
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.seen.fetch_add(1, Ordering::SeqCst);
+        self.seen.fetch_add(self.weight, Ordering::SeqCst);
         // The message itself, whatever it is: no need to know its type.
         let payload = input.payload.clone();
         Ok(payload
@@ -55,8 +74,8 @@ impl StageSpec for CountSpec {
     fn about(&self) -> &'static str {
         "Counts what passes"
     }
-    fn config_section(&self) -> &'static str {
-        ""
+    fn settings(&self) -> Option<&'static dyn SectionCheck> {
+        Some(&SectionOf::<CountSettings>::NEW)
     }
     fn output(&self) -> Option<Topic> {
         Some(COUNTED)
@@ -72,6 +91,7 @@ impl StageSpec for CountSpec {
         Ok(Box::new(Count {
             input: ctx.input,
             seen: self.0.clone(),
+            weight: ctx.cfg.section::<CountSettings>()?.weight,
         }))
     }
 }
@@ -115,25 +135,30 @@ async fn serve_site() -> String {
 async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
     let base = serve_site().await;
     let tmp = tempfile::tempdir().unwrap();
-    let mut cfg = Config::default_config();
-    cfg.fetch.per_host_delay_ms = 0;
-    cfg.fetch.bloom_capacity = 10_000;
-    cfg.pipeline.stages = [
-        "fetch",
-        "clean",
-        "extract",
-        "count",
-        "dedup",
-        "summarize",
-        "index",
-    ]
-    .map(String::from)
-    .to_vec();
+    // The stage's place and its setting come from the config alone.
+    let mut cfg = Config::from_toml(
+        r#"
+        [pipeline]
+        stages = ["fetch", "clean", "extract", "count", "dedup", "summarize", "index"]
+        [fetch]
+        per_host_delay_ms = 0
+        bloom_capacity = 10000
+        [count]
+        weight = 3
+        "#,
+    )
+    .unwrap();
     let seen = Arc::new(AtomicUsize::new(0));
     let placed_after = Arc::new(std::sync::Mutex::new(None));
     let count = CountSpec(seen.clone(), placed_after.clone());
     let mut registry = crate::stages::registry();
     registry.push(&count);
+    cfg.check_sections(&crate::stages::sections(&registry))
+        .unwrap();
+    let misspelt = Config::from_toml("[count]\nwieght = 3\n").unwrap();
+    assert!(misspelt
+        .check_sections(&crate::stages::sections(&registry))
+        .is_err());
     let data = tmp.path().join("data");
     let opts = RunOptions {
         data: data.clone(),
@@ -154,7 +179,7 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
     assert!(n("articles") >= 5, "{summary}");
     assert_eq!(
         seen.load(Ordering::SeqCst) as u64,
-        n("articles"),
+        3 * n("articles"),
         "{summary}"
     );
     assert_eq!(n("counted"), n("articles"), "{summary}");
@@ -163,9 +188,11 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
     assert_eq!(summary["index_docs"].as_u64(), Some(n("unique")));
 
     // An order that cannot work is refused before anything runs.
-    cfg.pipeline.stages = ["fetch", "clean", "count", "dedup"]
-        .map(String::from)
-        .to_vec();
+    cfg.pipeline.stages = Some(
+        ["fetch", "clean", "count", "dedup"]
+            .map(String::from)
+            .to_vec(),
+    );
     let opts = RunOptions {
         data: tmp.path().join("data2"),
         allow_private: true,
@@ -256,9 +283,13 @@ async fn awkward_site() -> String {
 async fn a_run_ends_only_when_every_url_is_answered() {
     let base = awkward_site().await;
     let mut cfg = Config::default_config();
-    cfg.fetch.per_host_delay_ms = 50;
-    cfg.fetch.bloom_capacity = 10_000;
-    cfg.fetch.defer_after_ms = 200;
+    cfg.set_section(&gleaner_fetch::FetchSettings {
+        per_host_delay_ms: 50,
+        bloom_capacity: 10_000,
+        defer_after_ms: 200,
+        ..Default::default()
+    })
+    .unwrap();
     let registry = crate::stages::registry();
     for round in 0..6 {
         let tmp = tempfile::tempdir().unwrap();

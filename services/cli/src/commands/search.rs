@@ -12,7 +12,10 @@ pub fn run(cfg: &Config, data: &Path, query: &str, limit: usize, json: bool) -> 
             dir.display()
         )));
     }
-    let idx = gleaner_index::SearchIndex::open(&dir, cfg.index.snippet_chars)?;
+    let idx = gleaner_index::SearchIndex::open(
+        &dir,
+        cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
+    )?;
     let hits = idx.search(query, limit)?;
     print_hits(&hits, json)
 }

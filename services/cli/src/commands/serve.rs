@@ -20,6 +20,26 @@ struct SearchParams {
 
 type Shared = Arc<SearchIndex>;
 
+/// The `[serve]` section of pipelines.toml.
+#[derive(Debug, Clone, serde::Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ServeSettings {
+    /// Address of `gleaner serve`.
+    pub listen: String,
+}
+
+impl Default for ServeSettings {
+    fn default() -> Self {
+        ServeSettings {
+            listen: "127.0.0.1:8080".into(),
+        }
+    }
+}
+
+impl gleaner_core::config::Section for ServeSettings {
+    const NAME: &'static str = "serve";
+}
+
 /// The hits for `q` (at most `limit`, 10 by default, 1 to 100), or the
 /// error to show. Searching reads the index from disk: off the async runtime.
 async fn hits(idx: &Shared, q: &str, limit: Option<usize>) -> Result<Vec<Hit>, String> {
@@ -116,7 +136,10 @@ pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()>
     }
     let idx = loop {
         if dir.join("meta.json").exists() {
-            break SearchIndex::open(dir, cfg.index.snippet_chars)?;
+            break SearchIndex::open(
+                dir,
+                cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
+            )?;
         }
         eprintln!("gleaner: waiting for an index in {}", dir.display());
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;

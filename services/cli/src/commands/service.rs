@@ -26,7 +26,7 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     let placed = flow.get(name).ok_or_else(|| {
         anyhow::anyhow!(
             "stage {name:?} is not in [pipeline] stages ({})",
-            cfg.pipeline.stages.join(", ")
+            flow.names().join(", ")
         )
     })?;
     let brokers = brokers(&cfg, kafka);

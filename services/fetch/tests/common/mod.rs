@@ -6,7 +6,6 @@ use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use gleaner_core::config::{Config, SummaryLength};
 use gleaner_core::messages::{Article, FrontierLink, Page, Scope, Seed, Summarized};
 use gleaner_core::stage::{Input, Output, Stage};
 use gleaner_core::Topic;
@@ -78,14 +77,16 @@ pub fn frontier_link(url: &str, depth: u32) -> Input {
     }
 }
 
-pub fn fetch_cfg() -> gleaner_core::config::Fetch {
-    let mut c = Config::default_config().fetch;
-    c.per_host_delay_ms = 0;
-    c.bloom_capacity = 1000;
-    // No batch deadline unless a test is about it: a slow retry on a loaded
-    // machine would otherwise finish in the background, after handle().
-    c.defer_after_ms = 0;
-    c
+pub fn fetch_cfg() -> gleaner_fetch::FetchSettings {
+    gleaner_fetch::FetchSettings {
+        per_host_delay_ms: 0,
+        bloom_capacity: 1000,
+        // No batch deadline unless a test is about it: a slow retry on a
+        // loaded machine would otherwise finish in the background, after
+        // handle().
+        defer_after_ms: 0,
+        ..Default::default()
+    }
 }
 
 pub fn page_of(outs: &[Output]) -> Page {

@@ -1,0 +1,30 @@
+//! The `[index]` section of pipelines.toml, where each option is explained.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexSettings {
+    /// Tantivy writer memory budget.
+    pub writer_heap_bytes: usize,
+    /// In `gleaner run`: commit at most this often.
+    pub commit_interval_ms: u64,
+    /// Longest snippet in search results.
+    pub snippet_chars: usize,
+}
+
+/// The values pipelines.toml documents (a test in the binary checks that
+/// the file and these agree).
+impl Default for IndexSettings {
+    fn default() -> Self {
+        IndexSettings {
+            writer_heap_bytes: 50_000_000,
+            commit_interval_ms: 500,
+            snippet_chars: 200,
+        }
+    }
+}
+
+impl gleaner_core::config::Section for IndexSettings {
+    const NAME: &'static str = "index";
+}

@@ -1,0 +1,69 @@
+//! The `[summarize]` section of pipelines.toml, where each option is explained.
+
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SummarizeSettings {
+    /// extractive (built in) or http.
+    pub engine: String,
+    pub http_url: String,
+    pub http_timeout_ms: u64,
+    pub http_retries: u32,
+    /// The summaries made for every article.
+    pub lengths: Vec<SummaryLength>,
+}
+
+/// One summary: a name and either a number of sentences or an approximate
+/// number of words.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SummaryLength {
+    pub name: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub sentences: Option<usize>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub words: Option<usize>,
+}
+
+/// The values pipelines.toml documents (a test in the binary checks that
+/// the file and these agree).
+impl Default for SummarizeSettings {
+    fn default() -> Self {
+        let length = |name: &str, sentences, words| SummaryLength {
+            name: name.into(),
+            sentences,
+            words,
+        };
+        SummarizeSettings {
+            engine: "extractive".into(),
+            http_url: "http://127.0.0.1:8000/summarize".into(),
+            http_timeout_ms: 30_000,
+            http_retries: 3,
+            lengths: vec![
+                length("one_sentence", Some(1), None),
+                length("three_sentences", Some(3), None),
+                length("about_100_words", None, Some(100)),
+            ],
+        }
+    }
+}
+
+impl gleaner_core::config::Section for SummarizeSettings {
+    const NAME: &'static str = "summarize";
+
+    fn validate(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            matches!(self.engine.as_str(), "extractive" | "http"),
+            "summarize.engine must be \"extractive\" or \"http\""
+        );
+        for l in &self.lengths {
+            anyhow::ensure!(
+                l.sentences.is_some() != l.words.is_some(),
+                "summary length {:?} needs exactly one of sentences or words",
+                l.name
+            );
+        }
+        Ok(())
+    }
+}
