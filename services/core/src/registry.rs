@@ -66,6 +66,12 @@ pub trait StageSpec: Send + Sync {
     /// carries them (`articles`); empty: any kind.
     fn reads(&self) -> &'static [Topic];
 
+    /// The metrics it records (its crate's `metrics.rs`), described to the
+    /// recorder when the binary starts it.
+    fn metrics(&self) -> &'static [crate::metrics::Metric] {
+        &[]
+    }
+
     /// Topics its consumer group reads besides its place's input (fetch:
     /// its own frontier), for `gleaner status`.
     fn side_inputs(&self) -> &'static [Topic] {

@@ -13,6 +13,7 @@
 
 pub mod docfreq;
 pub mod features;
+pub mod metrics;
 pub mod offline;
 pub mod postings;
 mod settings;

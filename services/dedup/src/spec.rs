@@ -24,6 +24,9 @@ impl StageSpec for DedupSpec {
     fn settings(&self) -> Option<&'static dyn SectionCheck> {
         Some(&SectionOf::<DedupSettings>::NEW)
     }
+    fn metrics(&self) -> &'static [gleaner_core::metrics::Metric] {
+        crate::metrics::METRICS
+    }
     fn output(&self) -> Option<Topic> {
         Some(Topic::UNIQUE)
     }

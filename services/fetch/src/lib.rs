@@ -23,6 +23,7 @@ mod feeds;
 mod frontier;
 mod health;
 mod links;
+pub mod metrics;
 mod parked;
 mod plan;
 mod politeness;

@@ -7,6 +7,7 @@
 //! below the stored offset are skipped.
 
 mod cjk;
+pub mod metrics;
 mod schema;
 mod search;
 mod settings;

@@ -20,6 +20,9 @@ impl StageSpec for IndexSpec {
     fn settings(&self) -> Option<&'static dyn SectionCheck> {
         Some(&SectionOf::<IndexSettings>::NEW)
     }
+    fn metrics(&self) -> &'static [gleaner_core::metrics::Metric] {
+        crate::metrics::METRICS
+    }
     fn output(&self) -> Option<Topic> {
         None
     }

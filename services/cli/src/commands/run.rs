@@ -9,6 +9,7 @@ use crate::SeedOptions;
 use anyhow::Context;
 use gleaner_core::cpu::CpuPool;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
+use gleaner_core::metrics::Metric;
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::{Config, Topic};
@@ -68,6 +69,10 @@ pub(crate) async fn run_embedded(
         "nothing to crawl: give --seeds, or --follow to wait for `gleaner seed --data {}`",
         data.display()
     );
+    gleaner_core::metrics::describe(RUN_METRICS);
+    for spec in registry {
+        gleaner_core::metrics::describe(spec.metrics());
+    }
     let index_dir = data.join("index");
     // The fetched set, the URLs fetch held and the recrawl schedule live
     // here, so the next run on the directory goes on where this one ended.
@@ -319,6 +324,12 @@ fn keep_for_next_run(
 fn by_name(c: &gleaner_core::memory::Counts) -> std::collections::BTreeMap<String, u64> {
     c.iter().map(|(t, n)| (t.short().to_string(), *n)).collect()
 }
+
+/// The metrics `gleaner run` records itself.
+pub(crate) const RUN_METRICS: &[Metric] = &[Metric::gauge(
+    "gleaner_queue_depth",
+    "Records waiting between stages in an embedded run, by topic.",
+)];
 
 /// What `gleaner status --data DIR` shows: written whole (a new file
 /// renamed over the old) at every progress tick.

@@ -6,6 +6,7 @@ use crate::SeedOptions;
 use async_trait::async_trait;
 use axum::extract::Path as UrlPath;
 use gleaner_core::config::{Section, SectionCheck, SectionOf};
+use gleaner_core::metrics::Metric;
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::{Config, Topic};
@@ -51,6 +52,7 @@ impl Stage for Count {
     }
     async fn handle(&mut self, input: &Input) -> Handled {
         self.seen.fetch_add(self.weight, Ordering::SeqCst);
+        gleaner_core::metrics::add("gleaner_count_seen_total", &[], self.weight as u64);
         // The message itself, whatever it is: no need to know its type.
         let payload = input.payload.clone();
         Ok(payload
@@ -64,6 +66,12 @@ impl Stage for Count {
     }
 }
 
+/// The counting stage's metric.
+const COUNT_METRICS: &[Metric] = &[Metric::counter(
+    "gleaner_count_seen_total",
+    "Messages the counting stage passed on, times its weight.",
+)];
+
 struct CountSpec(Arc<AtomicUsize>, Arc<std::sync::Mutex<Option<Topic>>>);
 
 #[async_trait]
@@ -76,6 +84,9 @@ impl StageSpec for CountSpec {
     }
     fn settings(&self) -> Option<&'static dyn SectionCheck> {
         Some(&SectionOf::<CountSettings>::NEW)
+    }
+    fn metrics(&self) -> &'static [Metric] {
+        COUNT_METRICS
     }
     fn output(&self) -> Option<Topic> {
         Some(COUNTED)
@@ -94,6 +105,15 @@ impl StageSpec for CountSpec {
             weight: ctx.cfg.section::<CountSettings>()?.weight,
         }))
     }
+}
+
+/// The binary records only what it describes (the counting stage's metric
+/// is this test module's).
+#[test]
+fn the_binary_records_only_the_metrics_it_describes() {
+    let src = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let described = [super::RUN_METRICS, COUNT_METRICS].concat();
+    gleaner_core::metrics::check_sources(&src, &described).unwrap();
 }
 
 async fn serve_site() -> String {
@@ -183,6 +203,16 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
         "{summary}"
     );
     assert_eq!(n("counted"), n("articles"), "{summary}");
+    // Its metric is recorded and described, with no line of core changed.
+    let text = gleaner_core::metrics::render();
+    assert!(
+        text.contains("# HELP gleaner_count_seen_total Messages the counting stage"),
+        "{text}"
+    );
+    assert_eq!(
+        gleaner_core::metrics::value("gleaner_count_seen_total", &[]) as u64,
+        3 * n("articles")
+    );
     // Dedup read what count passed on: every article was judged.
     assert_eq!(n("unique") + n("duplicates"), n("counted"), "{summary}");
     assert_eq!(summary["index_docs"].as_u64(), Some(n("unique")));

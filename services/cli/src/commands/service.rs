@@ -45,6 +45,7 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         cfg: cfg.clone(),
     };
     let stage = placed.build(&ctx).await?;
+    gleaner_core::metrics::describe(placed.spec.metrics());
     if let Some(addr) = &kafka.metrics {
         gleaner_core::metrics::serve(addr).await?;
     }

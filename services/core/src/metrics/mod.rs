@@ -1,12 +1,14 @@
 //! Metrics through the `metrics` facade, kept by the Prometheus exporter
 //! (`metrics-exporter-prometheus`) and served with `/health` by [`serve`].
-//! Every metric is named and described once, in [`names`]; the helpers
-//! here install the recorder on first use, so a metric recorded before a
-//! server starts (or in a test) is never lost.
+//! Every metric is named and described once, in the list of the crate
+//! that records it ([`describe`]); the helpers here install the recorder on
+//! first use, so a metric recorded before a server starts (or in a test) is
+//! never lost.
 
-pub mod names;
+mod describe;
 mod server;
 
+pub use describe::{check_sources, describe, Kind, Metric, CORE};
 pub use server::serve;
 
 use metrics::Label;
@@ -36,7 +38,7 @@ pub fn handle() -> &'static PrometheusHandle {
         if metrics::set_global_recorder(recorder).is_err() {
             tracing::warn!("a metrics recorder was already installed; /metrics will be empty");
         }
-        names::describe_all();
+        describe::describe_to_recorder(CORE);
         let upkeep = handle.clone();
         let _ = std::thread::Builder::new()
             .name("metrics-upkeep".into())
@@ -108,10 +110,10 @@ mod tests {
 
     #[test]
     fn counters_gauges_and_histograms_render_with_help_and_type() {
-        inc("gleaner_fetch_retries_total", &[]);
+        inc("gleaner_replayed_records_dropped_total", &[]);
         add("gleaner_stage_inputs_total", &[("stage", "t\"q")], 2);
-        set("gleaner_queue_depth", &[("topic", "t-pages")], 5.0);
-        observe("gleaner_fetch_response_seconds", &[], 0.2);
+        set("gleaner_kafka_lag_records", &[("topic", "t-pages")], 5.0);
+        observe("gleaner_stage_batch_seconds", &[], 0.2);
         let text = render();
         assert!(
             text.contains("# TYPE gleaner_stage_inputs_total counter"),
@@ -125,12 +127,18 @@ mod tests {
             text.contains("gleaner_stage_inputs_total{stage=\"t\\\"q\"} 2"),
             "{text}"
         );
-        assert!(text.contains("# TYPE gleaner_fetch_response_seconds histogram"));
+        assert!(text.contains("# TYPE gleaner_stage_batch_seconds histogram"));
         assert!(
-            text.contains("gleaner_fetch_response_seconds_bucket{le=\"0.25\"} "),
+            text.contains("gleaner_stage_batch_seconds_bucket{le=\"0.25\"} "),
             "{text}"
         );
-        assert_eq!(value("gleaner_queue_depth", &[("topic", "t-pages")]), 5.0);
-        assert_eq!(value("gleaner_queue_depth", &[("topic", "absent")]), 0.0);
+        assert_eq!(
+            value("gleaner_kafka_lag_records", &[("topic", "t-pages")]),
+            5.0
+        );
+        assert_eq!(
+            value("gleaner_kafka_lag_records", &[("topic", "absent")]),
+            0.0
+        );
     }
 }
