@@ -50,6 +50,7 @@ async fn embedded_run_end_to_end() {
         articles: read_jsonl(&data.join("articles.jsonl")),
         duplicates: read_jsonl(&data.join("duplicates.jsonl")),
         dead_letters: read_jsonl(&data.join("dead-letter.jsonl")),
+        skipped: read_jsonl(&data.join("skipped.jsonl")),
         index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200)
             .unwrap()
             .num_docs(),

@@ -108,7 +108,7 @@ async fn kafka_services_end_to_end() {
     );
     // Dead letters for 404s may still be on their way: wait for quiet.
     let count_all = |b: &str| -> u64 {
-        ["pages", "dead-letter", "articles"]
+        ["pages", "dead-letter", "skipped", "articles"]
             .iter()
             .map(|t| read_topic(b, &format!("{prefix}.{t}")).len() as u64)
             .sum()
@@ -183,13 +183,19 @@ async fn kafka_services_end_to_end() {
         .collect();
     produced.insert("articles".into(), articles.len() as u64);
     produced.insert("duplicates".into(), duplicates.len() as u64);
+    let skipped: Vec<DeadLetter> = parse("skipped")
+        .into_iter()
+        .map(|v| serde_json::from_value(v).unwrap())
+        .collect();
     produced.insert("dead-letter".into(), dead_letters.len() as u64);
+    produced.insert("skipped".into(), skipped.len() as u64);
     assert_eq!(produced["seeds"], 1);
     let o = Outcome {
         produced,
         articles,
         duplicates,
         dead_letters,
+        skipped,
         index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200)
             .unwrap()
             .num_docs(),

@@ -57,6 +57,23 @@ async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
     let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
     assert_eq!(report["failures"]["http_4xx"], 1, "{report}");
 
+    // A host that refuses connections is reported as such, not as a
+    // robots.txt that could not be read.
+    let out = gleaner_run(
+        &cfg,
+        &tmp.path().join("refused"),
+        &["--json", "--seeds", "http://127.0.0.1:1/"],
+    )
+    .output()
+    .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(3), "{err}");
+    assert!(err.contains("connection refused 1"), "{err}");
+    assert!(!err.contains("robots.txt unavailable"), "{err}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let report: serde_json::Value = serde_json::from_str(stdout.lines().last().unwrap()).unwrap();
+    assert_eq!(report["failures"]["connection_refused"], 1, "{report}");
+
     for (args, says) in [
         (vec!["--seeds", "no-such-seeds.txt"], "no such file"),
         (

@@ -20,6 +20,7 @@ fn schemas() -> Vec<(&'static str, Schema)> {
         ("summarized", schema_for!(Summarized)),
         ("rules", schema_for!(SiteRules)),
         ("dead-letter", schema_for!(DeadLetter)),
+        ("skipped", schema_for!(DeadLetter)),
         ("status", schema_for!(StageStatus)),
     ]
 }

@@ -266,6 +266,8 @@ pub struct Outcome {
     pub articles: Vec<Article>,
     pub duplicates: Vec<Duplicate>,
     pub dead_letters: Vec<DeadLetter>,
+    /// Inputs passed over by design (robots.txt, not an article).
+    pub skipped: Vec<DeadLetter>,
     pub index_docs: u64,
 }
 
@@ -318,23 +320,47 @@ pub fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
         !requested.iter().any(|p| p.starts_with("/private/")),
         "requested: {requested:?}"
     );
+    // The disallowed link is recorded as a skip, not a failure.
     assert!(
-        o.dead_letters
+        o.skipped
+            .iter()
+            .any(|d| d.error.contains("robots.txt")
+                && d.reason.as_deref() == Some("robots_disallowed")),
+        "the disallowed link is recorded: {:?}",
+        o.skipped
+    );
+    assert!(
+        !o.dead_letters
             .iter()
             .any(|d| d.error.contains("robots.txt")),
-        "the disallowed link is recorded"
+        "{:?}",
+        o.dead_letters
     );
     // No message lost: every topic's count follows from the one before.
     let n = |t: &str| o.produced.get(t).copied().unwrap_or(0);
     let dead = |stage: &str| o.dead_letters.iter().filter(|d| d.stage == stage).count() as u64;
+    let skipped = |stage: &str| o.skipped.iter().filter(|d| d.stage == stage).count() as u64;
+    assert_eq!(n("skipped"), o.skipped.len() as u64);
     let fetched: BTreeSet<&String> = requested.iter().filter(|p| *p != "/robots.txt").collect();
     assert_eq!(
-        n("pages") + dead("fetch") - 1,
+        n("pages") + dead("fetch") + skipped("fetch") - 1,
         fetched.len() as u64,
-        "each requested page is a page or a dead letter (+1 robots)"
+        "each requested page is a page, a dead letter or a skip (+1 robots)"
     );
     assert_eq!(n("cleaned"), n("pages"));
-    assert_eq!(n("articles") + dead("extract"), n("cleaned"));
+    assert_eq!(
+        n("articles") + dead("extract") + skipped("extract"),
+        n("cleaned")
+    );
+    // The site's index pages are not articles: passed over, not failed.
+    assert_eq!(dead("extract"), 0, "{:?}", o.dead_letters);
+    assert!(
+        o.skipped
+            .iter()
+            .any(|d| d.stage == "extract" && d.reason.as_deref() == Some("not_article")),
+        "{:?}",
+        o.skipped
+    );
     assert_eq!(n("articles"), o.articles.len() as u64);
     assert_eq!(n("unique") + n("duplicates"), n("articles"));
     assert_eq!(n("summarized"), n("unique"));

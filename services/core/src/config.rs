@@ -85,6 +85,7 @@ pub struct Topics {
     pub summarized: String,
     pub rules: String,
     pub dead_letter: String,
+    pub skipped: String,
     pub status: String,
 }
 
@@ -102,6 +103,7 @@ impl Default for Topics {
             summarized: name("summarized"),
             rules: name("rules"),
             dead_letter: name("dead-letter"),
+            skipped: name("skipped"),
             status: name("status"),
         }
     }
@@ -279,6 +281,7 @@ impl Config {
             Topic::SUMMARIZED => n.summarized.clone(),
             Topic::RULES => n.rules.clone(),
             Topic::DEAD_LETTER => n.dead_letter.clone(),
+            Topic::SKIPPED => n.skipped.clone(),
             Topic::STATUS => n.status.clone(),
             other => format!("gleaner.{}", other.short()),
         }
@@ -303,10 +306,11 @@ impl Topic {
     pub const SUMMARIZED: Topic = Topic("summarized");
     pub const RULES: Topic = Topic("rules");
     pub const DEAD_LETTER: Topic = Topic("dead-letter");
+    pub const SKIPPED: Topic = Topic("skipped");
     pub const STATUS: Topic = Topic("status");
 
     /// The topics of the built-in stages.
-    pub const BUILT_IN: [Topic; 11] = [
+    pub const BUILT_IN: [Topic; 12] = [
         Topic::SEEDS,
         Topic::FRONTIER,
         Topic::PAGES,
@@ -317,6 +321,7 @@ impl Topic {
         Topic::SUMMARIZED,
         Topic::RULES,
         Topic::DEAD_LETTER,
+        Topic::SKIPPED,
         Topic::STATUS,
     ];
 

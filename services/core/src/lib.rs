@@ -9,6 +9,7 @@ pub mod kafka;
 pub mod memory;
 pub mod messages;
 pub mod metrics;
+pub mod outcome;
 pub mod payload;
 pub mod recent;
 pub mod registry;

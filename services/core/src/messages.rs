@@ -281,6 +281,8 @@ pub struct SiteRules {
 }
 
 /// `gleaner.dead-letter`: input a stage could not handle, with the reason.
+/// `gleaner.skipped` carries the same record for input a stage passed over
+/// by design (a page that is not an article, a URL robots.txt disallows).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct DeadLetter {
     pub stage: String,

@@ -66,6 +66,12 @@ pub trait StageSpec: Send + Sync {
     /// carries them (`articles`); empty: any kind.
     fn reads(&self) -> &'static [Topic];
 
+    /// Why its inputs may give no output (its errors' reasons), for the run
+    /// report's labels and hints.
+    fn reasons(&self) -> &'static [crate::outcome::Reason] {
+        &[]
+    }
+
     /// The metrics it records (its crate's `metrics.rs`), described to the
     /// recorder when the binary starts it.
     fn metrics(&self) -> &'static [crate::metrics::Metric] {

@@ -116,32 +116,6 @@ impl Output {
 /// The result of handling one input: what it produced, or why it failed.
 pub type Handled = anyhow::Result<Vec<Output>>;
 
-/// An error with a short, stable reason (`dns`, `robots_disallowed`, ...)
-/// that its dead letter carries and the run's report groups by.
-#[derive(Debug)]
-pub struct Reasoned {
-    pub reason: &'static str,
-    pub error: anyhow::Error,
-}
-
-impl Reasoned {
-    /// `error` with `reason`, as an anyhow error.
-    pub fn wrap(reason: &'static str, error: impl Into<anyhow::Error>) -> anyhow::Error {
-        anyhow::Error::new(Reasoned {
-            reason,
-            error: error.into(),
-        })
-    }
-}
-
-impl std::fmt::Display for Reasoned {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{:#}", self.error)
-    }
-}
-
-impl std::error::Error for Reasoned {}
-
 #[async_trait]
 pub trait Stage: Send + 'static {
     /// A short name: the consumer group suffix and the dead-letter key.
@@ -259,7 +233,7 @@ pub fn enforce_record_limit(
         .map(|mut o| {
             o.payload = o.payload.into_wire();
             let len = o.payload.wire_len();
-            if len <= max_bytes || o.topic == Topic::DEAD_LETTER {
+            if len <= max_bytes || o.topic == Topic::DEAD_LETTER || o.topic == Topic::SKIPPED {
                 o
             } else {
                 let mut dl = input.dead_letter(
@@ -298,7 +272,7 @@ pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: Option<usize>)
 }
 
 /// Turns a batch result into the outputs to produce: errors become
-/// dead-letter records; with a record limit (Kafka), outputs go to their
+/// dead-letter or skip records ([`crate::outcome`]); with a record limit (Kafka), outputs go to their
 /// wire form and oversized ones become dead letters too.
 pub fn settle(
     stage: &str,
@@ -312,12 +286,7 @@ pub fn settle(
             Some(max) => enforce_record_limit(stage, input, outs, max),
             None => outs,
         },
-        Err(e) => {
-            tracing::warn!(stage, error = %format!("{e:#}"), "input sent to dead-letter");
-            let mut dl = input.dead_letter(stage, &format!("{e:#}"));
-            dl.reason = e.downcast_ref::<Reasoned>().map(|r| r.reason.to_string());
-            vec![Output::dead_letter(stage, dl)]
-        }
+        Err(e) => vec![crate::outcome::answer_error(stage, input, &e)],
     };
     for o in &outs {
         crate::metrics::inc(

@@ -6,6 +6,7 @@ use async_trait::async_trait;
 use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::cpu::CpuPool;
 use gleaner_core::messages::{Cleaned, SiteRules};
+use gleaner_core::outcome::Reason;
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::sync::Locked;
@@ -113,20 +114,30 @@ impl Stage for ExtractStage {
             })
             .await?;
         let chars = article.text.chars().count();
-        anyhow::ensure!(
-            chars >= self.min_text_chars,
-            "not an article: main text has {chars} characters, fewer than extract.min_text_chars = {}",
-            self.min_text_chars
-        );
-        anyhow::ensure!(
-            link_share <= self.max_link_share,
-            "not an article: {:.0}% of its main text is link text (a list of links), more than extract.max_link_share = {}",
-            link_share * 100.0,
-            self.max_link_share
-        );
+        if chars < self.min_text_chars {
+            return Err(NOT_ARTICLE.because(format!(
+                "not an article: main text has {chars} characters, fewer than extract.min_text_chars = {}",
+                self.min_text_chars
+            )));
+        }
+        if link_share > self.max_link_share {
+            return Err(NOT_ARTICLE.because(format!(
+                "not an article: {:.0}% of its main text is link text (a list of links), more than extract.max_link_share = {}",
+                link_share * 100.0,
+                self.max_link_share
+            )));
+        }
         Ok(vec![Output::new(Topic::ARTICLES, key, article)])
     }
 }
+
+/// A page whose main text is too short or mostly links (an index or listing
+/// page): passed over by design, not a failure.
+pub const NOT_ARTICLE: Reason = Reason::skip(
+    "not_article",
+    "not an article",
+    "pages whose main text is short or mostly links (home, index and listing pages) are passed over: extract.min_text_chars, extract.max_link_share",
+);
 
 /// The extract stage in the registry.
 pub struct ExtractSpec;
@@ -141,6 +152,9 @@ impl StageSpec for ExtractSpec {
     }
     fn settings(&self) -> Option<&'static dyn SectionCheck> {
         Some(&SectionOf::<ExtractSettings>::NEW)
+    }
+    fn reasons(&self) -> &'static [Reason] {
+        &[NOT_ARTICLE]
     }
     fn output(&self) -> Option<Topic> {
         Some(Topic::ARTICLES)

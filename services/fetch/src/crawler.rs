@@ -152,20 +152,29 @@ impl Crawler {
                 Ok(resp) if resp.status().is_client_error() => {
                     break (AgentRules::allow_all(), Vec::new())
                 }
-                Ok(resp) => format!("HTTP {}", resp.status().as_u16()),
+                Ok(resp) => FetchError::RobotsUnavailable {
+                    host: host.clone(),
+                    why: format!("HTTP {}", resp.status().as_u16()),
+                },
                 // An address that may not be fetched stays so: no retries,
                 // and the URL fails for that reason, not for robots.txt.
                 Err(e @ FetchError::Private(_)) => return Err(e),
                 Err(
                     e @ FetchError::Request {
-                        kind: "private_address",
+                        reason: crate::error::reasons::PRIVATE_ADDRESS,
                         ..
                     },
                 ) => return Err(e),
-                Err(e) => e.to_string(),
+                // Unreachable: the URL fails for that (connection refused,
+                // DNS, timeout), which says more than "robots.txt unavailable".
+                Err(e @ FetchError::Request { .. }) => e,
+                Err(e) => FetchError::RobotsUnavailable {
+                    host: host.clone(),
+                    why: e.to_string(),
+                },
             };
             if attempt >= self.cfg.max_retries {
-                return Err(FetchError::RobotsUnavailable { host, why: failure });
+                return Err(failure);
             }
             let wait = delays.next().unwrap_or(Duration::from_secs(60));
             tracing::info!(host, attempt, why = %failure, wait_ms = wait.as_millis() as u64, "robots.txt unavailable; waiting");
@@ -236,7 +245,7 @@ impl Crawler {
                 gunzip_capped(&body, self.cfg.max_body_bytes).map_err(|e| FetchError::Request {
                     url: url.to_string(),
                     why: format!("bad gzip body: {e}"),
-                    kind: "bad_body",
+                    reason: crate::error::reasons::BAD_BODY,
                 })?;
             true
         } else {

@@ -29,7 +29,7 @@ impl Outcome {
             Err(FetchError::Status { status, .. }) if *status >= 500 => Outcome::Error,
             // A refused address is our rule, not the host failing.
             Err(FetchError::Request {
-                kind: "private_address",
+                reason: crate::error::reasons::PRIVATE_ADDRESS,
                 ..
             }) => Outcome::Fine,
             Err(FetchError::Request { .. }) | Err(FetchError::RobotsUnavailable { .. }) => {

@@ -112,7 +112,7 @@ impl Crawler {
         let closed = |e: tokio::sync::AcquireError| FetchError::Request {
             url: url.to_string(),
             why: e.to_string(),
-            kind: "request",
+            reason: crate::error::reasons::REQUEST,
         };
         let req_err = |e: reqwest::Error| FetchError::request(url, &e);
         let mut attempt = 0;
@@ -161,7 +161,7 @@ impl Crawler {
         let slot = slot.ok_or_else(|| FetchError::Request {
             url: url.to_string(),
             why: "no concurrency slot".into(),
-            kind: "request",
+            reason: crate::error::reasons::REQUEST,
         })?;
         Ok((resp, slot, sent_at))
     }

@@ -20,6 +20,9 @@ impl StageSpec for FetchSpec {
     fn settings(&self) -> Option<&'static dyn SectionCheck> {
         Some(&SectionOf::<FetchSettings>::NEW)
     }
+    fn reasons(&self) -> &'static [gleaner_core::outcome::Reason] {
+        crate::error::reasons::ALL
+    }
     fn metrics(&self) -> &'static [gleaner_core::metrics::Metric] {
         crate::metrics::METRICS
     }

@@ -328,8 +328,8 @@ impl Stage for FetchStage {
                     Ok(self.completed(&job, fetched, &mut observed))
                 }
                 (Ok(Some(_)), Some(Err(e))) => {
-                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
-                    Err(gleaner_core::stage::Reasoned::wrap(e.kind(), e))
+                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.reason().code)]);
+                    Err(e.reason().wrap(e))
                 }
                 // Parked: answered by a later tick.
                 (Ok(Some(_)), None) => Ok(vec![]),
@@ -359,16 +359,15 @@ impl Stage for FetchStage {
             match result {
                 Ok(fetched) => outs.extend(self.completed(&job, fetched, &mut observed)),
                 Err(e) => {
-                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.kind())]);
+                    metrics::inc("gleaner_fetch_errors_total", &[("kind", e.reason().code)]);
                     let input = Input {
                         topic: Topic::FRONTIER,
                         key: Some(host_of(&url)),
                         payload: Some(gleaner_core::Payload::typed(link.clone())),
                         origin: None,
                     };
-                    let mut dl = input.dead_letter(self.name(), &e.to_string());
-                    dl.reason = Some(e.kind().to_string());
-                    outs.push(Output::dead_letter(self.name(), dl));
+                    let e = e.reason().wrap(e);
+                    outs.push(gleaner_core::outcome::answer_error(self.name(), &input, &e));
                 }
             }
             self.answered.push(url.clone());

@@ -28,8 +28,8 @@ async fn fetch_refuses_loopback_unless_allowed() {
         .await
         .unwrap_err();
     let reason = err
-        .downcast_ref::<gleaner_core::stage::Reasoned>()
-        .map(|r| r.reason);
+        .downcast_ref::<gleaner_core::outcome::Reasoned>()
+        .map(|r| r.reason.code);
     assert_eq!(reason, Some("private_address"), "{err:#}");
     let mut open = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
     let outs = open.handle(&seed(&format!("{base}/"), 0)).await.unwrap();

@@ -51,10 +51,11 @@ impl Progress {
         };
         self.rate_from = (Instant::now(), pages);
         let counts = format!(
-            "{} articles | {} duplicates | {} summarized | {} dead letters | {in_flight} queued",
+            "{} articles | {} duplicates | {} summarized | {} skipped | {} dead letters | {in_flight} queued",
             n(Topic::ARTICLES),
             n(Topic::DUPLICATES),
             n(Topic::SUMMARIZED),
+            n(Topic::SKIPPED),
             n(Topic::DEAD_LETTER),
         );
         let line = format!("fetched {pages} pages ({rate:.1}/s) | {counts}");

@@ -109,10 +109,17 @@ pub(crate) async fn run_embedded(
             batch_max: cfg.kafka.batch_max,
             workers,
             sink_dir: Some(data.clone()),
-            sink_topics: vec![Topic::ARTICLES, Topic::DUPLICATES, Topic::DEAD_LETTER],
+            sink_topics: vec![
+                Topic::ARTICLES,
+                Topic::DUPLICATES,
+                Topic::DEAD_LETTER,
+                Topic::SKIPPED,
+            ],
         },
     )?;
-    let report = std::sync::Arc::new(std::sync::Mutex::new(RunReport::default()));
+    let report = std::sync::Arc::new(std::sync::Mutex::new(RunReport::new(
+        registry.iter().flat_map(|s| s.reasons()).copied().collect(),
+    )));
     let tally = report.clone();
     let fetch_log = std::sync::Arc::new(std::sync::Mutex::new(FetchLog::open(&data)?));
     let log = fetch_log.clone();
@@ -255,6 +262,11 @@ pub(crate) async fn run_embedded(
         "  dead letters    {}  (see {})",
         c[&Topic::DEAD_LETTER],
         data.join("dead-letter.jsonl").display()
+    );
+    println!(
+        "  skipped         {}  (not articles, disallowed by robots.txt; see {})",
+        c.get(&Topic::SKIPPED).copied().unwrap_or(0),
+        data.join("skipped.jsonl").display()
     );
     if let (Some((p50, _)), Some((p99, _))) = (latency(0.5), latency(0.99)) {
         println!("  searchable      {p50:.2} s after fetch at the median, {p99:.2} s at p99");

@@ -46,6 +46,7 @@ impl ReplayGuard {
             .into_iter()
             .filter(|o| {
                 o.topic == crate::Topic::DEAD_LETTER
+                    || o.topic == crate::Topic::SKIPPED
                     || self.remember(digest(&name(o), o.key.as_bytes(), &o.payload.bytes()))
             })
             .collect();

@@ -74,13 +74,16 @@ fn gather(data: &Path) -> Gathered {
             .entry(f.status.to_string())
             .or_default() += 1;
     });
-    each_line(&data.join("dead-letter.jsonl"), |d: DeadLetter| {
-        if d.stage == "fetch" {
-            let host = d.key.unwrap_or_else(|| "(unknown host)".into());
-            let reason = d.reason.unwrap_or_else(|| "other".into());
-            *g.hosts.entry(host).or_default().entry(reason).or_default() += 1;
-        }
-    });
+    // What fetch failed on or passed over (robots.txt) is an answer too.
+    for file in ["dead-letter.jsonl", "skipped.jsonl"] {
+        each_line(&data.join(file), |d: DeadLetter| {
+            if d.stage == "fetch" {
+                let host = d.key.unwrap_or_else(|| "(unknown host)".into());
+                let reason = d.reason.unwrap_or_else(|| "other".into());
+                *g.hosts.entry(host).or_default().entry(reason).or_default() += 1;
+            }
+        });
+    }
     let mut term_counts: HashMap<String, u64> = HashMap::new();
     each_line(&data.join("articles.jsonl"), |a: ArticleLine| {
         g.articles += 1;
