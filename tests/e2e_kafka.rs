@@ -254,8 +254,8 @@ async fn kafka_largest_records_round_trip() {
         key: "x.test".into(),
         payload: noise.clone().into(),
     };
-    let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
-    gleaner_core::kafka::produce_all(&producer, &cfg, &[page_out.clone(), noise_out])
+    let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
+    gleaner_kafka::produce_all(&producer, &cfg, &[page_out.clone(), noise_out])
         .await
         .unwrap();
     let back =
@@ -385,7 +385,7 @@ async fn kafka_dedup_window_survives_restart() {
     };
     let tmp = tempfile::tempdir().unwrap();
     let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "dedup", &brokers).await;
-    let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
+    let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
     let article = |id: &str| {
         Article {
         id: id.into(),
@@ -406,7 +406,7 @@ async fn kafka_dedup_window_survives_restart() {
         let out = gleaner_core::stage::Output::of(gleaner_core::Topic::ARTICLES, "x.test", &a);
         let (producer, cfg) = (&producer, &cfg);
         async move {
-            gleaner_core::kafka::produce_all(producer, cfg, &[out])
+            gleaner_kafka::produce_all(producer, cfg, &[out])
                 .await
                 .unwrap()
         }
@@ -481,13 +481,13 @@ async fn kafka_site_rules_survive_restart() {
     use gleaner_core::Topic;
     let tmp = tempfile::tempdir().unwrap();
     let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "rules", &brokers).await;
-    let producer = gleaner_core::kafka::producer(&cfg, &brokers).unwrap();
+    let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
     let rules = SiteRules {
         host: "rules.test".into(),
         exclude_text: vec!["SPONSORED".into()],
         ..SiteRules::default()
     };
-    gleaner_core::kafka::produce_all(
+    gleaner_kafka::produce_all(
         &producer,
         &cfg,
         &[Output::of(Topic::RULES, "rules.test", &rules)],
@@ -541,7 +541,7 @@ async fn kafka_site_rules_survive_restart() {
             ),
         ],
     };
-    gleaner_core::kafka::produce_all(
+    gleaner_kafka::produce_all(
         &producer,
         &cfg,
         &[Output::of(Topic::CLEANED, "rules.test", &page)],

@@ -483,7 +483,7 @@ pub async fn kafka_test_config(
     let prefix = format!("{name}{}", unique());
     let path = test_config(dir, Some(&prefix));
     let cfg = gleaner_core::Config::load(Some(&path)).unwrap();
-    gleaner_core::kafka::create_topics(&cfg, brokers, &gleaner_core::Topic::BUILT_IN)
+    gleaner_kafka::create_topics(&cfg, brokers, &gleaner_core::Topic::BUILT_IN)
         .await
         .unwrap();
     (prefix, path, cfg)

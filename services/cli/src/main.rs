@@ -5,6 +5,7 @@
 mod commands;
 mod datadir;
 mod dispatch;
+mod metrics_server;
 mod stages;
 
 use clap::{Args, Parser, Subcommand};

@@ -13,9 +13,52 @@ use crate::cpu::CpuPool;
 use crate::stage::Stage;
 use async_trait::async_trait;
 use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A record read back from a topic: its key and its value (`None` for a
+/// tombstone).
+pub type Record = (Option<String>, Option<Vec<u8>>);
+
+/// What a bus keeps of its topics, for a stage rebuilding its state when it
+/// starts. Blocking: call it off the async runtime.
+pub trait BusState: Send + Sync {
+    /// The last `per_partition` records of every partition of `topic`,
+    /// oldest first within a partition; `i64::MAX` reads a compacted topic
+    /// whole.
+    fn read(&self, topic: Topic, per_partition: i64) -> anyhow::Result<Vec<Record>>;
+
+    /// The values of [`BusState::read`], tombstones left out.
+    fn tail(&self, topic: Topic, per_partition: i64) -> anyhow::Result<Vec<Vec<u8>>> {
+        Ok(self
+            .read(topic, per_partition)?
+            .into_iter()
+            .filter_map(|(_, v)| v)
+            .collect())
+    }
+
+    /// Whether the bus takes a batch's inputs as done once the batch is
+    /// answered (Kafka commits their offsets): a stage that makes its work
+    /// durable itself (the index) must then do so before answering. In
+    /// one process nothing is durable before the index, so it may gather
+    /// batches.
+    fn settles_each_batch(&self) -> bool;
+}
+
+/// The in-process bus keeps nothing between runs but what the stages keep
+/// in the data directory themselves.
+pub struct InProcess;
+
+impl BusState for InProcess {
+    fn read(&self, _: Topic, _: i64) -> anyhow::Result<Vec<Record>> {
+        Ok(Vec::new())
+    }
+    fn settles_each_batch(&self) -> bool {
+        false
+    }
+}
 
 /// What a stage is given when it is built.
-#[derive(Debug, Clone)]
+#[derive(Clone)]
 pub struct StageContext {
     pub cfg: Config,
     /// The topic of the stage before it in `[pipeline] stages`.
@@ -35,9 +78,10 @@ pub struct StageContext {
     /// A long-running process (a service, or `gleaner run --follow`): work
     /// that must wait (a paused host) waits rather than failing.
     pub long_running: bool,
-    /// The broker, for services: start-up may read state back from topics.
-    /// `None` in-process.
-    pub brokers: Option<String>,
+    /// What the bus keeps, for a stage that rebuilds its state at start
+    /// (dedup's window from its output's tail, extract's site rules): the
+    /// same calls in-process and on Kafka.
+    pub bus: Arc<dyn BusState>,
     /// Where the stages that take pages in (clean, extract) run their CPU
     /// work: in `gleaner run`, threads that yield to the later stages
     /// (`run.intake_nice`); elsewhere tokio's blocking threads.

@@ -40,34 +40,31 @@ impl StageSpec for DedupSpec {
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let settings: DedupSettings = ctx.cfg.section()?;
         let window_count = settings.window_count;
-        let mut stage = DedupStage::new(settings).reading(ctx.input, ctx.kind);
-        if let Some(brokers) = &ctx.brokers {
-            let topic = ctx.cfg.topic_name(Topic::UNIQUE);
-            let per_partition =
-                (window_count as i64 / i64::from(ctx.cfg.kafka.partitions.max(1))).max(1);
-            let b = brokers.clone();
-            let t = topic.clone();
-            let dups = ctx.cfg.topic_name(Topic::DUPLICATES);
-            // Reading, parsing and judging the tail are blocking and CPU work.
-            let (rebuilt, n) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
-                let tail = gleaner_core::kafka::read_tail(&b, &t, per_partition)?;
-                // Summarized articles carry the article's fields too.
-                let articles: Vec<Article> = tail
-                    .iter()
-                    .filter_map(|p| serde_json::from_slice(p).ok())
-                    .collect();
-                let n = stage.remember(&articles);
-                let reported: Vec<Duplicate> =
-                    gleaner_core::kafka::read_tail(&b, &dups, per_partition)?
-                        .iter()
-                        .filter_map(|p| serde_json::from_slice(p).ok())
-                        .collect();
-                stage.remember_reported(&reported);
-                Ok((stage, n))
-            })
-            .await??;
-            tracing::info!(articles = n, "dedup window rebuilt from {topic}");
-            stage = rebuilt;
+        let stage = DedupStage::new(settings).reading(ctx.input, ctx.kind);
+        let per_partition =
+            (window_count as i64 / i64::from(ctx.cfg.kafka.partitions.max(1))).max(1);
+        let bus = ctx.bus.clone();
+        // Reading, parsing and judging the tail are blocking and CPU work.
+        let (stage, n) = tokio::task::spawn_blocking(move || -> anyhow::Result<_> {
+            let mut stage = stage;
+            // Summarized articles carry the article's fields too.
+            let articles: Vec<Article> = bus
+                .tail(Topic::UNIQUE, per_partition)?
+                .iter()
+                .filter_map(|p| serde_json::from_slice(p).ok())
+                .collect();
+            let n = stage.remember(&articles);
+            let reported: Vec<Duplicate> = bus
+                .tail(Topic::DUPLICATES, per_partition)?
+                .iter()
+                .filter_map(|p| serde_json::from_slice(p).ok())
+                .collect();
+            stage.remember_reported(&reported);
+            Ok((stage, n))
+        })
+        .await??;
+        if n > 0 {
+            tracing::info!(articles = n, "dedup window rebuilt from the unique topic");
         }
         Ok(Box::new(stage))
     }

@@ -168,20 +168,19 @@ impl StageSpec for ExtractSpec {
         let stage = ExtractStage::new(which, &settings)
             .reading(ctx.input)
             .running_on(ctx.intake.clone());
-        if let Some(brokers) = &ctx.brokers {
-            load_rules(&stage, brokers, &ctx.cfg.topics.rules).await?;
-        }
+        load_rules(&stage, ctx).await?;
         Ok(Box::new(stage))
     }
 }
 
 /// The rules topic is a compacted table: read whole on every start (the
 /// consumer group only brings changes after that).
-async fn load_rules(stage: &ExtractStage, brokers: &str, topic: &str) -> anyhow::Result<()> {
-    let (b, t) = (brokers.to_string(), topic.to_string());
-    let records =
-        tokio::task::spawn_blocking(move || gleaner_core::kafka::read_records(&b, &t, i64::MAX))
-            .await??;
+async fn load_rules(stage: &ExtractStage, ctx: &StageContext) -> anyhow::Result<()> {
+    let bus = ctx.bus.clone();
+    let records = tokio::task::spawn_blocking(move || bus.read(Topic::RULES, i64::MAX)).await??;
+    if records.is_empty() {
+        return Ok(());
+    }
     let n = records.len();
     for (key, value) in records {
         let rules = match value.as_deref().map(serde_json::from_slice::<SiteRules>) {
@@ -202,6 +201,6 @@ async fn load_rules(stage: &ExtractStage, brokers: &str, topic: &str) -> anyhow:
             stage.set_rules(&host, rules);
         }
     }
-    tracing::info!(records = n, "site rules loaded from {topic}");
+    tracing::info!(records = n, "site rules loaded from the rules topic");
     Ok(())
 }

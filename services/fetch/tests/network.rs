@@ -90,11 +90,10 @@ async fn fetch_keeps_cookies_per_site_when_asked() {
 }
 
 #[tokio::test]
-async fn fetch_metrics_are_served() {
+async fn fetch_metrics_are_recorded() {
     let base =
         serve(Router::new().fallback(|| async { axum::response::Html("<p>metrics page</p>") }))
             .await;
-    let addr = gleaner_core::metrics::serve("127.0.0.1:0").await.unwrap();
     let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
     let input = seed(&format!("{base}/m"), 0);
     let results = f.handle_batch(std::slice::from_ref(&input)).await;
@@ -105,12 +104,7 @@ async fn fetch_metrics_are_served() {
         Some(1 << 20),
     );
     assert_eq!(outs.len(), 1);
-    let text = reqwest::get(format!("http://{addr}/metrics"))
-        .await
-        .unwrap()
-        .text()
-        .await
-        .unwrap();
+    let text = gleaner_core::metrics::render();
     assert!(
         text.contains("gleaner_fetch_pages_total{status=\"200\"}"),
         "{text}"

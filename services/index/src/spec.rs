@@ -36,14 +36,15 @@ impl StageSpec for IndexSpec {
         // Opening an index reads its files: off the async runtime.
         let stage = tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap)).await??;
         let stage = stage.reading(ctx.input, ctx.kind);
-        // On Kafka every batch is committed before its offsets are stored;
-        // in-process nothing is durable before the index, so commits gather
-        // many batches.
-        Ok(Box::new(match ctx.brokers {
-            Some(_) => stage,
-            None => stage.committing_every(std::time::Duration::from_millis(
+        // On a bus that settles each batch (Kafka commits its offsets),
+        // every batch is committed first; in one process nothing is durable
+        // before the index, so commits gather many batches.
+        Ok(Box::new(if ctx.bus.settles_each_batch() {
+            stage
+        } else {
+            stage.committing_every(std::time::Duration::from_millis(
                 settings.commit_interval_ms,
-            )),
+            ))
         }))
     }
 }

@@ -95,7 +95,7 @@ pub(crate) async fn run_embedded(
         state: Some(fetch_state),
         allow_private,
         long_running: follow,
-        brokers: None,
+        bus: std::sync::Arc::new(gleaner_core::registry::InProcess),
         intake: CpuPool::yielding(workers, cfg.run.intake_nice).context("run.intake_nice")?,
     };
     let mut stages: Vec<Box<dyn Stage>> = Vec::new();
@@ -142,12 +142,12 @@ pub(crate) async fn run_embedded(
     // Healthy while the run runs; the check is dropped when it stops.
     gleaner_core::health::register("run", || Ok(()));
     if let Some(addr) = &metrics {
-        let local = gleaner_core::metrics::serve(addr).await?;
+        let local = crate::metrics_server::serve(addr).await?;
         eprintln!("metrics on http://{local}/metrics, health on http://{local}/health");
     }
     let tty = std::io::stderr().is_terminal();
     let mut progress = Progress::new(tty);
-    let mut stop = gleaner_core::kafka::shutdown_signal();
+    let mut stop = gleaner_core::shutdown::shutdown_signal();
     let mut tick =
         tokio::time::interval(Duration::from_millis(cfg.run.progress_interval_ms.max(50)));
     // The sink files are on disk within a second of a record passing.

@@ -83,8 +83,8 @@ pub(crate) fn seed_outputs(
 
 /// `gleaner seed`: produces the seeds onto the seeds topic.
 pub async fn produce(cfg: &Config, kafka: &Kafka, seeds: &[Output]) -> anyhow::Result<()> {
-    let producer = gleaner_core::kafka::producer(cfg, &brokers(cfg, kafka))?;
-    gleaner_core::kafka::produce_all(&producer, cfg, seeds).await?;
+    let producer = gleaner_kafka::producer(cfg, &brokers(cfg, kafka))?;
+    gleaner_kafka::produce_all(&producer, cfg, seeds).await?;
     println!("produced {} seed(s) to {}", seeds.len(), cfg.topics.seeds);
     Ok(())
 }

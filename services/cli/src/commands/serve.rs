@@ -150,7 +150,7 @@ pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()>
         dir.display(),
         listener.local_addr()?
     );
-    let mut stop = gleaner_core::kafka::shutdown_signal();
+    let mut stop = gleaner_core::shutdown::shutdown_signal();
     axum::serve(listener, router(idx, data))
         .with_graceful_shutdown(async move {
             let _ = stop.wait_for(|s| *s).await;

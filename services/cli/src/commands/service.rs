@@ -37,7 +37,10 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         state: place.state,
         allow_private: place.allow_private,
         long_running: true,
-        brokers: Some(brokers.clone()),
+        bus: std::sync::Arc::new(gleaner_kafka::KafkaState {
+            brokers: brokers.clone(),
+            cfg: cfg.clone(),
+        }),
         intake: CpuPool::blocking(),
         input: Topic::SEEDS,
         kind: Topic::SEEDS,
@@ -46,9 +49,10 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     };
     let stage = placed.build(&ctx).await?;
     gleaner_core::metrics::describe(placed.spec.metrics());
+    gleaner_core::metrics::describe(gleaner_kafka::metrics::METRICS);
     if let Some(addr) = &kafka.metrics {
-        gleaner_core::metrics::serve(addr).await?;
+        crate::metrics_server::serve(addr).await?;
     }
-    let stop = gleaner_core::kafka::shutdown_signal();
-    gleaner_core::kafka::run_stage(stage, &cfg, &brokers, stop).await
+    let stop = gleaner_core::shutdown::shutdown_signal();
+    gleaner_kafka::run_stage(stage, &cfg, &brokers, stop).await
 }

@@ -7,9 +7,9 @@
 
 use crate::commands::brokers;
 use crate::{stages, Kafka};
-use gleaner_core::kafka::{group_offsets, read_records, PartitionOffsets};
 use gleaner_core::messages::StageStatus;
 use gleaner_core::Config;
+use gleaner_kafka::{group_offsets, read_records, PartitionOffsets};
 use rdkafka::consumer::BaseConsumer;
 use rdkafka::ClientConfig;
 use std::collections::HashMap;

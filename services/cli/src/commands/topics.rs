@@ -7,8 +7,7 @@ use gleaner_core::Config;
 pub async fn run(cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
     let registry = stages::registry();
     let flow = stages::flow(cfg, &registry)?;
-    let created =
-        gleaner_core::kafka::create_topics(cfg, &brokers(cfg, kafka), &flow.topics()).await?;
+    let created = gleaner_kafka::create_topics(cfg, &brokers(cfg, kafka), &flow.topics()).await?;
     println!(
         "created {} topic(s){}",
         created.len(),

@@ -47,16 +47,13 @@ impl Metric {
     }
 }
 
-/// The metrics core records itself, for every stage and both buses.
+/// The metrics core records itself, for every stage on either bus.
 pub const CORE: &[Metric] = &[
     Metric::counter("gleaner_stage_inputs_total", "Records a stage has handled, by stage."),
     Metric::counter("gleaner_stage_outputs_total", "Records a stage has produced, by stage and output topic."),
     Metric::histogram("gleaner_stage_batch_seconds", "Time a stage took to handle one batch of input records, by stage."),
     Metric::counter("gleaner_stage_failed_total", "Inputs a stage sent to the dead-letter topic, by stage and reason (other: none given)."),
     Metric::counter("gleaner_stage_skipped_total", "Inputs a stage passed over by design (not an article, disallowed by robots.txt), by stage and reason."),
-    Metric::gauge("gleaner_kafka_partitions_owned", "Input partitions this instance owns, by stage."),
-    Metric::gauge("gleaner_kafka_lag_records", "Records on the owned input partitions not yet consumed, by stage."),
-    Metric::counter("gleaner_replayed_records_dropped_total", "Outputs dropped because the same record is already on its topic (a replay after a crash), by stage."),
 ];
 
 /// Describes `list` to the process's recorder (installed first if need be).

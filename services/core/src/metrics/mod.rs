@@ -1,15 +1,13 @@
 //! Metrics through the `metrics` facade, kept by the Prometheus exporter
-//! (`metrics-exporter-prometheus`) and served with `/health` by [`serve`].
+//! (`metrics-exporter-prometheus`); the binary serves them with `/health`.
 //! Every metric is named and described once, in the list of the crate
 //! that records it ([`describe`]); the helpers here install the recorder on
 //! first use, so a metric recorded before a server starts (or in a test) is
 //! never lost.
 
 mod describe;
-mod server;
 
 pub use describe::{check_sources, describe, Kind, Metric, CORE};
-pub use server::serve;
 
 use metrics::Label;
 use metrics_exporter_prometheus::{PrometheusBuilder, PrometheusHandle};
@@ -110,9 +108,9 @@ mod tests {
 
     #[test]
     fn counters_gauges_and_histograms_render_with_help_and_type() {
-        inc("gleaner_replayed_records_dropped_total", &[]);
+        inc("gleaner_stage_failed_total", &[]);
         add("gleaner_stage_inputs_total", &[("stage", "t\"q")], 2);
-        set("gleaner_kafka_lag_records", &[("topic", "t-pages")], 5.0);
+        set("gleaner_stage_skipped_total", &[("topic", "t-pages")], 5.0);
         observe("gleaner_stage_batch_seconds", &[], 0.2);
         let text = render();
         assert!(
@@ -133,11 +131,11 @@ mod tests {
             "{text}"
         );
         assert_eq!(
-            value("gleaner_kafka_lag_records", &[("topic", "t-pages")]),
+            value("gleaner_stage_skipped_total", &[("topic", "t-pages")]),
             5.0
         );
         assert_eq!(
-            value("gleaner_kafka_lag_records", &[("topic", "absent")]),
+            value("gleaner_stage_skipped_total", &[("topic", "absent")]),
             0.0
         );
     }

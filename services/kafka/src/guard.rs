@@ -5,8 +5,8 @@
 //! its output topics when it gets partitions, so it also covers what another
 //! instance produced before a rebalance) and drops a record already there.
 
-use crate::recent::Recent;
-use crate::stage::Output;
+use gleaner_core::recent::Recent;
+use gleaner_core::stage::Output;
 
 pub struct ReplayGuard {
     seen: Recent<()>,
@@ -15,7 +15,7 @@ pub struct ReplayGuard {
 fn digest(topic: &str, key: &[u8], value: &[u8]) -> u64 {
     // The key's length keeps ("ab", "c") and ("a", "bc") apart.
     let len = (key.len() as u64).to_le_bytes();
-    crate::util::fnv1a64_parts(&[topic.as_bytes(), &[0], &len, key, value])
+    gleaner_core::util::fnv1a64_parts(&[topic.as_bytes(), &[0], &len, key, value])
 }
 
 impl ReplayGuard {
@@ -45,8 +45,8 @@ impl ReplayGuard {
         let kept: Vec<Output> = outs
             .into_iter()
             .filter(|o| {
-                o.topic == crate::Topic::DEAD_LETTER
-                    || o.topic == crate::Topic::SKIPPED
+                o.topic == gleaner_core::Topic::DEAD_LETTER
+                    || o.topic == gleaner_core::Topic::SKIPPED
                     || self.remember(digest(&name(o), o.key.as_bytes(), &o.payload.bytes()))
             })
             .collect();
@@ -58,7 +58,7 @@ impl ReplayGuard {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::Topic;
+    use gleaner_core::Topic;
 
     #[test]
     fn drops_a_record_already_produced_and_forgets_the_oldest() {

@@ -4,8 +4,8 @@
 //! partition's owner and last commit. It sets its lag gauge as it does.
 
 use super::client::{BusContext, GroupState, Producer};
-use crate::config::{Config, Topic};
-use crate::messages::StageStatus;
+use gleaner_core::config::{Config, Topic};
+use gleaner_core::messages::StageStatus;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::producer::FutureRecord;
 use rdkafka::util::Timeout;
@@ -54,7 +54,7 @@ impl Reporter {
         }
         self.last = Some(Instant::now());
         self.assignments = state.assignments();
-        crate::metrics::set(
+        gleaner_core::metrics::set(
             "gleaner_kafka_lag_records",
             &[("stage", self.stage.as_str())],
             owned_lag(consumer) as f64,
@@ -71,7 +71,7 @@ impl Reporter {
                 .collect(),
             last_commit_ms: self.last_commit_ms,
             handled: self.handled,
-            at_ms: crate::util::unix_millis(),
+            at_ms: gleaner_core::util::unix_millis(),
         };
         let Ok(value) = serde_json::to_vec(&status) else {
             return;

@@ -11,10 +11,10 @@
 use super::admin::group_lag;
 use super::client::{consumer, producer_for, BusContext, GroupState, Membership, Producer};
 use super::guard::ReplayGuard;
-use crate::config::{Config, Topic};
-use crate::stage::{limit_unsourced, settle, Input, Origin, Output, Stage};
 use anyhow::Context;
 use futures::future::join_all;
+use gleaner_core::config::{Config, Topic};
+use gleaner_core::stage::{limit_unsourced, settle, Input, Origin, Output, Stage};
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
@@ -81,7 +81,7 @@ pub async fn run_stage(
     let mut crash = CrashPoint::from_env(name);
     let mut reporter = super::report::Reporter::new(name, cfg);
     let health = state.clone();
-    crate::health::register(name, move || health.health());
+    gleaner_core::health::register(name, move || health.health());
     let mut watchdog = Watchdog::default();
     let mut positions = Positions::new();
     let mut handled_total: u64 = 0;
@@ -161,7 +161,7 @@ pub async fn run_stage(
         guard.reload_if_reassigned(&state, name);
         let started = Instant::now();
         let results = stage.handle_batch(&batch).await;
-        crate::metrics::observe(
+        gleaner_core::metrics::observe(
             "gleaner_stage_batch_seconds",
             &[("stage", name)],
             started.elapsed().as_secs_f64(),
@@ -183,7 +183,7 @@ pub async fn run_stage(
         crash.at("after-produce", !outs.is_empty());
         stage.produced().await;
         if commit(&consumer, &batch, &mut positions, CommitMode::Async, name) {
-            reporter.last_commit_ms = Some(crate::util::unix_millis());
+            reporter.last_commit_ms = Some(gleaner_core::util::unix_millis());
         }
         handled_total += batch.len() as u64;
         reporter.handled = handled_total;
@@ -304,7 +304,7 @@ fn commit_positions(
     if positions.is_empty() {
         return;
     }
-    let stamp = crate::util::unix_millis().to_string();
+    let stamp = gleaner_core::util::unix_millis().to_string();
     let mut tpl = TopicPartitionList::new();
     for ((topic, partition), next) in positions {
         let mut e = tpl.add_partition(topic, *partition);
@@ -344,7 +344,7 @@ fn to_input<M: Message>(inputs: &HashMap<String, Topic>, m: &M) -> Input {
         // A stage is only given the topics it subscribed to.
         topic: inputs.get(m.topic()).copied().unwrap_or(Topic::DEAD_LETTER),
         key: m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
-        payload: m.payload().map(crate::payload::Payload::from),
+        payload: m.payload().map(gleaner_core::payload::Payload::from),
         origin: Some(Origin {
             topic: m.topic().to_string(),
             partition: m.partition(),
@@ -466,7 +466,7 @@ impl Guard {
                 records = dropped,
                 "replayed records not produced again"
             );
-            crate::metrics::add(
+            gleaner_core::metrics::add(
                 "gleaner_replayed_records_dropped_total",
                 &[("stage", stage)],
                 dropped as u64,

@@ -2,8 +2,8 @@
 //! back the tail of one (for rebuilding state from a stage's own output).
 
 use super::client::BATCH_OVERHEAD;
-use crate::config::{Config, Topic};
 use anyhow::Context;
+use gleaner_core::config::{Config, Topic};
 use rdkafka::admin::{AdminClient, AdminOptions, NewTopic, TopicReplication};
 use rdkafka::client::DefaultClientContext;
 use rdkafka::consumer::Consumer;
@@ -71,7 +71,7 @@ pub fn read_tail(brokers: &str, topic: &str, per_partition: i64) -> anyhow::Resu
 
 /// Keys and values (`None` for a tombstone) of the last `per_partition`
 /// records of every partition, oldest first within a partition.
-pub type Record = (Option<String>, Option<Vec<u8>>);
+pub use gleaner_core::registry::Record;
 
 /// See [`Record`]; `i64::MAX` reads whole partitions.
 pub fn read_records(brokers: &str, topic: &str, per_partition: i64) -> anyhow::Result<Vec<Record>> {
@@ -81,7 +81,7 @@ pub fn read_records(brokers: &str, topic: &str, per_partition: i64) -> anyhow::R
         .set("bootstrap.servers", brokers)
         .set(
             "group.id",
-            format!("gleaner-tail-{}", crate::util::unix_now()),
+            format!("gleaner-tail-{}", gleaner_core::util::unix_now()),
         )
         .set("enable.auto.commit", "false")
         .set("enable.partition.eof", "true")

@@ -3,10 +3,10 @@
 //! at info and kept for the runner, the health check and the metrics), and
 //! one line when the broker is lost and one when it is back.
 
-use crate::config::Config;
-use crate::metrics;
-use crate::sync::Locked;
 use anyhow::Context;
+use gleaner_core::config::Config;
+use gleaner_core::metrics;
+use gleaner_core::sync::Locked;
 use rdkafka::client::ClientContext;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};

@@ -1,5 +1,6 @@
 //! `GET /metrics` (Prometheus text) and `GET /health` (200 or 503 with the
-//! reasons, from [`crate::health`]) on one address.
+//! reasons, from `gleaner_core::health`) on one address, for `gleaner run
+//! --metrics` and the services.
 
 use axum::http::{header, StatusCode};
 use axum::response::IntoResponse;
@@ -9,12 +10,12 @@ use axum::Router;
 async fn metrics_text() -> impl IntoResponse {
     (
         [(header::CONTENT_TYPE, "text/plain; version=0.0.4")],
-        super::render(),
+        gleaner_core::metrics::render(),
     )
 }
 
 async fn health() -> impl IntoResponse {
-    match crate::health::check() {
+    match gleaner_core::health::check() {
         Ok(()) => (StatusCode::OK, "ok\n".to_string()),
         Err(reasons) => (
             StatusCode::SERVICE_UNAVAILABLE,
@@ -26,7 +27,7 @@ async fn health() -> impl IntoResponse {
 /// Serves `/metrics` and `/health` on `addr` (port 0 picks one) until the
 /// process ends; returns the address bound.
 pub async fn serve(addr: &str) -> anyhow::Result<std::net::SocketAddr> {
-    super::handle();
+    gleaner_core::metrics::handle();
     let app = Router::new()
         .route("/metrics", get(metrics_text))
         .route("/health", get(health))

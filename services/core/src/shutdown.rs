@@ -1,16 +1,4 @@
-//! The Kafka bus (librdkafka through rdkafka): one stage per process,
-//! reading its input topics in a consumer group and producing its outputs.
-
-mod admin;
-mod client;
-mod guard;
-mod report;
-mod runner;
-
-pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};
-pub use client::{producer, BusContext, GroupState, Producer};
-pub use guard::ReplayGuard;
-pub use runner::{produce_all, run_stage};
+//! Stopping on SIGINT or SIGTERM, for every long-running command.
 
 use tokio::sync::watch;
 

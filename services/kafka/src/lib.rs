@@ -1,0 +1,19 @@
+//! The Kafka bus (librdkafka through rdkafka): one stage per process,
+//! reading its input topics in a consumer group and producing its outputs.
+//! Stage crates never import this crate: a stage reads back its state
+//! through `gleaner_core::registry::BusState`, which [`KafkaState`]
+//! implements here.
+
+mod admin;
+mod client;
+mod guard;
+pub mod metrics;
+mod report;
+mod runner;
+mod state;
+
+pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};
+pub use client::{producer, BusContext, GroupState, Producer};
+pub use guard::ReplayGuard;
+pub use runner::{produce_all, run_stage};
+pub use state::KafkaState;
