@@ -271,6 +271,30 @@ pub fn limit_unsourced(stage: &str, outs: Vec<Output>, max_bytes: Option<usize>)
     enforce_record_limit(stage, &none, outs, max_bytes)
 }
 
+/// The record that answers `input` when handling it failed with `e`: a
+/// dead letter, or a skip record for a reason that is a skip. Counted by
+/// stage and reason.
+pub fn answer_error(stage: &str, input: &Input, e: &anyhow::Error) -> Output {
+    let reason = crate::outcome::reason_of(e);
+    let code = reason.map_or("other", |r| r.code);
+    let mut record = input.dead_letter(stage, &format!("{e:#}"));
+    record.reason = reason.map(|r| r.code.to_string());
+    if reason.is_some_and(|r| r.skip) {
+        crate::metrics::inc(
+            "gleaner_stage_skipped_total",
+            &[("stage", stage), ("reason", code)],
+        );
+        Output::new(Topic::SKIPPED, stage, record)
+    } else {
+        tracing::warn!(stage, error = %format!("{e:#}"), "input sent to dead-letter");
+        crate::metrics::inc(
+            "gleaner_stage_failed_total",
+            &[("stage", stage), ("reason", code)],
+        );
+        Output::dead_letter(stage, record)
+    }
+}
+
 /// Turns a batch result into the outputs to produce: errors become
 /// dead-letter or skip records ([`crate::outcome`]); with a record limit (Kafka), outputs go to their
 /// wire form and oversized ones become dead letters too.
@@ -286,7 +310,7 @@ pub fn settle(
             Some(max) => enforce_record_limit(stage, input, outs, max),
             None => outs,
         },
-        Err(e) => vec![crate::outcome::answer_error(stage, input, &e)],
+        Err(e) => vec![answer_error(stage, input, &e)],
     };
     for o in &outs {
         crate::metrics::inc(
@@ -349,5 +373,30 @@ mod tests {
             ("clean", "bad page")
         );
         assert_eq!(dl.payload_excerpt, "{\"id\":1}");
+    }
+
+    use crate::outcome::{reason_of, Reason};
+
+    const GONE: Reason = Reason::failure("gone", "gone away", "try later");
+    const LISTING: Reason = Reason::skip("listing", "a listing page", "by design");
+
+    #[test]
+    fn failures_are_dead_letters_and_skips_are_skip_records_with_their_code() {
+        let failed = answer_error("s", &input(), &GONE.because("no answer"));
+        assert_eq!(failed.topic, Topic::DEAD_LETTER);
+        let dl: DeadLetter = failed.decode().unwrap();
+        assert_eq!(
+            (dl.reason.as_deref(), dl.error.as_str()),
+            (Some("gone"), "no answer")
+        );
+        let skipped = answer_error("s", &input(), &LISTING.because("only links"));
+        assert_eq!(skipped.topic, Topic::SKIPPED);
+        let rec: DeadLetter = skipped.decode().unwrap();
+        assert_eq!(rec.reason.as_deref(), Some("listing"));
+        assert_eq!(rec.payload_excerpt, "{\"id\":1}");
+        let plain = answer_error("s", &input(), &anyhow::anyhow!("bad"));
+        assert_eq!(plain.topic, Topic::DEAD_LETTER);
+        assert_eq!(plain.decode::<DeadLetter>().unwrap().reason, None);
+        assert_eq!(reason_of(&LISTING.because("x")), Some(LISTING));
     }
 }

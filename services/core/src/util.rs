@@ -129,25 +129,14 @@ pub fn now_rfc3339_millis() -> String {
     format!("{:.3}", jiff::Timestamp::now())
 }
 
-/// Formats Unix seconds as RFC 3339 in UTC (civil-from-days, Howard Hinnant).
+/// Formats Unix seconds as RFC 3339 in UTC, e.g. `2026-11-22T01:02:03Z`
+/// (a time past jiff's range, year 9999, is given as its last second).
 pub fn rfc3339(secs: u64) -> String {
-    let days = (secs / 86_400) as i64;
-    let rem = secs % 86_400;
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        (rem / 60) % 60,
-        rem % 60
-    )
+    let t = i64::try_from(secs)
+        .ok()
+        .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        .unwrap_or(jiff::Timestamp::MAX);
+    format!("{:.0}", t)
 }
 
 /// At most `max` bytes of `s`, cut on a char boundary.

@@ -127,23 +127,6 @@ pub fn is_public(ip: IpAddr) -> bool {
     refusal(ip).is_none()
 }
 
-/// A name that resolves only to addresses that may not be fetched; found
-/// again in the request's error chain to name the failure.
-#[derive(Debug)]
-pub(crate) struct PrivateOnly(pub(crate) String);
-
-impl std::fmt::Display for PrivateOnly {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "{} resolves only to private or reserved addresses (--allow-private or fetch.allow_private to fetch it)",
-            self.0
-        )
-    }
-}
-
-impl std::error::Error for PrivateOnly {}
-
 /// Resolves names for reqwest and drops addresses that may not be fetched,
 /// so a public name pointing at 127.0.0.1 cannot slip through.
 pub(crate) struct GuardedResolver {
@@ -162,7 +145,8 @@ impl reqwest::dns::Resolve for GuardedResolver {
                 .filter(|a| allow || is_public(a.ip()))
                 .collect();
             if ok.is_empty() {
-                return Err(Box::new(PrivateOnly(host)) as Box<dyn std::error::Error + Send + Sync>);
+                return Err(Box::new(crate::error::PrivateOnly(host))
+                    as Box<dyn std::error::Error + Send + Sync>);
             }
             Ok(Box::new(ok.into_iter()) as reqwest::dns::Addrs)
         })

@@ -104,7 +104,7 @@ impl Routes {
                 (Err(e), Some(proxy))
                     if (e.is_connect() || e.is_timeout()) && tried + 1 < self.routes.len() =>
                 {
-                    tracing::warn!(proxy = %proxy, error = %error_chain(e), "proxy failed; benched");
+                    tracing::warn!(proxy = %proxy, error = %crate::error::error_chain(e), "proxy failed; benched");
                     self.bench(route);
                     tried += 1;
                 }
@@ -121,18 +121,6 @@ impl Routes {
         *self.routes[route].benched_until.locked() = Some(Instant::now() + self.bench_for);
         metrics::inc("gleaner_fetch_proxy_benched_total", &[]);
     }
-}
-
-/// An error with its causes, one line.
-pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
-    let mut s = e.to_string();
-    let mut src = e.source();
-    while let Some(c) = src {
-        s.push_str(": ");
-        s.push_str(&c.to_string());
-        src = c.source();
-    }
-    s
 }
 
 pub(crate) fn header(h: &reqwest::header::HeaderMap, name: &str) -> Option<String> {

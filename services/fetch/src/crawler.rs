@@ -9,7 +9,6 @@ use crate::client::{header, retry_delays, Routes};
 use crate::error::FetchError;
 use crate::health::{Health, Outcome};
 use crate::politeness::{host_key, Politeness};
-use crate::request::Answer;
 use crate::robots::AgentRules;
 use crate::robots_cache::RobotsCache;
 use crate::schedule::Validators;
@@ -20,6 +19,7 @@ use gleaner_core::metrics;
 use gleaner_core::util::{doc_id, now_rfc3339_millis};
 use std::collections::BTreeMap;
 use std::time::Duration;
+use tokio::sync::SemaphorePermit;
 use url::Url;
 
 /// What one fetch produced.
@@ -46,6 +46,17 @@ impl Fetched {
             not_modified: false,
         }
     }
+}
+
+/// The last response of a fetch, with what came before it.
+pub(crate) struct Answer<'a> {
+    pub(crate) resp: reqwest::Response,
+    /// The concurrency slot, kept until the body is read.
+    pub(crate) slot: SemaphorePermit<'a>,
+    /// When the last request was sent.
+    pub(crate) sent: std::time::Instant,
+    /// The URLs redirected through.
+    pub(crate) redirects: Vec<String>,
 }
 
 pub(crate) struct Crawler {

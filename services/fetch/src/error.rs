@@ -156,13 +156,13 @@ pub enum FetchError {
 impl FetchError {
     /// A failed request, with what kind of failure it was.
     pub(crate) fn request(url: &url::Url, e: &reqwest::Error) -> Self {
-        let why = crate::client::error_chain(e);
+        let why = error_chain(e);
         let chain = || std::iter::successors(Some(e as &dyn std::error::Error), |c| c.source());
         let refused = chain().any(|c| {
             c.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::ConnectionRefused)
         });
-        let reason = if chain().any(|c| c.is::<crate::address::PrivateOnly>()) {
+        let reason = if chain().any(|c| c.is::<PrivateOnly>()) {
             reasons::PRIVATE_ADDRESS
         } else if why.contains("dns error") || why.contains("failed to lookup address") {
             reasons::DNS
@@ -201,4 +201,33 @@ impl FetchError {
             FetchError::Request { reason, .. } => *reason,
         }
     }
+}
+
+/// A name that resolves only to addresses that may not be fetched; found
+/// again in the request's error chain to name the failure.
+#[derive(Debug)]
+pub(crate) struct PrivateOnly(pub(crate) String);
+
+impl std::fmt::Display for PrivateOnly {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} resolves only to private or reserved addresses (--allow-private or fetch.allow_private to fetch it)",
+            self.0
+        )
+    }
+}
+
+impl std::error::Error for PrivateOnly {}
+
+/// An error with its causes, one line.
+pub(crate) fn error_chain(e: &dyn std::error::Error) -> String {
+    let mut s = e.to_string();
+    let mut src = e.source();
+    while let Some(c) = src {
+        s.push_str(": ");
+        s.push_str(&c.to_string());
+        src = c.source();
+    }
+    s
 }

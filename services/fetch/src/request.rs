@@ -5,7 +5,7 @@
 
 use crate::address::check_address;
 use crate::client::{retry_after, retry_delays};
-use crate::crawler::Crawler;
+use crate::crawler::{Answer, Crawler};
 use crate::error::FetchError;
 use crate::politeness::host_key;
 use crate::schedule::Validators;
@@ -17,17 +17,6 @@ use url::Url;
 
 /// RFC 9309 asks crawlers to follow at least five redirects for robots.txt.
 const ROBOTS_HOPS: usize = 5;
-
-/// The last response of a fetch, with what came before it.
-pub(crate) struct Answer<'a> {
-    pub(crate) resp: reqwest::Response,
-    /// The concurrency slot, kept until the body is read.
-    pub(crate) slot: SemaphorePermit<'a>,
-    /// When the last request was sent.
-    pub(crate) sent: std::time::Instant,
-    /// The URLs redirected through.
-    pub(crate) redirects: Vec<String>,
-}
 
 impl Crawler {
     /// Requests `url` and follows its redirects: each hop waits for its

@@ -367,7 +367,7 @@ impl Stage for FetchStage {
                         origin: None,
                     };
                     let e = e.reason().wrap(e);
-                    outs.push(gleaner_core::outcome::answer_error(self.name(), &input, &e));
+                    outs.push(gleaner_core::stage::answer_error(self.name(), &input, &e));
                 }
             }
             self.answered.push(url.clone());

@@ -328,11 +328,21 @@ async fn produce_until_acked(
     outs: &[Output],
     what: &str,
 ) {
+    // Never given up on (the inputs stay uncommitted meanwhile): pauses
+    // grow from half a second to ten, jittered (backon).
+    let mut pauses = backon::BackoffBuilder::build(
+        backon::ExponentialBuilder::default()
+            .with_min_delay(Duration::from_millis(500))
+            .with_max_delay(Duration::from_secs(10))
+            .with_jitter()
+            .without_max_times(),
+    );
     let mut attempt = 0u32;
     while let Err(e) = produce_all(producer, cfg, outs).await {
         attempt += 1;
         tracing::error!(stage, error = %e, attempt, "producing {what} failed, retrying");
-        tokio::time::sleep(Duration::from_millis(500 * u64::from(attempt.min(20)))).await;
+        let pause = pauses.next().unwrap_or(Duration::from_secs(10));
+        tokio::time::sleep(pause).await;
     }
     if !outs.is_empty() {
         state.broker_reached(stage);

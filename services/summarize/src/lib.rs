@@ -236,20 +236,28 @@ impl SummarizeStage {
                         })
                         .collect(),
                 };
-                let mut last_err = None;
-                for attempt in 0..=*retries {
-                    if attempt > 0 {
-                        tokio::time::sleep(Duration::from_millis(200 << attempt.min(6))).await;
-                    }
+                // Retries with exponential, jittered pauses (backon).
+                let mut pauses = backon::BackoffBuilder::build(
+                    backon::ExponentialBuilder::default()
+                        .with_min_delay(Duration::from_millis(400))
+                        .with_max_delay(Duration::from_secs(15))
+                        .with_jitter()
+                        .with_max_times(*retries as usize),
+                );
+                let mut attempt = 0;
+                let why = loop {
                     match Engine::ask(client, url, &req).await {
                         Ok(s) => return (s, format!("http:{url}")),
                         Err(e) => {
                             tracing::warn!(id = %a.id, attempt, error = %e, "summary engine failed");
-                            last_err = Some(e);
+                            match pauses.next() {
+                                Some(pause) => tokio::time::sleep(pause).await,
+                                None => break e.to_string(),
+                            }
+                            attempt += 1;
                         }
                     }
-                }
-                let why = last_err.map(|e| e.to_string()).unwrap_or_default();
+                };
                 (self.local(a).await, format!("extractive (fallback: {why})"))
             }
         }

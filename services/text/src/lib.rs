@@ -28,10 +28,20 @@ fn is_word_char(c: char) -> bool {
 /// Lowercased word tokens: maximal runs of word characters, except that each
 /// CJK character is a token of its own.
 pub fn words(text: &str) -> Vec<String> {
+    tokens(text, true)
+}
+
+/// Lowercased maximal runs of word characters, CJK included in the runs:
+/// the tokens of the extraction benchmarks' metric (wcxb's README).
+pub fn word_runs(text: &str) -> Vec<String> {
+    tokens(text, false)
+}
+
+fn tokens(text: &str, split_cjk: bool) -> Vec<String> {
     let mut out = Vec::new();
     let mut cur = String::new();
     for c in text.chars() {
-        if is_cjk(c) {
+        if split_cjk && is_cjk(c) {
             if !cur.is_empty() {
                 out.push(std::mem::take(&mut cur));
             }
@@ -392,6 +402,11 @@ mod tests {
         assert_eq!(
             words("Hello, 世界 wide_web"),
             vec!["hello", "世", "界", "wide_web"]
+        );
+        // The benchmarks' metric keeps a CJK run whole.
+        assert_eq!(
+            word_runs("Hello, 世界 wide_web"),
+            vec!["hello", "世界", "wide_web"]
         );
         assert_eq!(word_count("日本語のテキスト and more"), 10);
         // The byte-wise count agrees with a char-wise one on mixed text.

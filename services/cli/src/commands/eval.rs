@@ -48,19 +48,7 @@ struct GroundTruth {
 
 /// The metric's tokens: lowercase, maximal runs of word characters.
 pub fn tokens(text: &str) -> Vec<String> {
-    let mut out = Vec::new();
-    let mut cur = String::new();
-    for c in text.chars() {
-        if c.is_alphanumeric() || c == '_' {
-            cur.extend(c.to_lowercase());
-        } else if !cur.is_empty() {
-            out.push(std::mem::take(&mut cur));
-        }
-    }
-    if !cur.is_empty() {
-        out.push(cur);
-    }
-    out
+    gleaner_text::word_runs(text)
 }
 
 /// (precision, recall, F1) of a prediction against a reference.

@@ -13,12 +13,9 @@ pub const COLOURS: [&str; 8] = [
     "#4e79a7", "#f28e2b", "#e15759", "#76b7b2", "#59a14f", "#edc948", "#b07aa1", "#9c755f",
 ];
 
-/// Text for an SVG or HTML text node.
+/// Text for an SVG or HTML text node or a quoted attribute.
 pub fn esc(s: &str) -> String {
-    s.replace('&', "&amp;")
-        .replace('<', "&lt;")
-        .replace('>', "&gt;")
-        .replace('"', "&quot;")
+    htmlize::escape_attribute(s).into_owned()
 }
 
 /// One bar per (label, value), longest first as given.
