@@ -1,10 +1,15 @@
 //! `gleaner dedup --input`: dedup offline over a file of articles (the
 //! Kafka service is commands/service.rs).
 
+use crate::args::{Common, Kafka};
+use crate::commands::{config, init_logs};
 use anyhow::Context;
+use clap::Args;
 use gleaner_core::Config;
 use gleaner_dedup::offline::Report;
 use std::path::Path;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// `gleaner dedup --input FILE|- --output DIR`, blocking.
 pub(crate) fn offline(cfg: &Config, input: &Path, output: &Path) -> anyhow::Result<()> {
@@ -58,4 +63,39 @@ fn peak_rss_kib() -> Option<u64> {
     let status = std::fs::read_to_string("/proc/self/status").ok()?;
     let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
     line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// The options of `gleaner dedup`.
+#[derive(Args)]
+pub struct DedupCmd {
+    /// Article JSON lines to judge offline (`-` for stdin), instead of the Kafka service.
+    #[arg(long, value_name = "FILE")]
+    pub input: Option<PathBuf>,
+    /// With --input: where unique.jsonl, duplicates.jsonl and dead-letter.jsonl go.
+    #[arg(long, value_name = "DIR", default_value = "dedup-out")]
+    pub output: PathBuf,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl DedupCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        let Some(input) = self.input else {
+            return crate::commands::service::serve_stage(
+                "dedup",
+                &self.common,
+                &self.kafka,
+                Default::default(),
+            )
+            .await;
+        };
+        init_logs("warn");
+        let cfg = config(&self.common)?;
+        let output = self.output;
+        // Judging is CPU work: off the async runtime.
+        tokio::task::spawn_blocking(move || offline(&cfg, &input, &output)).await??;
+        Ok(ExitCode::SUCCESS)
+    }
 }

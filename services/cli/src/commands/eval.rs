@@ -4,13 +4,17 @@
 //! with every page weighing the same; plus snippet checks, metadata
 //! accuracy, and pages/s of clean + extract on one thread, HTML in memory.
 
+use crate::args::Common;
+use crate::commands::{config, extractor_of, init_logs};
 use anyhow::Context;
+use clap::Args;
 use gleaner_core::messages::Cleaned;
 use gleaner_extract::Extractor;
 use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 use std::time::Instant;
 
 #[derive(Deserialize)]
@@ -511,6 +515,61 @@ pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> 
     println!("{} (clean + extract): {full:.1} pages/s", which.name());
     println!("ratio {}/bare = {:.3}", which.name(), full / bare);
     Ok(())
+}
+
+/// The options of `gleaner eval`.
+#[derive(Args)]
+pub struct EvalCmd {
+    /// A labelled set: html/ID.html.gz and ground-truth/ID.json.
+    pub dir: PathBuf,
+    /// Extraction method (default: extract.extractor).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(gleaner_extract::Extractor::NAMES))]
+    pub extractor: Option<String>,
+    /// Scores per page type too.
+    #[arg(long)]
+    pub per_type: bool,
+    /// One JSON object with every figure.
+    #[arg(long)]
+    pub json: bool,
+    /// Only the pages whose ids this file lists, one per line.
+    #[arg(long, value_name = "FILE")]
+    pub ids: Option<PathBuf>,
+    /// Benchmark instead: pages/s of the extractor and of a bare lol_html pass, and their ratio.
+    #[arg(long)]
+    pub bench: bool,
+    /// Write each block's features and label as JSON lines (for scripts/train-extract.py).
+    #[arg(long, value_name = "FILE")]
+    pub dump_features: Option<PathBuf>,
+    /// Write every page's scores and extracted text as JSON lines (for error analysis).
+    #[arg(long, value_name = "FILE")]
+    pub per_page: Option<PathBuf>,
+    /// Score the blocks the training labels call content instead (the ceiling of a block classifier).
+    #[arg(long)]
+    pub oracle: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl EvalCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        init_logs("error");
+        let cfg = config(&self.common)?;
+        let which = extractor_of(&cfg, self.extractor.as_deref())?;
+        if self.bench {
+            bench(&self.dir, which, 3)?;
+        } else {
+            let opts = Options {
+                per_type: self.per_type,
+                json: self.json,
+                ids: self.ids,
+                dump_features: self.dump_features,
+                per_page: self.per_page,
+                oracle: self.oracle,
+            };
+            run(&self.dir, which, &opts)?;
+        }
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 #[cfg(test)]

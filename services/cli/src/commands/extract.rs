@@ -1,11 +1,15 @@
 //! `gleaner extract FILE_DIR_OR_URL...`: clean + extract without a pipeline.
 
+use crate::args::{Common, Kafka};
+use crate::commands::{config, extractor_of, init_logs};
 use anyhow::Context;
+use clap::Args;
 use gleaner_core::messages::Cleaned;
 use gleaner_core::Config;
 use gleaner_extract::Extractor;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
+use std::process::ExitCode;
 
 /// Expands directories into their `.html` / `.html.gz` files, sorted.
 fn expand(inputs: &[String]) -> Vec<String> {
@@ -134,4 +138,43 @@ pub async fn extract_inputs(
         }
     }
     Ok((failures, not_html))
+}
+
+/// The options of `gleaner extract`.
+#[derive(Args)]
+pub struct ExtractCmd {
+    /// `.html` or `.html.gz` files, directories of them, or URLs.
+    #[arg(value_name = "FILE_DIR_OR_URL")]
+    pub inputs: Vec<String>,
+    /// One JSON object per line per input.
+    #[arg(long)]
+    pub json: bool,
+    /// Extraction method (default: extract.extractor).
+    #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(gleaner_extract::Extractor::NAMES))]
+    pub extractor: Option<String>,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl ExtractCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        let cfg = config(&self.common)?;
+        if self.inputs.is_empty() {
+            init_logs("info");
+            crate::commands::service::run("extract", cfg, &self.kafka, Default::default()).await?;
+            return Ok(ExitCode::SUCCESS);
+        }
+        init_logs("warn");
+        let which = extractor_of(&cfg, self.extractor.as_deref())?;
+        let (failures, not_html) = extract_inputs(&cfg, &self.inputs, which, self.json).await?;
+        Ok(if not_html > 0 {
+            ExitCode::from(2)
+        } else if failures > 0 {
+            ExitCode::from(1)
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
 }

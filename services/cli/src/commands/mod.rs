@@ -1,14 +1,12 @@
-//! One module per subcommand; main.rs parses and dispatches.
+//! One module per subcommand, each with its options as a struct and its
+//! own `run`; main.rs lists them. Shared here: the exit status of bad
+//! input, logs, the config and the data directory.
 
 pub mod dedup;
 pub mod eval;
 pub mod extract;
-pub mod fetch_log;
-pub mod page;
-pub mod progress;
 pub mod report;
 pub mod run;
-pub mod run_report;
 pub mod search;
 pub mod seed;
 pub mod serve;
@@ -16,7 +14,7 @@ pub mod service;
 pub mod status;
 pub mod topics;
 
-use crate::Kafka;
+use crate::args::Kafka;
 use gleaner_core::Config;
 use std::path::PathBuf;
 
@@ -49,6 +47,26 @@ pub fn init_logs(default: &str) {
         .with_writer(std::io::stderr)
         .with_ansi(colour)
         .try_init();
+}
+
+/// The configuration `--config` names (else the defaults), every section
+/// checked; a bad one is bad input.
+pub fn config(common: &crate::args::Common) -> anyhow::Result<Config> {
+    crate::stages::load_config(common.config.as_deref()).map_err(|e| bad_input(format!("{e:#}")))
+}
+
+/// `--extractor`, else the config's.
+pub fn extractor_of(
+    cfg: &Config,
+    flag: Option<&str>,
+) -> anyhow::Result<gleaner_extract::Extractor> {
+    match flag {
+        Some(name) => name.parse(),
+        None => cfg
+            .section::<gleaner_extract::ExtractSettings>()?
+            .extractor
+            .parse(),
+    }
 }
 
 pub fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {

@@ -1,13 +1,18 @@
 //! Seed messages from URLs and seed files, for `gleaner seed` and `gleaner run`.
 
+use crate::args::Common;
+use crate::args::{Kafka, SeedOptions};
 use crate::commands::{bad_input, brokers};
-use crate::{Kafka, SeedOptions};
+use crate::commands::{config, init_logs};
 use anyhow::Context;
+use clap::Args;
 use gleaner_core::messages::Seed;
 use gleaner_core::stage::Output;
 use gleaner_core::Config;
 use gleaner_core::Topic;
 use std::path::Path;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// `example.com/news`: a host name without its scheme (a dot, no spaces,
 /// no path separator before the first dot).
@@ -107,4 +112,41 @@ pub fn post(dir: &Path, seeds: &[Output]) -> anyhow::Result<()> {
         );
     }
     Ok(())
+}
+
+/// The options of `gleaner seed`.
+#[derive(Args)]
+pub struct SeedCmd {
+    /// Seed URLs.
+    #[arg(required = true, value_name = "URL")]
+    pub urls: Vec<String>,
+    /// Hand the seeds to the `gleaner run` working on DIR (or, if none
+    /// is, to the next one) instead of producing them to Kafka.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    /// Link depth from each seed (default: fetch.default_depth).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Fetch again even if seen before.
+    #[arg(long)]
+    pub recrawl: bool,
+    #[command(flatten)]
+    pub schedule: SeedOptions,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl SeedCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        init_logs("warn");
+        let cfg = config(&self.common)?;
+        let seeds = seed_outputs(&self.urls, self.depth, self.recrawl, &self.schedule)?;
+        match self.data {
+            Some(dir) => post(&dir, &seeds)?,
+            None => produce(&cfg, &self.kafka, &seeds).await?,
+        }
+        Ok(ExitCode::SUCCESS)
+    }
 }

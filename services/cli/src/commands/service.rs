@@ -1,12 +1,16 @@
 //! One stage as its own process on Kafka (`gleaner fetch`, `clean`, ...),
 //! built from the registry in its place in `[pipeline] stages`.
 
+use crate::args::{Common, Kafka};
 use crate::commands::brokers;
-use crate::{stages, Kafka};
+use crate::commands::{config, init_logs};
+use crate::stages;
+use clap::Args;
 use gleaner_core::cpu::CpuPool;
 use gleaner_core::registry::StageContext;
 use gleaner_core::{Config, Topic};
 use std::path::PathBuf;
+use std::process::ExitCode;
 
 /// What a service is given besides its configuration.
 #[derive(Default)]
@@ -55,4 +59,125 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     }
     let stop = gleaner_core::shutdown::shutdown_signal();
     gleaner_kafka::run_stage(stage, &cfg, &brokers, stop).await
+}
+
+/// The options of `gleaner fetch`.
+#[derive(Args)]
+pub struct FetchCmd {
+    /// Fetch private, loopback and reserved addresses (default: fetch.allow_private).
+    #[arg(long)]
+    pub allow_private: bool,
+    /// Keep the seen-URL set here, so a restart does not fetch completed URLs again.
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The options of `gleaner clean`.
+#[derive(Args)]
+pub struct CleanCmd {
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The options of `gleaner summarize`.
+#[derive(Args)]
+pub struct SummarizeCmd {
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The options of `gleaner index`.
+#[derive(Args)]
+pub struct IndexCmd {
+    /// Data directory (default: run.data_dir, "gleaner-data").
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+/// The options of `gleaner stage`.
+#[derive(Args)]
+pub struct StageCmd {
+    /// The stage's name in [pipeline] stages.
+    pub name: String,
+    /// Data directory (the index stage keeps its index in DIR/index).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// State directory, for a stage that keeps state across restarts (fetch).
+    #[arg(long, value_name = "DIR")]
+    pub state: Option<PathBuf>,
+    /// Fetch private, loopback and reserved addresses (default: fetch.allow_private).
+    #[arg(long)]
+    pub allow_private: bool,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl FetchCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        let place = Place {
+            state: self.state,
+            allow_private: self.allow_private,
+            ..Place::default()
+        };
+        serve_stage("fetch", &self.common, &self.kafka, place).await
+    }
+}
+
+impl CleanCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        serve_stage("clean", &self.common, &self.kafka, Place::default()).await
+    }
+}
+
+impl SummarizeCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        serve_stage("summarize", &self.common, &self.kafka, Place::default()).await
+    }
+}
+
+impl IndexCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        let place = Place {
+            data: self.data,
+            ..Place::default()
+        };
+        serve_stage("index", &self.common, &self.kafka, place).await
+    }
+}
+
+impl StageCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        let place = Place {
+            data: self.data,
+            state: self.state,
+            allow_private: self.allow_private,
+        };
+        serve_stage(&self.name, &self.common, &self.kafka, place).await
+    }
+}
+
+/// The stage called `name` as a service, with info logs.
+pub async fn serve_stage(
+    name: &str,
+    common: &Common,
+    kafka: &Kafka,
+    place: Place,
+) -> anyhow::Result<ExitCode> {
+    init_logs("info");
+    run(name, config(common)?, kafka, place).await?;
+    Ok(ExitCode::SUCCESS)
 }

@@ -5,8 +5,12 @@
 //! embedded run (`--data DIR`), what the run last wrote to DIR/status.json:
 //! counts per topic and the queue before each reader.
 
+use crate::args::Common;
+use crate::args::Kafka;
 use crate::commands::brokers;
-use crate::{stages, Kafka};
+use crate::commands::{config, init_logs};
+use crate::stages;
+use clap::Args;
 use gleaner_core::messages::StageStatus;
 use gleaner_core::Config;
 use gleaner_kafka::{group_offsets, read_records, PartitionOffsets};
@@ -14,6 +18,8 @@ use rdkafka::consumer::BaseConsumer;
 use rdkafka::ClientConfig;
 use std::collections::HashMap;
 use std::path::Path;
+use std::path::PathBuf;
+use std::process::ExitCode;
 
 pub async fn run(cfg: &Config, kafka: &Kafka, data: Option<&Path>) -> anyhow::Result<()> {
     if let Some(dir) = data {
@@ -168,6 +174,26 @@ fn owners(reports: &[StageStatus], now: u64) -> HashMap<String, (String, Option<
         }
     }
     owners
+}
+
+/// The options of `gleaner status`.
+#[derive(Args)]
+pub struct StatusCmd {
+    /// Show the embedded run working on this data directory instead.
+    #[arg(long, value_name = "DIR")]
+    pub data: Option<PathBuf>,
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl StatusCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        init_logs("warn");
+        run(&config(&self.common)?, &self.kafka, self.data.as_deref()).await?;
+        Ok(ExitCode::SUCCESS)
+    }
 }
 
 #[cfg(test)]

@@ -1,8 +1,13 @@
 //! `gleaner topics`: creates every topic the configured flow uses.
 
+use crate::args::Common;
+use crate::args::Kafka;
 use crate::commands::brokers;
-use crate::{stages, Kafka};
+use crate::commands::{config, init_logs};
+use crate::stages;
+use clap::Args;
 use gleaner_core::Config;
+use std::process::ExitCode;
 
 pub async fn run(cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
     let registry = stages::registry();
@@ -18,4 +23,21 @@ pub async fn run(cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
         }
     );
     Ok(())
+}
+
+/// The options of `gleaner topics`.
+#[derive(Args)]
+pub struct TopicsCmd {
+    #[command(flatten)]
+    pub kafka: Kafka,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl TopicsCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        init_logs("warn");
+        run(&config(&self.common)?, &self.kafka).await?;
+        Ok(ExitCode::SUCCESS)
+    }
 }

@@ -4,10 +4,14 @@
 //! used, duplicate clusters, the top terms, and the word rank / frequency
 //! plot on log-log axes with the fitted Zipf exponent.
 
+use crate::args::Common;
+use crate::commands::{config, data_dir};
+use clap::Args;
+use std::process::ExitCode;
 mod stats;
 mod svg;
 
-use crate::commands::fetch_log::{self, Fetch};
+use crate::commands::run::fetch_log::{self, Fetch};
 use gleaner_core::messages::{DeadLetter, Duplicate};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write;
@@ -238,4 +242,27 @@ fn render(data: &Path, g: &Gathered) -> String {
     }
     h.push_str("</body></html>\n");
     h
+}
+
+/// The options of `gleaner report`.
+#[derive(Args)]
+pub struct ReportCmd {
+    /// Data directory (default: run.data_dir, "gleaner-data").
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Where to write the report (default: DATA/report.html).
+    #[arg(long, value_name = "FILE")]
+    pub output: Option<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl ReportCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        let cfg = config(&self.common)?;
+        let data = data_dir(&cfg, self.data);
+        let written = write(&data, self.output)?;
+        println!("report written to {}", written.display());
+        Ok(ExitCode::SUCCESS)
+    }
 }

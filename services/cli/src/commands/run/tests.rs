@@ -2,7 +2,7 @@
 //! registry and the config alone takes its place in the flow.
 
 use super::{run_embedded, RunOptions};
-use crate::SeedOptions;
+use crate::args::SeedOptions;
 use async_trait::async_trait;
 use axum::extract::Path as UrlPath;
 use gleaner_core::config::{Section, SectionCheck, SectionOf};

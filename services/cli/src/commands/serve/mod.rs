@@ -2,6 +2,13 @@
 //! `/search`, and the crawl report of its data directory at `/report`
 //! (written by `gleaner report`).
 
+use crate::args::Common;
+use crate::commands::{config, data_dir, init_logs};
+use clap::Args;
+use std::path::PathBuf;
+use std::process::ExitCode;
+mod page;
+
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::get;
@@ -79,7 +86,7 @@ async fn page(
     State(idx): State<Shared>,
     Query(p): Query<SearchParams>,
 ) -> axum::response::Html<String> {
-    use crate::commands::page::{render, Outcome};
+    use page::{render, Outcome};
     let q = p.q.unwrap_or_default();
     let outcome = if q.trim().is_empty() {
         Outcome::Empty
@@ -157,4 +164,31 @@ pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()>
         })
         .await?;
     Ok(())
+}
+
+/// The options of `gleaner serve`.
+#[derive(Args)]
+pub struct ServeCmd {
+    /// Data directory (default: run.data_dir, "gleaner-data").
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Address to listen on (default: serve.listen).
+    #[arg(long)]
+    pub listen: Option<String>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl ServeCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        init_logs("info");
+        let cfg = config(&self.common)?;
+        let dir = data_dir(&cfg, self.data).join("index");
+        let listen = match self.listen {
+            Some(l) => l,
+            None => cfg.section::<ServeSettings>()?.listen,
+        };
+        serve(&cfg, &dir, &listen).await?;
+        Ok(ExitCode::SUCCESS)
+    }
 }

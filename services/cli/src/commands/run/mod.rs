@@ -1,18 +1,26 @@
 //! `gleaner run`: every stage of `[pipeline] stages` in one process, on the
 //! in-process bus.
 
-use crate::commands::fetch_log::FetchLog;
-use crate::commands::progress::Progress;
-use crate::commands::run_report::{self, RunReport};
+use crate::args::Common;
+use crate::commands::{config, data_dir, init_logs};
+use clap::Args;
+use std::process::ExitCode;
+pub mod fetch_log;
+mod progress;
+mod report;
+
+use crate::args::SeedOptions;
 use crate::datadir::{self, DataLock};
-use crate::SeedOptions;
 use anyhow::Context;
+use fetch_log::FetchLog;
 use gleaner_core::cpu::CpuPool;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
 use gleaner_core::metrics::Metric;
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::{Config, Topic};
+use progress::Progress;
+use report::RunReport;
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::time::{Duration, Instant};
@@ -124,7 +132,7 @@ pub(crate) async fn run_embedded(
     let fetch_log = std::sync::Arc::new(std::sync::Mutex::new(FetchLog::open(&data)?));
     let log = fetch_log.clone();
     pipeline.set_tap(
-        run_report::TOPICS.to_vec(),
+        report::TOPICS.to_vec(),
         std::sync::Arc::new(move |out| {
             if let Ok(mut r) = tally.lock() {
                 r.observe(out);
@@ -375,6 +383,78 @@ fn write_status(
     }
 }
 
+/// The options of `gleaner run`.
+#[derive(Args)]
+pub struct RunCmd {
+    /// Seed URLs, or files with one URL per line (optional with --follow:
+    /// seeds can come later with `gleaner seed --data DIR`).
+    #[arg(long, num_args = 1.., value_name = "URL_OR_FILE")]
+    pub seeds: Vec<String>,
+    /// Data directory (index, articles.jsonl, duplicates.jsonl, dead-letter.jsonl, summary.json).
+    #[arg(long)]
+    pub data: Option<PathBuf>,
+    /// Fetch private, loopback and link-local addresses.
+    #[arg(long)]
+    pub allow_private: bool,
+    /// Link depth from each seed (default: fetch.default_depth).
+    #[arg(long)]
+    pub depth: Option<u32>,
+    /// Least milliseconds between two requests to one host (default: fetch.per_host_delay_ms).
+    #[arg(long, value_name = "MS")]
+    pub delay: Option<u64>,
+    /// Keep running when idle (scheduled recrawls, hosts paused for
+    /// blocking us are waited out) until Ctrl-C; implied by --every.
+    #[arg(long)]
+    pub follow: bool,
+    /// Serve Prometheus metrics (GET /metrics) and health (GET /health)
+    /// on this address, e.g. 127.0.0.1:9898.
+    #[arg(long, value_name = "ADDR")]
+    pub metrics: Option<String>,
+    /// Also print the end-of-run report (per host: pages, articles,
+    /// failures by reason) as one JSON object on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Fetch again what earlier runs on --data fetched (a run otherwise
+    /// goes on where the last one ended and skips fetched URLs).
+    #[arg(long)]
+    pub refetch: bool,
+    #[command(flatten)]
+    pub schedule: SeedOptions,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl RunCmd {
+    pub async fn run(self) -> anyhow::Result<ExitCode> {
+        // Dead letters are counted in the summary and kept in a file;
+        // only errors go to the terminal.
+        init_logs("error");
+        let mut cfg = config(&self.common)?;
+        if let Some(ms) = self.delay {
+            let mut fetch: gleaner_fetch::FetchSettings = cfg.section()?;
+            fetch.per_host_delay_ms = ms;
+            cfg.set_section(&fetch)?;
+        }
+        let follow = self.follow || self.schedule.every_secs.is_some();
+        let data = data_dir(&cfg, self.data);
+        let registry = crate::stages::registry();
+        let run = RunOptions {
+            data,
+            allow_private: self.allow_private,
+            depth: self.depth,
+            follow,
+            metrics: self.metrics,
+            json: self.json,
+            refetch: self.refetch,
+        };
+        let failed = run_embedded(&cfg, &registry, &self.seeds, &self.schedule, run).await?;
+        Ok(if failed > 0 {
+            ExitCode::from(3)
+        } else {
+            ExitCode::SUCCESS
+        })
+    }
+}
+
 #[cfg(test)]
-#[path = "run_tests.rs"]
 mod tests;
