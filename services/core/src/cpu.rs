@@ -77,6 +77,7 @@ impl CpuPool {
 /// process's, at most 19). On Linux (NPTL) the nice value is per thread,
 /// and `setpriority` on `PRIO_PROCESS` with id 0 sets the caller's: one
 /// system call, no crate needed. A failure only costs the priority.
+#[allow(unsafe_code)] // two libc calls; see SAFETY below
 fn lower_this_thread(steps: i32) {
     #[cfg(target_os = "linux")]
     if steps > 0 {
@@ -102,6 +103,7 @@ mod tests {
     use super::*;
 
     #[cfg(target_os = "linux")]
+    #[allow(unsafe_code)] // one libc call; see SAFETY below
     fn this_threads_nice() -> i32 {
         // SAFETY: as above; getpriority takes no pointers.
         unsafe { libc::getpriority(libc::PRIO_PROCESS, 0) }

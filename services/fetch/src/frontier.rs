@@ -327,6 +327,7 @@ mod tests {
     }
 
     /// Bytes allocated on this thread (the test allocator counts them).
+    #[allow(unsafe_code)] // a counting allocator is unsafe by its trait
     mod counting {
         use std::alloc::{GlobalAlloc, Layout, System};
         use std::cell::Cell;
