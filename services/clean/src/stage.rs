@@ -7,6 +7,7 @@ use gleaner_core::messages::{Cleaned, Page};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::Topic;
+use gleaner_core::{MapStage, Mapped};
 
 /// Cleans a page message into a cleaned message.
 pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
@@ -26,7 +27,6 @@ pub fn clean_page(page: &Page) -> Result<Cleaned, CleanError> {
 /// `cleaned` out.
 #[derive(Clone)]
 pub struct CleanStage {
-    pub input: Topic,
     /// Where the parsing runs (see [`StageContext::intake`]).
     pub cpu: CpuPool,
 }
@@ -34,7 +34,6 @@ pub struct CleanStage {
 impl Default for CleanStage {
     fn default() -> Self {
         CleanStage {
-            input: Topic::PAGES,
             cpu: CpuPool::blocking(),
         }
     }
@@ -58,29 +57,15 @@ impl StageSpec for CleanSpec {
         &[Topic::PAGES]
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-        Ok(Box::new(CleanStage {
-            input: ctx.input,
+        Ok(Box::new(Mapped::new(CleanStage {
             cpu: ctx.intake.clone(),
-        }))
+        })))
     }
 }
 
 #[async_trait]
-impl Stage for CleanStage {
-    fn name(&self) -> &'static str {
-        "clean"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![self.input]
-    }
-    fn fork(&self) -> Option<Box<dyn Stage>> {
-        Some(Box::new(self.clone()))
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::CLEANED]
-    }
-
-    async fn handle(&mut self, input: &Input) -> Handled {
+impl MapStage for CleanStage {
+    async fn map(&self, input: &Input) -> Handled {
         let page = input.decode_shared::<Page>()?;
         let key = input
             .key

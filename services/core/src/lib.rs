@@ -5,6 +5,7 @@ pub mod config;
 pub mod cpu;
 pub mod event;
 pub mod health;
+pub mod map;
 pub mod memory;
 pub mod messages;
 pub mod metrics;
@@ -19,5 +20,6 @@ pub mod sync;
 pub mod util;
 
 pub use config::{Config, Topic};
+pub use map::{MapStage, Mapped};
 pub use payload::Payload;
-pub use stage::{Input, Origin, Output, Stage};
+pub use stage::{Input, Origin, Output, Stage, Wired, Wiring};

@@ -3,7 +3,7 @@
 //! by itself once every stage is idle and nothing is queued.
 
 use crate::config::Topic;
-use crate::stage::{limit_unsourced, settle, Input, Output, Stage};
+use crate::stage::{limit_unsourced, settle, Input, Output, Stage, Wired, Wiring};
 use crate::sync::Locked;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -201,11 +201,11 @@ pub struct MemoryPipeline {
 
 impl MemoryPipeline {
     /// Wires the stages together and starts them.
-    pub fn start(stages: Vec<Box<dyn Stage>>, opts: &MemoryOptions) -> anyhow::Result<Self> {
+    pub fn start(stages: Vec<Wired>, opts: &MemoryOptions) -> anyhow::Result<Self> {
         let mut consumers: HashMap<Topic, Vec<Arc<Tx>>> = HashMap::new();
         let mut receivers = Vec::new();
-        for stage in &stages {
-            let loops = stage.inputs().iter().any(|t| stage.outputs().contains(t));
+        for Wired { wiring, .. } in &stages {
+            let loops = wiring.inputs.iter().any(|t| wiring.outputs.contains(t));
             let (tx, rx) = if loops {
                 let (tx, rx) = mpsc::unbounded_channel();
                 (Tx::Unbounded(tx), Rx::Unbounded(rx))
@@ -214,7 +214,7 @@ impl MemoryPipeline {
                 (Tx::Bounded(tx), Rx::Bounded(rx))
             };
             let tx = Arc::new(tx);
-            for t in stage.inputs() {
+            for &t in &wiring.inputs {
                 consumers.entry(t).or_default().push(tx.clone());
             }
             receivers.push(rx);
@@ -237,7 +237,7 @@ impl MemoryPipeline {
             consumers,
             produced: Topic::BUILT_IN
                 .into_iter()
-                .chain(stages.iter().flat_map(|s| s.outputs()))
+                .chain(stages.iter().flat_map(|s| s.wiring.outputs.iter().copied()))
                 .map(|t| (t, AtomicU64::new(0)))
                 .collect(),
             in_flight: AtomicI64::new(0),
@@ -253,7 +253,7 @@ impl MemoryPipeline {
         let (drain, drain_rx) = watch::channel(false);
         let mut tasks = Vec::new();
         let mut queues = Vec::new();
-        for (stage, rx) in stages.into_iter().zip(receivers) {
+        for (Wired { wiring, stage }, rx) in stages.into_iter().zip(receivers) {
             // Workers share one queue; each takes what it handles next.
             let rx = Arc::new(tokio::sync::Mutex::new(rx));
             queues.push(rx.clone());
@@ -270,6 +270,7 @@ impl MemoryPipeline {
             for stage in workers {
                 tasks.push(tokio::spawn(run_stage(
                     stage,
+                    wiring.clone(),
                     rx.clone(),
                     bus.clone(),
                     Signals {
@@ -405,6 +406,7 @@ struct Signals {
 
 async fn run_stage(
     mut stage: Box<dyn Stage>,
+    wiring: Wiring,
     rx: Arc<tokio::sync::Mutex<Rx>>,
     bus: Arc<Bus>,
     signals: Signals,
@@ -415,7 +417,7 @@ async fn run_stage(
         mut drain,
     } = signals;
     let mut drained = false;
-    let name = stage.name();
+    let name = wiring.name;
     let mut tick = tokio::time::interval(TICK);
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     // What the stage holds counts as in flight, so the run waits for it.
@@ -446,7 +448,7 @@ async fn run_stage(
             Next::Stop => break,
             Next::Drain => {
                 drained = true;
-                let inputs = stage.inputs();
+                let inputs = &wiring.inputs;
                 if inputs.is_empty() || !inputs.iter().all(|t| bus.is_closed(*t)) {
                     continue;
                 }
@@ -476,11 +478,11 @@ async fn run_stage(
                 held = bus.hold(held, stage.held());
                 // Also a check for a quiet moment `quiet` missed (its two
                 // counts are read one after the other).
-                held = when_alone(&mut *stage, &bus, held).await;
+                held = when_alone(name, &mut *stage, &bus, held).await;
                 continue;
             }
             Next::Quiet => {
-                held = when_alone(&mut *stage, &bus, held).await;
+                held = when_alone(name, &mut *stage, &bus, held).await;
                 continue;
             }
         };
@@ -503,18 +505,18 @@ async fn run_stage(
         // If this batch left the stage holding all that is in flight, the
         // `quiet` it just sent had no one waiting (this task was busy):
         // without this check the last batch of a run waited for a tick.
-        held = when_alone(&mut *stage, &bus, held).await;
+        held = when_alone(name, &mut *stage, &bus, held).await;
     }
     stage.close().await
 }
 
 /// Lets the stage go of what it holds ([`Stage::idle`]) when that is all
 /// the run has in flight; returns what it holds after.
-async fn when_alone(stage: &mut dyn Stage, bus: &Bus, held: i64) -> i64 {
+async fn when_alone(name: &str, stage: &mut dyn Stage, bus: &Bus, held: i64) -> i64 {
     if held == 0 || bus.in_flight.load(Ordering::SeqCst) != held {
         return held;
     }
-    for out in limit_unsourced(stage.name(), stage.idle().await, None) {
+    for out in limit_unsourced(name, stage.idle().await, None) {
         bus.publish(out).await;
     }
     stage.produced().await;

@@ -15,21 +15,67 @@ fn options(channel_capacity: usize, batch_max: usize, workers: usize) -> MemoryO
     }
 }
 
+/// Where each test stage sits in its pipeline.
+trait Wire: Stage + Sized {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]);
+
+    fn wired(self) -> Wired {
+        let (name, inputs, outputs) = Self::WIRING;
+        Wired {
+            wiring: Wiring {
+                name,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+            },
+            stage: Box::new(self),
+        }
+    }
+}
+
+impl Wire for Countdown {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) = (
+        "countdown",
+        &[Topic::SEEDS, Topic::FRONTIER],
+        &[Topic::FRONTIER, Topic::PAGES],
+    );
+}
+
+impl Wire for SlowSink {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) =
+        ("sink", &[Topic::PAGES], &[]);
+}
+
+impl Wire for Later {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) =
+        ("later", &[Topic::SEEDS], &[Topic::PAGES]);
+}
+
+impl Wire for Gatherer {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) =
+        ("gatherer", &[Topic::PAGES], &[Topic::CLEANED]);
+}
+
+impl Wire for Stalled {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) =
+        ("stalled", &[Topic::PAGES], &[]);
+}
+
+impl Wire for Parallel {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) =
+        ("parallel", &[Topic::SEEDS], &[Topic::PAGES]);
+}
+
+impl Wire for Slow {
+    const WIRING: (&'static str, &'static [Topic], &'static [Topic]) =
+        ("slow", &[Topic::SEEDS], &[Topic::PAGES]);
+}
+
 /// Turns a number n into n-1 on the same topic (a self-loop, like the
 /// frontier) and into one record on `pages`; 0 is bad input.
 struct Countdown;
 
 #[async_trait]
 impl Stage for Countdown {
-    fn name(&self) -> &'static str {
-        "countdown"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::SEEDS, Topic::FRONTIER]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::FRONTIER, Topic::PAGES]
-    }
     async fn handle(&mut self, input: &Input) -> Handled {
         let n: u64 = input.decode()?;
         anyhow::ensure!(n > 0, "zero is not allowed");
@@ -46,15 +92,6 @@ struct SlowSink;
 
 #[async_trait]
 impl Stage for SlowSink {
-    fn name(&self) -> &'static str {
-        "sink"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![]
-    }
     async fn handle(&mut self, _input: &Input) -> Handled {
         tokio::time::sleep(std::time::Duration::from_millis(1)).await;
         Ok(vec![])
@@ -71,7 +108,7 @@ async fn runs_to_idle_with_loops_backpressure_and_dead_letters() {
         sink_dir: Some(dir.path().to_path_buf()),
         sink_topics: vec![Topic::DEAD_LETTER],
     };
-    let p = MemoryPipeline::start(vec![Box::new(Countdown), Box::new(SlowSink)], &opts).unwrap();
+    let p = MemoryPipeline::start(vec![Countdown.wired(), SlowSink.wired()], &opts).unwrap();
     p.publish(Output::of(Topic::SEEDS, "k", &200u64)).await;
     p.publish(Output::of(Topic::SEEDS, "k", &0u64)).await;
     p.publish(Output {
@@ -107,15 +144,6 @@ struct Later(Vec<u64>);
 
 #[async_trait]
 impl Stage for Later {
-    fn name(&self) -> &'static str {
-        "later"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::SEEDS]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES]
-    }
     async fn handle(&mut self, input: &Input) -> Handled {
         self.0.push(input.decode()?);
         Ok(vec![])
@@ -134,8 +162,7 @@ impl Stage for Later {
 #[tokio::test]
 async fn a_run_waits_for_what_a_stage_holds() {
     let opts = options(2, 4, 1);
-    let p =
-        MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts).unwrap();
+    let p = MemoryPipeline::start(vec![Later(vec![]).wired(), SlowSink.wired()], &opts).unwrap();
     for n in 0..5u64 {
         p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
     }
@@ -157,15 +184,6 @@ struct Gatherer {
 
 #[async_trait]
 impl Stage for Gatherer {
-    fn name(&self) -> &'static str {
-        "gatherer"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::CLEANED]
-    }
     async fn handle(&mut self, input: &Input) -> Handled {
         self.held.push(input.clone());
         Ok(vec![])
@@ -190,7 +208,7 @@ async fn a_stage_holding_the_last_work_lets_go_when_nothing_else_is_in_flight() 
         held: vec![],
         idle_calls: idle_calls.clone(),
     };
-    let p = MemoryPipeline::start(vec![Box::new(Countdown), Box::new(gatherer)], &opts).unwrap();
+    let p = MemoryPipeline::start(vec![Countdown.wired(), gatherer.wired()], &opts).unwrap();
     p.publish(Output::of(Topic::SEEDS, "k", &100u64)).await;
     // Without `idle` the run never ends: the gatherer's tick keeps all.
     tokio::time::timeout(std::time::Duration::from_secs(10), p.wait_idle())
@@ -215,7 +233,7 @@ async fn the_batch_that_makes_the_run_quiet_is_let_go_without_a_tick() {
         held: vec![],
         idle_calls: idle_calls.clone(),
     };
-    let p = MemoryPipeline::start(vec![Box::new(gatherer)], &options(2, 4, 1)).unwrap();
+    let p = MemoryPipeline::start(vec![gatherer.wired()], &options(2, 4, 1)).unwrap();
     // Past the interval's first (immediate) tick.
     tokio::time::sleep(TICK / 2).await;
     let start = tokio::time::Instant::now();
@@ -234,15 +252,6 @@ struct Stalled(Arc<tokio::sync::Semaphore>);
 
 #[async_trait]
 impl Stage for Stalled {
-    fn name(&self) -> &'static str {
-        "stalled"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![]
-    }
     async fn handle(&mut self, _input: &Input) -> Handled {
         let _ = self.0.acquire().await;
         Ok(vec![])
@@ -257,7 +266,7 @@ async fn a_stalled_stage_bounds_what_waits_for_it() {
     let opts = options(2, 4, 1);
     let gate = Arc::new(tokio::sync::Semaphore::new(0));
     let p = MemoryPipeline::start(
-        vec![Box::new(Countdown), Box::new(Stalled(gate.clone()))],
+        vec![Countdown.wired(), Stalled(gate.clone()).wired()],
         &opts,
     )
     .unwrap();
@@ -285,15 +294,6 @@ struct Parallel {
 
 #[async_trait]
 impl Stage for Parallel {
-    fn name(&self) -> &'static str {
-        "parallel"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::SEEDS]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES]
-    }
     fn fork(&self) -> Option<Box<dyn Stage>> {
         Some(Box::new(Parallel {
             active: self.active.clone(),
@@ -318,7 +318,7 @@ async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
             most: most.clone(),
         };
         let opts = options(4, 8, workers);
-        let p = MemoryPipeline::start(vec![Box::new(stage), Box::new(SlowSink)], &opts).unwrap();
+        let p = MemoryPipeline::start(vec![stage.wired(), SlowSink.wired()], &opts).unwrap();
         for n in 0..24u64 {
             p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
         }
@@ -329,8 +329,7 @@ async fn a_forkable_stage_runs_on_several_workers_and_the_others_on_one() {
     }
     // A stage that cannot fork keeps one worker whatever is asked.
     let opts = options(2, 4, 4);
-    let p =
-        MemoryPipeline::start(vec![Box::new(Later(vec![])), Box::new(SlowSink)], &opts).unwrap();
+    let p = MemoryPipeline::start(vec![Later(vec![]).wired(), SlowSink.wired()], &opts).unwrap();
     assert_eq!(p.tasks.len(), 2);
     p.shutdown().await.unwrap();
 }
@@ -340,15 +339,6 @@ struct Slow;
 
 #[async_trait]
 impl Stage for Slow {
-    fn name(&self) -> &'static str {
-        "slow"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::SEEDS]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES]
-    }
     async fn handle(&mut self, input: &Input) -> Handled {
         tokio::time::sleep(std::time::Duration::from_millis(30)).await;
         Ok(vec![Output::new(Topic::PAGES, "k", input.decode::<u64>()?)])
@@ -358,11 +348,15 @@ impl Stage for Slow {
 #[tokio::test]
 async fn a_stopped_run_gives_back_what_nobody_handled() {
     let opts = options(64, 1, 1);
-    let p = MemoryPipeline::start(vec![Box::new(Slow)], &opts).unwrap();
+    let p = MemoryPipeline::start(vec![Slow.wired()], &opts).unwrap();
     for n in 0..20u64 {
         p.publish(Output::of(Topic::SEEDS, "k", &n)).await;
     }
-    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    // Stop once some are handled (waiting on the counts, not the clock: on
+    // a loaded machine a fixed sleep may outlast all 20).
+    while p.counts()[&Topic::PAGES] < 2 {
+        tokio::time::sleep(std::time::Duration::from_millis(5)).await;
+    }
     let (counts, unhandled) = p.shutdown_keeping().await.unwrap();
     let handled = counts[&Topic::PAGES] as usize;
     assert!(handled > 0 && !unhandled.is_empty(), "{handled} handled");

@@ -10,7 +10,7 @@
 
 use crate::config::{Config, SectionCheck, Topic};
 use crate::cpu::CpuPool;
-use crate::stage::Stage;
+use crate::stage::{Stage, Wired, Wiring};
 use async_trait::async_trait;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -122,9 +122,15 @@ pub trait StageSpec: Send + Sync {
         &[]
     }
 
-    /// Topics its consumer group reads besides its place's input (fetch:
-    /// its own frontier), for `gleaner status`.
+    /// Topics it reads besides its place's input (fetch: its own frontier;
+    /// extract: the rules).
     fn side_inputs(&self) -> &'static [Topic] {
+        &[]
+    }
+
+    /// Topics it writes besides its output (fetch: the frontier; dedup:
+    /// duplicates), dead-letter and skipped aside.
+    fn side_outputs(&self) -> &'static [Topic] {
         &[]
     }
 
@@ -245,15 +251,32 @@ impl<'a> Flow<'a> {
 }
 
 impl Placed<'_> {
-    /// Builds the stage in its place.
-    pub async fn build(&self, base: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+    /// Builds the stage in its place, wired as its spec says.
+    pub async fn build(&self, base: &StageContext) -> anyhow::Result<Wired> {
         let ctx = StageContext {
             input: self.input,
             kind: self.kind,
             output: self.output,
             ..base.clone()
         };
-        self.spec.build(&ctx).await
+        let stage = self.spec.build(&ctx).await?;
+        Ok(Wired {
+            wiring: self.wiring(),
+            stage,
+        })
+    }
+
+    /// Its name and the topics it reads and writes.
+    pub fn wiring(&self) -> Wiring {
+        let mut inputs = vec![self.input];
+        inputs.extend(self.spec.side_inputs().iter().filter(|t| **t != self.input));
+        let mut outputs: Vec<Topic> = self.output.into_iter().collect();
+        outputs.extend(self.spec.side_outputs());
+        Wiring {
+            name: self.spec.name(),
+            inputs,
+            outputs,
+        }
     }
 }
 
@@ -277,15 +300,6 @@ mod tests {
 
     #[async_trait]
     impl Stage for Nothing {
-        fn name(&self) -> &'static str {
-            "nothing"
-        }
-        fn inputs(&self) -> Vec<Topic> {
-            vec![]
-        }
-        fn outputs(&self) -> Vec<Topic> {
-            vec![]
-        }
         async fn handle(&mut self, _: &Input) -> Handled {
             Ok(vec![])
         }

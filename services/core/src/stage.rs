@@ -116,17 +116,28 @@ impl Output {
 /// The result of handling one input: what it produced, or why it failed.
 pub type Handled = anyhow::Result<Vec<Output>>;
 
+/// Where a stage sits: its name (the consumer group suffix and the
+/// dead-letter key) and the topics it reads and writes (besides
+/// dead-letter and skipped), as its spec and its place in the flow say.
+#[derive(Debug, Clone)]
+pub struct Wiring {
+    pub name: &'static str,
+    pub inputs: Vec<Topic>,
+    pub outputs: Vec<Topic>,
+}
+
+/// A built stage in its place, for a bus to run.
+pub struct Wired {
+    pub wiring: Wiring,
+    pub stage: Box<dyn Stage>,
+}
+
+/// The task shape of stage: one worker (unless it forks) with the hooks of
+/// a stage that holds work over time (fetch, dedup, index). A stage whose
+/// inputs are independent is a [`crate::map::MapStage`] instead, which
+/// [`crate::map::Mapped`] runs as this.
 #[async_trait]
 pub trait Stage: Send + 'static {
-    /// A short name: the consumer group suffix and the dead-letter key.
-    fn name(&self) -> &'static str;
-
-    /// The topics this stage reads.
-    fn inputs(&self) -> Vec<Topic>;
-
-    /// The topics this stage writes (besides the dead-letter topic).
-    fn outputs(&self) -> Vec<Topic>;
-
     /// Handles one input.
     async fn handle(&mut self, input: &Input) -> Handled;
 

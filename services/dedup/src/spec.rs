@@ -37,10 +37,13 @@ impl StageSpec for DedupSpec {
     fn passes_through(&self) -> bool {
         true
     }
+    fn side_outputs(&self) -> &'static [Topic] {
+        &[Topic::DUPLICATES]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let settings: DedupSettings = ctx.cfg.section()?;
         let window_count = settings.window_count;
-        let stage = DedupStage::new(settings).reading(ctx.input, ctx.kind);
+        let stage = DedupStage::new(settings).reading(ctx.kind);
         let per_partition =
             (window_count as i64 / i64::from(ctx.cfg.kafka.partitions.max(1))).max(1);
         let bus = ctx.bus.clone();

@@ -196,25 +196,22 @@ fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
 /// The dedup stage on either bus.
 pub struct DedupStage {
     core: Arc<Mutex<Deduper>>,
-    input: Topic,
 }
 
 impl DedupStage {
     pub fn new(cfg: DedupSettings) -> Self {
         DedupStage {
             core: Arc::new(Mutex::new(Deduper::new(cfg, Topic::ARTICLES))),
-            input: Topic::ARTICLES,
         }
     }
 
-    /// Reads `topic` (the one before it in the pipeline), which carries
-    /// messages of `kind`: `articles`, or `summarized` when summaries are
-    /// made first (a unique one then goes on with its summaries).
-    pub fn reading(self, topic: Topic, kind: Topic) -> Self {
+    /// Reads messages of `kind`: `articles`, or `summarized` when
+    /// summaries are made first (a unique one then goes on with its
+    /// summaries).
+    pub fn reading(self, kind: Topic) -> Self {
         let cfg = self.lock().window.config().clone();
         DedupStage {
             core: Arc::new(Mutex::new(Deduper::new(cfg, kind))),
-            input: topic,
         }
     }
 
@@ -240,15 +237,6 @@ impl Stage for DedupStage {
     /// Replays are recognised by the stage itself.
     fn replay_guard(&self) -> bool {
         false
-    }
-    fn name(&self) -> &'static str {
-        "dedup"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![self.input]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::UNIQUE, Topic::DUPLICATES]
     }
 
     async fn handle(&mut self, input: &Input) -> Handled {

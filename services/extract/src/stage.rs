@@ -10,19 +10,19 @@ use gleaner_core::outcome::Reason;
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::sync::Locked;
+use gleaner_core::MapStage;
 use gleaner_core::Topic;
 
 /// The extract stage: `cleaned` in, `articles` out. Pages whose main text is
 /// shorter than the configured minimum (errors, stubs) or mostly link text
-/// (home pages, link lists) go to the dead-letter topic with that reason
-/// rather than into `articles`.
+/// (home pages, link lists) are skipped (`not_article`) rather than put
+/// into `articles`.
 #[derive(Clone)]
 pub struct ExtractStage {
     extractor: Extractor,
     min_text_chars: usize,
     max_link_share: f64,
     site: std::sync::Arc<std::sync::Mutex<SiteState>>,
-    input: Topic,
     /// Where extraction runs (see [`StageContext::intake`]).
     cpu: CpuPool,
 }
@@ -34,15 +34,8 @@ impl ExtractStage {
             min_text_chars: cfg.min_text_chars,
             max_link_share: cfg.max_link_share,
             site: Default::default(),
-            input: Topic::CLEANED,
             cpu: CpuPool::blocking(),
         }
-    }
-
-    /// Reads cleaned pages from `topic` (the topic before it in the pipeline).
-    pub fn reading(mut self, topic: Topic) -> Self {
-        self.input = topic;
-        self
     }
 
     /// Runs extraction on `cpu` rather than tokio's blocking threads.
@@ -62,22 +55,8 @@ impl ExtractStage {
 }
 
 #[async_trait]
-impl Stage for ExtractStage {
-    fn name(&self) -> &'static str {
-        "extract"
-    }
-    /// Workers share the site state (templates, rules).
-    fn fork(&self) -> Option<Box<dyn Stage>> {
-        Some(Box::new(self.clone()))
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![self.input, Topic::RULES]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::ARTICLES]
-    }
-
-    async fn handle(&mut self, input: &Input) -> Handled {
+impl MapStage for ExtractStage {
+    async fn map(&self, input: &Input) -> Handled {
         if input.topic == Topic::RULES {
             // Compacted topic, key = host; a null value deletes.
             let host = input.key.clone().unwrap_or_default();
@@ -162,14 +141,15 @@ impl StageSpec for ExtractSpec {
     fn reads(&self) -> &'static [Topic] {
         &[Topic::CLEANED]
     }
+    fn side_inputs(&self) -> &'static [Topic] {
+        &[Topic::RULES]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let settings: ExtractSettings = ctx.cfg.section()?;
         let which: Extractor = settings.extractor.parse()?;
-        let stage = ExtractStage::new(which, &settings)
-            .reading(ctx.input)
-            .running_on(ctx.intake.clone());
+        let stage = ExtractStage::new(which, &settings).running_on(ctx.intake.clone());
         load_rules(&stage, ctx).await?;
-        Ok(Box::new(stage))
+        Ok(Box::new(gleaner_core::Mapped::new(stage)))
     }
 }
 

@@ -1,6 +1,7 @@
 //! The extract stage on a cleaned page that is a list of links.
 
-use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::stage::{Input, Output};
+use gleaner_core::MapStage;
 use gleaner_core::Topic;
 
 /// Extract turns away pages that are not articles, saying why: an index
@@ -28,11 +29,14 @@ async fn extract_sends_link_lists_to_the_dead_letter_topic() {
         }
     };
     let cfg = gleaner_extract::ExtractSettings::default();
-    let mut stage = gleaner_extract::ExtractStage::new(cfg.extractor.parse().unwrap(), &cfg);
-    let err = stage.handle(&cleaned("index.html")).await.unwrap_err();
+    let stage = gleaner_extract::ExtractStage::new(cfg.extractor.parse().unwrap(), &cfg);
+    let err = stage.map(&cleaned("index.html")).await.unwrap_err();
     assert!(err.to_string().contains("link text"), "{err}");
+    // Passed over by design, not a failure.
+    let reason = gleaner_core::outcome::reason_of(&err).unwrap();
+    assert_eq!((reason.code, reason.skip), ("not_article", true));
     let outs = stage
-        .handle(&cleaned("news/bridge-reopens.html"))
+        .map(&cleaned("news/bridge-reopens.html"))
         .await
         .unwrap();
     assert_eq!(outs[0].topic, Topic::ARTICLES);

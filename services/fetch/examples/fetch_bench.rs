@@ -149,7 +149,15 @@ async fn main() -> anyhow::Result<()> {
                 sink_topics: vec![],
             };
             let (t0, cpu0) = (Instant::now(), cpu_seconds());
-            let p = MemoryPipeline::start(vec![Box::new(stage)], &opts)?;
+            let wired = gleaner_core::Wired {
+                wiring: gleaner_core::Wiring {
+                    name: "fetch",
+                    inputs: vec![Topic::SEEDS, Topic::FRONTIER],
+                    outputs: vec![Topic::PAGES, Topic::FRONTIER],
+                },
+                stage: Box::new(stage),
+            };
+            let p = MemoryPipeline::start(vec![wired], &opts)?;
             for port in ports {
                 let seed = Seed {
                     url: format!("http://127.0.0.1:{port}/"),

@@ -35,6 +35,9 @@ impl StageSpec for FetchSpec {
     fn side_inputs(&self) -> &'static [Topic] {
         &[Topic::FRONTIER]
     }
+    fn side_outputs(&self) -> &'static [Topic] {
+        &[Topic::FRONTIER]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let mut stage = FetchStage::new(&ctx.cfg.section()?, ctx.allow_private)?
             .wait_for_paused_hosts(ctx.long_running);

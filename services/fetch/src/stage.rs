@@ -187,15 +187,6 @@ impl Stage for FetchStage {
     fn replay_guard(&self) -> bool {
         false
     }
-    fn name(&self) -> &'static str {
-        "fetch"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![Topic::SEEDS, Topic::FRONTIER]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::PAGES, Topic::FRONTIER]
-    }
 
     async fn close(&mut self) -> anyhow::Result<()> {
         // The runner produced the last outputs before closing; URLs still
@@ -367,7 +358,7 @@ impl Stage for FetchStage {
                         origin: None,
                     };
                     let e = e.reason().wrap(e);
-                    outs.push(gleaner_core::stage::answer_error(self.name(), &input, &e));
+                    outs.push(gleaner_core::stage::answer_error("fetch", &input, &e));
                 }
             }
             self.answered.push(url.clone());

@@ -294,15 +294,6 @@ impl Stage for IndexStage {
     fn replay_guard(&self) -> bool {
         false
     }
-    fn name(&self) -> &'static str {
-        "index"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![self.input]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![]
-    }
 
     async fn handle(&mut self, input: &Input) -> Handled {
         gleaner_core::stage::handle_as_batch(self, input).await

@@ -14,7 +14,7 @@ use super::guard::ReplayGuard;
 use anyhow::Context;
 use futures::future::join_all;
 use gleaner_core::config::{Config, Topic};
-use gleaner_core::stage::{limit_unsourced, settle, Input, Origin, Output, Stage};
+use gleaner_core::stage::{limit_unsourced, settle, Input, Origin, Output, Stage, Wired, Wiring};
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
@@ -52,21 +52,22 @@ type Positions = BTreeMap<(String, i32), i64>;
 /// partition for `kafka.unassigned_exit_ms` while its input had lag that
 /// nobody consumed.
 pub async fn run_stage(
-    mut stage: Box<dyn Stage>,
+    wired: Wired,
     cfg: &Config,
     brokers: &str,
     mut stop: watch::Receiver<bool>,
 ) -> anyhow::Result<()> {
-    let name = stage.name();
+    let Wired { wiring, mut stage } = wired;
+    let name = wiring.name;
     let group = format!("{}-{}", cfg.kafka.group_prefix, name);
     let state = Arc::new(GroupState::default());
     let mut membership = Membership::Static;
     let mut consumer = consumer(name, cfg, brokers, &group, state.clone(), membership)?;
     let producer = producer_for(name, cfg, brokers, state.clone())?;
-    let inputs: HashMap<String, Topic> = stage
-        .inputs()
-        .into_iter()
-        .map(|t| (cfg.topic_name(t), t))
+    let inputs: HashMap<String, Topic> = wiring
+        .inputs
+        .iter()
+        .map(|&t| (cfg.topic_name(t), t))
         .collect();
     let topics: Vec<&str> = inputs.keys().map(String::as_str).collect();
     consumer.subscribe(&topics).context("subscribing")?;
@@ -77,7 +78,7 @@ pub async fn run_stage(
         ?topics,
         "stage started on Kafka"
     );
-    let mut guard = Guard::new(&*stage, cfg, brokers);
+    let mut guard = Guard::new(&*stage, &wiring, cfg, brokers);
     let mut crash = CrashPoint::from_env(name);
     let mut reporter = super::report::Reporter::new(name, cfg);
     let health = state.clone();
@@ -409,13 +410,13 @@ struct Guard {
 }
 
 impl Guard {
-    fn new(stage: &dyn Stage, cfg: &Config, brokers: &str) -> Self {
+    fn new(stage: &dyn Stage, wiring: &Wiring, cfg: &Config, brokers: &str) -> Self {
         let per_partition = cfg.kafka.replay_check_records as i64;
-        let outputs: Vec<String> = stage
-            .outputs()
-            .into_iter()
-            .filter(|t| *t != Topic::DEAD_LETTER)
-            .map(|t| cfg.topic_name(t))
+        let outputs: Vec<String> = wiring
+            .outputs
+            .iter()
+            .filter(|t| **t != Topic::DEAD_LETTER)
+            .map(|&t| cfg.topic_name(t))
             .collect();
         let capacity =
             (per_partition as usize * cfg.kafka.partitions.max(1) as usize * outputs.len()) * 4;

@@ -9,7 +9,8 @@ pub use spec::SummarizeSpec;
 
 use async_trait::async_trait;
 use gleaner_core::messages::{Article, Summarized, Summary};
-use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::stage::{Handled, Input, Output};
+use gleaner_core::MapStage;
 use gleaner_core::Topic;
 use gleaner_text::{sentences, word_count, Vocabulary};
 use serde::{Deserialize, Serialize};
@@ -207,7 +208,6 @@ impl Engine {
 pub struct SummarizeStage {
     pub engine: Engine,
     pub lengths: Vec<SummaryLength>,
-    pub input: Topic,
 }
 
 impl SummarizeStage {
@@ -273,25 +273,8 @@ impl SummarizeStage {
 }
 
 #[async_trait]
-impl Stage for SummarizeStage {
-    fn name(&self) -> &'static str {
-        "summarize"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![self.input]
-    }
-    fn fork(&self) -> Option<Box<dyn Stage>> {
-        Some(Box::new(SummarizeStage {
-            engine: self.engine.clone(),
-            lengths: self.lengths.clone(),
-            input: self.input,
-        }))
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![Topic::SUMMARIZED]
-    }
-
-    async fn handle(&mut self, input: &Input) -> Handled {
+impl MapStage for SummarizeStage {
+    async fn map(&self, input: &Input) -> Handled {
         let article: Article = input.decode()?;
         let (summaries, engine) = self.summarize(&article).await;
         let key = article.id.clone();

@@ -37,10 +37,9 @@ impl StageSpec for SummarizeSpec {
             )?,
             _ => Engine::Extractive,
         };
-        Ok(Box::new(SummarizeStage {
+        Ok(Box::new(gleaner_core::Mapped::new(SummarizeStage {
             engine,
             lengths: s.lengths.clone(),
-            input: ctx.input,
-        }))
+        })))
     }
 }

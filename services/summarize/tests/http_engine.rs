@@ -5,7 +5,8 @@ use axum::response::IntoResponse;
 use axum::routing::post;
 use axum::{Json, Router};
 use gleaner_core::messages::{Article, Summarized};
-use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::stage::{Input, Output};
+use gleaner_core::MapStage;
 use gleaner_core::Topic;
 use gleaner_summarize::SummaryLength;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -71,12 +72,11 @@ async fn summarize_http_engine_retries_then_answers() {
     let engine =
         gleaner_summarize::Engine::http(&format!("{base}/summarize"), Duration::from_secs(5), 3)
             .unwrap();
-    let mut s = gleaner_summarize::SummarizeStage {
+    let s = gleaner_summarize::SummarizeStage {
         engine,
         lengths: lengths(),
-        input: Topic::UNIQUE,
     };
-    let outs = s.handle(&article()).await.unwrap();
+    let outs = s.map(&article()).await.unwrap();
     let out: Summarized = outs[0].decode().unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 3);
     assert_eq!(out.summaries[0].text, "summary of Bridge");
@@ -99,13 +99,12 @@ async fn summarize_http_engine_times_out_and_falls_back() {
         1,
     )
     .unwrap();
-    let mut s = gleaner_summarize::SummarizeStage {
+    let s = gleaner_summarize::SummarizeStage {
         engine,
         lengths: lengths(),
-        input: Topic::UNIQUE,
     };
     let t0 = Instant::now();
-    let outs = s.handle(&article()).await.unwrap();
+    let outs = s.map(&article()).await.unwrap();
     assert!(t0.elapsed() < Duration::from_secs(3));
     let out: Summarized = outs[0].decode().unwrap();
     assert!(

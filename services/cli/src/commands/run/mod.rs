@@ -17,7 +17,6 @@ use gleaner_core::cpu::CpuPool;
 use gleaner_core::memory::{MemoryOptions, MemoryPipeline};
 use gleaner_core::metrics::Metric;
 use gleaner_core::registry::{StageContext, StageSpec};
-use gleaner_core::stage::Stage;
 use gleaner_core::{Config, Topic};
 use progress::Progress;
 use report::RunReport;
@@ -106,7 +105,7 @@ pub(crate) async fn run_embedded(
         bus: std::sync::Arc::new(gleaner_core::registry::InProcess),
         intake: CpuPool::yielding(workers, cfg.run.intake_nice).context("run.intake_nice")?,
     };
-    let mut stages: Vec<Box<dyn Stage>> = Vec::new();
+    let mut stages = Vec::new();
     for placed in &flow.stages {
         stages.push(placed.build(&base).await?);
     }

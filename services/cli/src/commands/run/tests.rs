@@ -9,15 +9,15 @@ use gleaner_core::config::{Section, SectionCheck, SectionOf};
 use gleaner_core::metrics::Metric;
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
-use gleaner_core::{Config, Topic};
+use gleaner_core::{Config, MapStage, Mapped, Topic};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 const COUNTED: Topic = Topic::new("counted");
 
-/// Counts the messages it passes on unchanged, `weight` at a time.
+/// Counts the messages it passes on unchanged, `weight` at a time: a map
+/// stage, so it runs on a worker per core.
 struct Count {
-    input: Topic,
     seen: Arc<AtomicUsize>,
     weight: usize,
 }
@@ -40,17 +40,8 @@ impl Section for CountSettings {
 }
 
 #[async_trait]
-impl Stage for Count {
-    fn name(&self) -> &'static str {
-        "count"
-    }
-    fn inputs(&self) -> Vec<Topic> {
-        vec![self.input]
-    }
-    fn outputs(&self) -> Vec<Topic> {
-        vec![COUNTED]
-    }
-    async fn handle(&mut self, input: &Input) -> Handled {
+impl MapStage for Count {
+    async fn map(&self, input: &Input) -> Handled {
         self.seen.fetch_add(self.weight, Ordering::SeqCst);
         gleaner_core::metrics::add("gleaner_count_seen_total", &[], self.weight as u64);
         // The message itself, whatever it is: no need to know its type.
@@ -99,11 +90,10 @@ impl StageSpec for CountSpec {
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         *self.1.lock().unwrap() = Some(ctx.input);
-        Ok(Box::new(Count {
-            input: ctx.input,
+        Ok(Box::new(Mapped::new(Count {
             seen: self.0.clone(),
             weight: ctx.cfg.section::<CountSettings>()?.weight,
-        }))
+        })))
     }
 }
 
