@@ -1,9 +1,11 @@
 //! From the chosen blocks to the article: its text and metadata, with the
 //! site's learned template and rules (the state a stream of pages shares).
 
-use crate::{
-    apply_rules, language, meta, normalise_date, page_title, select, Extractor, Templates,
-};
+use crate::choice::select;
+use crate::extractor::Extractor;
+use crate::language;
+use crate::meta::{self, normalise_date, page_title};
+use crate::site::{apply_rules, Templates};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between

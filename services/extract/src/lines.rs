@@ -9,8 +9,8 @@
 //! features for training (and reports domain-split cross-validated
 //! scores).
 
-use crate::tree::Tree;
-use crate::Feat;
+use crate::features::Feat;
+use crate::signals::Signals;
 use gleaner_core::messages::Block;
 use std::ops::Range;
 
@@ -18,14 +18,6 @@ use std::ops::Range;
 pub const N_LINE: usize = 18;
 /// Number of features of the `auto` model.
 pub const N_AUTO: usize = 50;
-
-/// What the other methods found on the page.
-pub struct Signals<'a> {
-    pub region: Option<Range<usize>>,
-    pub qread: Option<Range<usize>>,
-    pub tree: &'a Tree,
-    pub container: Option<usize>,
-}
 
 fn ln1(x: f64) -> f64 {
     (1.0 + x).ln()

@@ -29,7 +29,7 @@ impl gleaner_core::config::Section for ExtractSettings {
     const NAME: &'static str = "extract";
 
     fn validate(&self) -> anyhow::Result<()> {
-        self.extractor.parse::<crate::Extractor>()?;
+        self.extractor.parse::<crate::extractor::Extractor>()?;
         anyhow::ensure!(
             (0.0..=1.0).contains(&self.max_link_share),
             "extract.max_link_share must be within 0..=1"

@@ -1,7 +1,9 @@
 //! The extract stage and its place in the registry: cleaned pages in,
 //! articles out; site rules from the compacted rules topic.
 
-use crate::{extract_chosen, site_view, ExtractSettings, Extractor, SiteState};
+use crate::article::{extract_chosen, site_view, SiteState};
+use crate::extractor::Extractor;
+use crate::settings::ExtractSettings;
 use async_trait::async_trait;
 use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::cpu::CpuPool;

@@ -3,7 +3,7 @@
 //! reason about containers (the element that holds the article) rather than
 //! only about runs of blocks.
 
-use crate::Feat;
+use crate::features::Feat;
 use aho_corasick::AhoCorasick;
 use gleaner_core::messages::Block;
 use std::sync::OnceLock;

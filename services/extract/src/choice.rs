@@ -1,0 +1,138 @@
+//! Which blocks are the article: the trained classifier over the line
+//! features (or a heuristic without weights), with chrome, the headline and
+//! the site's template taken into account: the last step of the flow
+//! features -> signals -> choice.
+
+use crate::extractor::Extractor;
+use crate::features::{features, Feat};
+use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
+use crate::{lines, meta, model, tree};
+use gleaner_core::messages::{Block, Cleaned};
+
+/// What training needs of a page's blocks: their feature rows, whether
+/// the chrome filter after the classifier drops them anyway, and their
+/// word counts (as the context features weigh them).
+pub struct FeatureRows {
+    pub rows: Vec<Vec<f32>>,
+    pub dropped: Vec<bool>,
+    pub words: Vec<f64>,
+}
+
+/// [`FeatureRows`] of every block of a page.
+pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
+    let title = meta::feature_title(cleaned);
+    let f = features(&cleaned.blocks, &title);
+    let tree = tree::build(&cleaned.blocks, &f);
+    let s = signals(&cleaned.blocks, &f, &title, &tree);
+    FeatureRows {
+        rows: lines::features(&cleaned.blocks, &f, &s),
+        dropped: (0..f.len()).map(|i| is_chrome(&tree, &f, i)).collect(),
+        words: f.iter().map(|x| x.words).collect(),
+    }
+}
+
+/// How many blocks below the headline the text may start for the
+/// headline to be kept with it (a dateline and a byline may come between).
+const HEADLINE_GAP: usize = 3;
+
+/// HTML's own chrome (<nav>, <aside>, <footer>) and link lists named as
+/// chrome (share bars, menus) are never the article, whatever the
+/// classifier thought of their neighbours.
+fn is_chrome(tree: &tree::Tree, f: &[Feat], i: usize) -> bool {
+    let m = tree.marks_of(i);
+    m.chrome_tag || (m.chrome && f[i].link_density > 0.5)
+}
+
+/// Without trained weights: the density/qRead region widened to its
+/// container when the container adds little beside chrome.
+fn heuristic(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<usize> {
+    let Some(region) = s.region.clone() else {
+        return Vec::new();
+    };
+    let in_region: Vec<usize> = region
+        .clone()
+        .filter(|&i| f[i].link_density <= 0.8 || f[i].heading)
+        .collect();
+    let Some(container) = s.container else {
+        return in_region;
+    };
+    let node = &s.tree.nodes[container];
+    let item = |i: usize| matches!(blocks[i].tag.as_str(), "li" | "td" | "dd" | "dt");
+    let extra: Vec<usize> = (node.first..=node.last)
+        .filter(|i| !region.contains(i) && !s.tree.in_chrome_below(*i, container))
+        .filter(|&i| !(f[i].link_density > 0.8 && !f[i].heading && !item(i)))
+        .collect();
+    let region_words: f64 = in_region.iter().map(|&i| f[i].words).sum();
+    let extra_words: f64 = extra.iter().map(|&i| f[i].words).sum();
+    if extra_words > 3.0 * region_words {
+        return in_region;
+    }
+    let mut all = in_region;
+    all.extend(extra);
+    all.sort_unstable();
+    all
+}
+
+/// The blocks chosen by a method, in document order. `template` marks the
+/// blocks the site's template holds (all false when none is learned yet).
+pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usize> {
+    let blocks = &cleaned.blocks;
+    let title = meta::feature_title(cleaned);
+    let mut f = features(blocks, &title);
+    let is_template = |i: usize| template.get(i).copied().unwrap_or(false);
+    match which {
+        Extractor::Template => {
+            // Density over what is left once the template is taken out.
+            for (i, x) in f.iter_mut().enumerate() {
+                if is_template(i) {
+                    x.words = 0.0;
+                }
+            }
+            density_region(&f)
+                .map(|r| r.filter(|&i| !is_template(i)).collect())
+                .unwrap_or_default()
+        }
+        Extractor::QRead => qread_segment(&f, &title)
+            .map(Iterator::collect)
+            .unwrap_or_default(),
+        Extractor::Density => density_region(&f)
+            .map(Iterator::collect)
+            .unwrap_or_default(),
+        Extractor::LinkRatio => link_ratio(&f, &tree::build(blocks, &f)),
+        Extractor::Auto | Extractor::Lines | Extractor::Rules => {
+            let tree = tree::build(blocks, &f);
+            let s = signals(blocks, &f, &title, &tree);
+            let model = if which == Extractor::Lines {
+                model::lines_model()
+            } else {
+                model::auto_model()
+            };
+            let eligible: Vec<bool> = (0..f.len()).map(|i| !is_chrome(&tree, &f, i)).collect();
+            let chosen = match model {
+                Some(m) => {
+                    let words: Vec<f64> = f.iter().map(|x| x.words).collect();
+                    // Path groups are read only by a context model.
+                    let keys: Vec<[u64; 3]> = match m.context {
+                        Some(_) => (0..f.len()).map(|i| tree.path_keys(i)).collect(),
+                        None => Vec::new(),
+                    };
+                    m.choose(&lines::features(blocks, &f, &s), &words, &eligible, &keys)
+                }
+                None => heuristic(blocks, &f, &s),
+            };
+            let mut chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
+            // The headline just above the text is the article's, whatever
+            // its score: a short block the classifier may doubt.
+            if let (Some(h), Some(&first)) = (lines::headline(&f), chosen.first()) {
+                if eligible[h] && first > h && first - h <= HEADLINE_GAP {
+                    chosen.insert(0, h);
+                }
+            }
+            if which == Extractor::Lines {
+                chosen
+            } else {
+                chosen.into_iter().filter(|&i| !is_template(i)).collect()
+            }
+        }
+    }
+}
