@@ -61,10 +61,11 @@ enum Cmd {
     Seed(commands::seed::SeedCmd),
     /// Search the index.
     #[command(
-        after_help = "Example: gleaner search --data crawl --limit 5 '\"harbour bridge\" -closed'"
+        after_help = "Example: gleaner search --data crawl --limit 5 '\"harbour bridge\" -closed'",
+        after_long_help = "Query language:\n  harbour bridge      both words (in any field, any order)\n  \"harbour bridge\"    the phrase\n  -closed             without the word\n  ferry OR bridge     either\n  title:bridge        in the title\n  site:bbc.co.uk      on that site (registered domain; also --site)\n  language:de         in that language (also --lang)\nWords match every form in the article's language (Häuser finds Haus in German); Chinese and Japanese match by character pairs.\n\nExample: gleaner search --data crawl --limit 5 '\"harbour bridge\" -closed'"
     )]
     Search(commands::search::SearchCmd),
-    /// Search page (GET /?q=...), HTTP search API (GET /search?q=...&limit=...), crawl report (GET /report), GET /health.
+    /// Search page (GET /?q=...), HTTP API (GET /api/v1/search, /api/v1/articles/ID, /api/v1/stats, /api/v1/openapi.json), crawl report (GET /report), GET /health.
     #[command(after_help = "Example: gleaner serve --data crawl --listen 127.0.0.1:8080")]
     Serve(commands::serve::ServeCmd),
     /// Score an extractor on a labelled set in the WCXB layout (html/, ground-truth/).

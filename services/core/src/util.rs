@@ -102,6 +102,18 @@ pub fn host_of(raw: &str) -> String {
         .unwrap_or_default()
 }
 
+/// The registered domain of a host by the Public Suffix List (the `psl`
+/// crate, which compiles the list in): `bbc.co.uk` for `news.bbc.co.uk`,
+/// and `a.github.io` apart from `b.github.io`. An IP address, or a name
+/// with no registrable part (`localhost`), is its own domain.
+pub fn registered_domain(host: &str) -> String {
+    let host = host.trim_end_matches('.').to_ascii_lowercase();
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return host;
+    }
+    psl::domain_str(&host).unwrap_or(&host).to_string()
+}
+
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     SystemTime::now()

@@ -4,8 +4,7 @@
 
 use crate::error::FetchError;
 use gleaner_core::messages::{FrontierLink, Scope, Seed};
-use gleaner_core::util::normalise_url_stripping;
-use std::net::IpAddr;
+use gleaner_core::util::{normalise_url_stripping, registered_domain};
 use url::Url;
 
 pub(crate) struct Job {
@@ -115,18 +114,6 @@ pub fn url_matches(pattern: &str, url: &str) -> bool {
     } else {
         url.starts_with(pattern)
     }
-}
-
-/// The registered domain of a host by the Public Suffix List (the `psl`
-/// crate, which compiles the list in): `bbc.co.uk` for `news.bbc.co.uk`,
-/// and `a.github.io` apart from `b.github.io`. An IP address, or a name
-/// with no registrable part (`localhost`), is its own domain.
-pub fn registered_domain(host: &str) -> String {
-    let host = host.trim_end_matches('.').to_ascii_lowercase();
-    if host.parse::<IpAddr>().is_ok() {
-        return host;
-    }
-    psl::domain_str(&host).unwrap_or(&host).to_string()
 }
 
 /// Matches a `--allow`/`--deny` pattern (`*` any run, `$` end) against a

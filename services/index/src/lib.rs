@@ -7,22 +7,28 @@
 //! below the stored offset are skipped.
 
 mod cjk;
+mod facets;
 pub mod metrics;
+mod request;
 mod schema;
 mod search;
 mod settings;
+mod snippet;
 mod spec;
 mod stage;
 mod stem;
+mod view;
 mod writer;
 
 use std::collections::BTreeMap;
 
 pub use cjk::CjkBigramTokenizer;
+pub use request::{parse_date, Facets, SearchRequest, SearchResults, Sort, MAX_LIMIT};
 pub use search::{Hit, SearchIndex};
 pub use settings::IndexSettings;
 pub use spec::IndexSpec;
 pub use stage::IndexStage;
+pub use view::{ArticleView, Copy, Stats};
 
 /// The name under which each article's fetch-to-searchable time is kept
 /// (gleaner_core::samples) for the end-of-run summary.

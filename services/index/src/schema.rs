@@ -10,7 +10,8 @@ use anyhow::Context;
 use frostem::Algorithm;
 use std::path::Path;
 use tantivy::schema::{
-    Field, IndexRecordOption, Schema, TextFieldIndexing, TextOptions, STORED, STRING,
+    DateOptions, DateTimePrecision, Field, IndexRecordOption, Schema, TextFieldIndexing,
+    TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
 use tantivy::Index;
@@ -72,13 +73,20 @@ pub(crate) struct Fields {
     pub(crate) body_stem: [Field; 18],
     pub(crate) author: Field,
     pub(crate) date: Field,
+    /// ISO 639-1 code (fast: filters and facets).
     pub(crate) language: Field,
     pub(crate) summaries: Field,
     pub(crate) fetched_at: Field,
-    /// The dedup cluster: copies of one article share it.
+    /// The dedup cluster: copies of one article share it (fast).
     pub(crate) cluster: Field,
-    /// Publication time (Unix seconds), by which copies are collapsed.
+    /// When the event was reported: the article's date, else its fetch
+    /// time (fast: sorting, date ranges, facets by month; copies are
+    /// collapsed to the earliest).
     pub(crate) published: Field,
+    /// The URL's registered domain, `bbc.co.uk` (fast: filters, facets).
+    pub(crate) site: Field,
+    /// Whether the article has summaries (a filter).
+    pub(crate) has_summary: Field,
 }
 
 pub(crate) fn schema() -> (Schema, Fields) {
@@ -110,11 +118,16 @@ pub(crate) fn schema() -> (Schema, Fields) {
         }),
         author: b.add_text_field("author", STORED),
         date: b.add_text_field("date", STRING | STORED),
-        language: b.add_text_field("language", STRING | STORED),
+        language: b.add_text_field("language", STRING | STORED | FAST),
         summaries: b.add_text_field("summaries", STORED),
         fetched_at: b.add_text_field("fetched_at", STORED),
-        cluster: b.add_text_field("cluster", STRING | STORED),
-        published: b.add_i64_field("published", STORED),
+        cluster: b.add_text_field("cluster", STRING | STORED | FAST),
+        published: b.add_date_field(
+            "published",
+            DateOptions::from(INDEXED | STORED | FAST).set_precision(DateTimePrecision::Seconds),
+        ),
+        site: b.add_text_field("site", STRING | STORED | FAST),
+        has_summary: b.add_bool_field("has_summary", INDEXED | FAST),
     };
     (b.build(), f)
 }
@@ -140,8 +153,18 @@ pub(crate) fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
     let (schema, fields) = schema();
     let mmap = tantivy::directory::MmapDirectory::open(dir)?;
-    let index = Index::open_or_create(mmap, schema)
-        .context("opening the index (was it made by another version?)")?;
+    let index = Index::open_or_create(mmap, schema).map_err(|e| match e {
+        tantivy::TantivyError::SchemaError(_) => anyhow::anyhow!(
+            "the index in {} was made by another version of gleaner (its fields differ); \
+             rebuild it: move it away and run `gleaner run --refetch --data {}` (or replay \
+             the summarized topic into the index service)",
+            dir.display(),
+            dir.parent().unwrap_or(dir).display()
+        ),
+        other => {
+            anyhow::Error::new(other).context(format!("opening the index in {}", dir.display()))
+        }
+    })?;
     register_tokenizers(&index);
     Ok((index, fields))
 }

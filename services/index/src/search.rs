@@ -1,15 +1,26 @@
-//! Search: ranked hits with sentence snippets, copies of one article
-//! (one dedup cluster) collapsed to the earliest published.
+//! Search: a query with filters (site, language, dates, summaries), in
+//! relevance or date order, paged, with sentence snippets, the total and
+//! facet counts; copies of one article (one dedup cluster) collapsed to the
+//! earliest published, with the others' URLs.
 
+use crate::facets::FacetCollector;
+use crate::request::{SearchRequest, SearchResults, Sort};
 use crate::schema::{open_or_create, Fields};
+use crate::snippet::{sentence_snippet, truncate_chars};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
+use std::ops::Bound;
 use std::path::{Path, PathBuf};
-use tantivy::collector::TopDocs;
-use tantivy::query::QueryParser;
-use tantivy::schema::{Field, Value};
+use tantivy::collector::{Count, TopDocs};
+use tantivy::query::{
+    AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery,
+    TermSetQuery,
+};
+use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
-use tantivy::{Index, IndexReader, ReloadPolicy, TantivyDocument};
+use tantivy::{
+    DateTime, DocAddress, Index, IndexReader, Order, ReloadPolicy, TantivyDocument, Term,
+};
 
 /// One search result.
 #[derive(Debug, Clone, Serialize, PartialEq)]
@@ -25,6 +36,12 @@ pub struct Hit {
     pub date: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// The registered domain of its URL.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub site: String,
+    /// When it was reported (its date, else its fetch), RFC 3339.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
     pub summaries: serde_json::Value,
     /// The dedup cluster of the article; other copies of it that matched
     /// are left out of the hits and counted in `copies`.
@@ -32,6 +49,9 @@ pub struct Hit {
     pub cluster: Option<String>,
     #[serde(skip_serializing_if = "is_zero")]
     pub copies: u32,
+    /// The URLs of those copies, earliest published first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub copy_urls: Vec<String>,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -40,9 +60,9 @@ fn is_zero(n: &u32) -> bool {
 
 /// Read access to an index, refreshed as the index stage commits.
 pub struct SearchIndex {
-    index: Index,
-    reader: IndexReader,
-    fields: Fields,
+    pub(crate) index: Index,
+    pub(crate) reader: IndexReader,
+    pub(crate) fields: Fields,
     snippet_chars: usize,
     pub dir: PathBuf,
 }
@@ -73,22 +93,101 @@ impl SearchIndex {
         self.reader.searcher().num_docs()
     }
 
-    /// Ranked hits for a query in Tantivy's query language (words, "phrases",
-    /// AND/OR, -exclusions). Malformed syntax is read leniently, not refused.
+    /// Ranked hits for a query in the query language (words, "phrases",
+    /// OR, -exclusions, field:value). Malformed syntax is read leniently,
+    /// not refused.
     pub fn search(&self, query: &str, limit: usize) -> anyhow::Result<Vec<Hit>> {
+        let req = SearchRequest {
+            q: query.to_string(),
+            limit,
+            ..SearchRequest::default()
+        };
+        Ok(self.find(&req)?.hits)
+    }
+
+    /// The words of `q` as a query over every text field, titles weighing
+    /// double; every article when `q` has none.
+    fn text_query(&self, q: &str) -> Box<dyn Query> {
+        if q.trim().is_empty() {
+            return Box::new(AllQuery);
+        }
         let f = self.fields;
         let mut fields = vec![f.title, f.body, f.title_cjk, f.body_cjk];
         fields.extend(f.title_stem);
         fields.extend(f.body_stem);
         let mut parser = QueryParser::for_index(&self.index, fields);
+        // Every word must match, as people expect of a search box; OR says
+        // otherwise.
+        parser.set_conjunction_by_default();
         for title in [f.title, f.title_cjk].into_iter().chain(f.title_stem) {
             parser.set_field_boost(title, 2.0);
         }
-        let (query, _errors) = parser.parse_query_lenient(query);
+        parser.parse_query_lenient(q).0
+    }
+
+    /// The filters of `req` as queries that match without scoring.
+    fn filters(&self, req: &SearchRequest) -> Vec<Box<dyn Query>> {
+        let f = self.fields;
+        let mut out: Vec<Box<dyn Query>> = Vec::new();
+        if !req.sites.is_empty() {
+            let terms = req
+                .sites
+                .iter()
+                .map(|s| Term::from_field_text(f.site, &s.trim().to_ascii_lowercase()));
+            out.push(Box::new(TermSetQuery::new(terms)));
+        }
+        if let Some(lang) = &req.lang {
+            let term = Term::from_field_text(f.language, &lang.trim().to_ascii_lowercase());
+            out.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+        }
+        if req.from.is_some() || req.to.is_some() {
+            let at = |secs: i64| {
+                Term::from_field_date_for_search(f.published, DateTime::from_timestamp_secs(secs))
+            };
+            let lower = req
+                .from
+                .map_or(Bound::Unbounded, |s| Bound::Included(at(s)));
+            let upper = req.to.map_or(Bound::Unbounded, |s| Bound::Excluded(at(s)));
+            out.push(Box::new(RangeQuery::new(lower, upper)));
+        }
+        if let Some(has) = req.has_summary {
+            let term = Term::from_field_bool(f.has_summary, has);
+            out.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+        }
+        out.into_iter()
+            .map(|q| Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>)
+            .collect()
+    }
+
+    /// A page of hits for `req`, with the total and, if asked, the facet
+    /// counts of the whole result set.
+    pub fn find(&self, req: &SearchRequest) -> anyhow::Result<SearchResults> {
+        let started = std::time::Instant::now();
+        let f = self.fields;
+        let text = self.text_query(&req.q);
+        let filters = self.filters(req);
+        let query: Box<dyn Query> = if filters.is_empty() {
+            text.box_clone()
+        } else {
+            let mut all = vec![(Occur::Must, text.box_clone())];
+            all.extend(filters.into_iter().map(|q| (Occur::Must, q)));
+            Box::new(BooleanQuery::new(all))
+        };
         let searcher = self.reader.searcher();
-        let top = self.collapsed(&searcher, &*query, limit.max(1))?;
+        let (total, facets) = if req.facets {
+            let (n, facets) = searcher.search(&*query, &(Count, FacetCollector))?;
+            (n as u64, Some(facets))
+        } else {
+            (searcher.search(&*query, &Count)? as u64, None)
+        };
+        // No page asks for more than the index holds.
+        let want = req
+            .offset
+            .saturating_add(req.limit.max(1))
+            .min(searcher.num_docs() as usize);
+        let top = self.collapsed(&searcher, &*query, want, req.sort)?;
         let generator = |field: Field| -> anyhow::Result<SnippetGenerator> {
-            let mut g = SnippetGenerator::create(&searcher, &*query, field)?;
+            let mut g = SnippetGenerator::create(&searcher, &*text, field)?;
             g.set_max_num_chars(self.snippet_chars);
             Ok(g)
         };
@@ -96,7 +195,7 @@ impl SearchIndex {
         // Highlights by the stemmer of each hit's language, made on demand.
         let mut stemmed: BTreeMap<usize, SnippetGenerator> = BTreeMap::new();
         let mut hits = Vec::with_capacity(top.len());
-        for (score, doc, copies) in top {
+        for (score, doc, copy_urls) in top.into_iter().skip(req.offset) {
             let get = |field: Field| {
                 doc.get_first(field)
                     .and_then(|v| v.as_str())
@@ -123,6 +222,11 @@ impl SearchIndex {
                 // No query term in the body (a title or CJK match): lead text.
                 snippet = truncate_chars(&body, self.snippet_chars);
             }
+            let published = doc
+                .get_first(f.published)
+                .and_then(|v| v.as_datetime())
+                .and_then(|d| jiff::Timestamp::from_second(d.into_timestamp_secs()).ok())
+                .map(|t| t.to_string());
             hits.push(Hit {
                 id: get(f.id),
                 url: get(f.url),
@@ -132,183 +236,130 @@ impl SearchIndex {
                 author: opt(f.author),
                 date: opt(f.date),
                 language: opt(f.language),
+                site: get(f.site),
+                published,
                 summaries: serde_json::from_str(&get(f.summaries))
                     .unwrap_or(serde_json::Value::Null),
                 cluster: opt(f.cluster),
-                copies,
+                copies: copy_urls.len() as u32,
+                copy_urls,
             });
         }
-        Ok(hits)
+        Ok(SearchResults {
+            total,
+            hits,
+            facets,
+            took_ms: started.elapsed().as_secs_f64() * 1000.0,
+        })
     }
 
-    /// The best `limit` clusters of matching documents, each as (score of
-    /// its best match, its earliest published match, other matches),
-    /// best first. Reads deeper while copies crowd the top.
+    /// The best `limit` clusters of matching documents in `sort` order,
+    /// each as (score of its best match, its earliest published match, the
+    /// URLs of its other matches, earliest first). Reads deeper while
+    /// copies crowd the top.
     fn collapsed(
         &self,
         searcher: &tantivy::Searcher,
-        query: &dyn tantivy::query::Query,
+        query: &dyn Query,
         limit: usize,
-    ) -> anyhow::Result<Vec<(f32, TantivyDocument, u32)>> {
+        sort: Sort,
+    ) -> anyhow::Result<Vec<(f32, TantivyDocument, Vec<String>)>> {
         struct Cluster {
             score: f32,
             doc: TantivyDocument,
             published: i64,
-            copies: u32,
+            /// Every match: (published, URL).
+            members: Vec<(i64, String)>,
+        }
+        if limit == 0 {
+            return Ok(Vec::new());
         }
         let f = self.fields;
-        let mut depth = limit.saturating_mul(4).max(16);
+        let all = searcher.num_docs() as usize;
+        let mut depth = limit.saturating_mul(4).max(16).min(all.max(1));
         loop {
-            let top = searcher.search(query, &TopDocs::with_limit(depth).order_by_score())?;
+            let top: Vec<(f32, DocAddress)> = match sort {
+                Sort::Relevance => {
+                    searcher.search(query, &TopDocs::with_limit(depth).order_by_score())?
+                }
+                Sort::Newest | Sort::Oldest => {
+                    let order = if sort == Sort::Newest {
+                        Order::Desc
+                    } else {
+                        Order::Asc
+                    };
+                    let by_date = TopDocs::with_limit(depth)
+                        .order_by_fast_field::<DateTime>("published", order);
+                    searcher
+                        .search(query, &by_date)?
+                        .into_iter()
+                        .map(|(_, addr)| (0.0, addr))
+                        .collect()
+                }
+            };
             let mut order: Vec<String> = Vec::new();
             let mut clusters: HashMap<String, Cluster> = HashMap::new();
             for &(score, addr) in &top {
                 let doc: TantivyDocument = searcher.doc(addr)?;
-                let cluster = doc
-                    .get_first(f.cluster)
-                    .and_then(|v| v.as_str())
+                let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str());
+                let cluster = text(f.cluster)
                     .map(str::to_string)
                     .unwrap_or_else(|| format!("doc:{addr:?}"));
+                let url = text(f.url).unwrap_or("").to_string();
                 let published = doc
                     .get_first(f.published)
-                    .and_then(|v| v.as_i64())
-                    .unwrap_or(i64::MAX);
+                    .and_then(|v| v.as_datetime())
+                    .map_or(i64::MAX, |d| d.into_timestamp_secs());
                 match clusters.get_mut(&cluster) {
                     Some(c) => {
-                        c.copies += 1;
+                        c.members.push((published, url));
                         if published < c.published {
                             (c.doc, c.published) = (doc, published);
                         }
                     }
                     None => {
                         order.push(cluster.clone());
-                        let copies = 0;
+                        let members = vec![(published, url)];
                         clusters.insert(
                             cluster,
                             Cluster {
                                 score,
                                 doc,
                                 published,
-                                copies,
+                                members,
                             },
                         );
                     }
                 }
             }
-            let exhausted = top.len() < depth;
-            if order.len() >= limit || exhausted || depth >= 1 << 16 {
+            let exhausted = top.len() < depth || depth >= all;
+            if order.len() >= limit || exhausted {
                 return Ok(order
                     .iter()
                     .take(limit)
                     .filter_map(|c| clusters.remove(c))
-                    .map(|c| (c.score, c.doc, c.copies))
+                    .map(|mut c| {
+                        c.members.sort();
+                        let shown = c
+                            .doc
+                            .get_first(f.url)
+                            .and_then(|v| v.as_str())
+                            .unwrap_or("");
+                        let copies = c
+                            .members
+                            .iter()
+                            .map(|(_, u)| u.clone())
+                            .filter(|u| u != shown)
+                            .collect();
+                        (c.score, c.doc, copies)
+                    })
                     .collect());
             }
-            depth = depth.saturating_mul(4);
+            depth = depth.saturating_mul(4).min(all);
         }
     }
-}
-
-fn truncate_chars(s: &str, n: usize) -> String {
-    s.chars().take(n).collect()
-}
-
-/// The matched fragment moved to start where its sentence starts (when that
-/// is at most a fifth of the snippet back), cut at a word to `max_chars`,
-/// with `…` where it starts or ends mid-sentence. Empty when there is no
-/// fragment.
-fn sentence_snippet(body: &str, fragment: &str, max_chars: usize) -> String {
-    let fragment = fragment.trim();
-    if fragment.is_empty() {
-        return String::new();
-    }
-    let Some(at) = body.find(fragment) else {
-        return fragment.to_string();
-    };
-    let ends_sentence = |c: char| matches!(c, '.' | '!' | '?' | '\n' | '。' | '！' | '？');
-    let look_back = (max_chars / 5).max(1);
-    // Byte offset where the fragment's sentence starts, if close enough.
-    let mut start = None;
-    for (n, (i, c)) in body[..at].char_indices().rev().enumerate() {
-        if ends_sentence(c) {
-            start = Some(i + c.len_utf8());
-            break;
-        }
-        if n >= look_back {
-            break;
-        }
-    }
-    // Else the next sentence, if it starts early in the fragment
-    // ("falling. The agreement, ..." starts at "The").
-    let next_sentence = || {
-        let mut chars = body[at..].char_indices().take(look_back).peekable();
-        while let Some((i, c)) = chars.next() {
-            if ends_sentence(c) && chars.peek().is_some_and(|&(_, n)| n.is_whitespace()) {
-                return Some(at + i + c.len_utf8());
-            }
-        }
-        None
-    };
-    let start = match start {
-        Some(s) => s,
-        None if at == 0 => 0,
-        None => next_sentence().unwrap_or(at),
-    };
-    let from_sentence = start == 0 || body[..start].trim_end().ends_with(ends_sentence);
-    let rest = body[start..].trim_start();
-    let mut out: String = rest.chars().take(max_chars).collect();
-    if out.len() < rest.len() {
-        // Cut at the last space, if one is in the second half.
-        if let Some(sp) = out.rfind(' ').filter(|&sp| sp > out.len() / 2) {
-            out.truncate(sp);
-        }
-        let trimmed = out.trim_end().len();
-        out.truncate(trimmed);
-        if !out.ends_with(ends_sentence) {
-            out.push('…');
-        }
-    }
-    if !from_sentence {
-        out.insert(0, '…');
-    }
-    out
 }
 
 #[cfg(test)]
-mod snippet_tests {
-    use super::sentence_snippet;
-
-    #[test]
-    fn snippets_start_at_a_sentence_and_cut_at_a_word() {
-        let body = "Rain fell all day. The agreement, signed on Monday, ends the strike at the port after nine weeks. Talks resume in May.";
-        // Fragment starting mid-sentence, near its start: moved back.
-        assert_eq!(
-            sentence_snippet(body, "signed on Monday, ends the strike", 80),
-            "The agreement, signed on Monday, ends the strike at the port after nine weeks."
-        );
-        // The sentence start is too far back, and the next one too far on:
-        // an ellipsis says so.
-        assert_eq!(
-            sentence_snippet(body, "port after nine weeks.", 40),
-            "…port after nine weeks. Talks resume in…"
-        );
-        // The next sentence starts early in the fragment: it starts there.
-        assert_eq!(
-            sentence_snippet(body, "weeks. Talks resume", 40),
-            "Talks resume in May."
-        );
-        // Whole sentences that fit end without an ellipsis.
-        assert_eq!(
-            sentence_snippet(body, "Talks resume in May.", 200),
-            "Talks resume in May."
-        );
-        assert_eq!(sentence_snippet(body, "  ", 50), "");
-        // Multi-byte text is cut on characters, never mid-character.
-        let cjk = "東京は晴れ。明日は雨が降るでしょう。週末は曇り。";
-        assert_eq!(
-            sentence_snippet(cjk, "雨が降る", 15),
-            "明日は雨が降るでしょう。週末は…"
-        );
-        assert_eq!(sentence_snippet(cjk, "雨が降る", 8), "…雨が降るでしょう…");
-    }
-}
+#[path = "search_tests.rs"]
+mod tests;

@@ -283,7 +283,14 @@ impl IndexStage {
         // No cluster (dedup did not see it): the article is its own.
         d.add_text(f.cluster, a.cluster.as_deref().unwrap_or(&a.id));
         let now = gleaner_core::util::unix_now() as i64;
-        d.add_i64(f.published, gleaner_core::event::Event::of(a, now).secs);
+        let published = gleaner_core::event::Event::of(a, now).secs;
+        d.add_date(
+            f.published,
+            tantivy::DateTime::from_timestamp_secs(published),
+        );
+        let host = gleaner_core::util::host_of(&a.url);
+        d.add_text(f.site, gleaner_core::util::registered_domain(&host));
+        d.add_bool(f.has_summary, !s.summaries.is_empty());
         Ok(d)
     }
 }

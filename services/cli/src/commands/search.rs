@@ -4,18 +4,14 @@ use crate::args::Common;
 use crate::commands::{config, data_dir, init_logs};
 use clap::Args;
 use gleaner_core::Config;
+use gleaner_index::SearchRequest;
 use std::io::Write;
 use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-pub fn search(
-    cfg: &Config,
-    data: &Path,
-    query: &str,
-    limit: usize,
-    json: bool,
-) -> anyhow::Result<()> {
+/// Prints the hits for `req` of the index in `data`.
+pub fn search(cfg: &Config, data: &Path, req: &SearchRequest, json: bool) -> anyhow::Result<()> {
     let dir = data.join("index");
     if !dir.join("meta.json").exists() {
         return Err(crate::commands::bad_input(format!(
@@ -27,8 +23,17 @@ pub fn search(
         &dir,
         cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
     )?;
-    let hits = idx.search(query, limit)?;
-    print_hits(&hits, json)
+    let found = idx.find(req)?;
+    if !json {
+        eprintln!(
+            "{} articles match ({:.1} ms); showing {} from {}",
+            found.total,
+            found.took_ms,
+            found.hits.len(),
+            req.offset + 1
+        );
+    }
+    print_hits(&found.hits, json)
 }
 
 fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
@@ -63,14 +68,33 @@ pub struct SearchCmd {
     /// Data directory (default: run.data_dir, "gleaner-data").
     #[arg(long)]
     pub data: Option<PathBuf>,
-    /// Hits to show.
+    /// Hits to show (a limit past the index's size shows every hit).
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
+    /// Hits to skip first (paging).
+    #[arg(long, default_value_t = 0)]
+    pub offset: usize,
+    /// Only articles of this site (registered domain, bbc.co.uk); repeatable.
+    #[arg(long, value_name = "DOMAIN")]
+    pub site: Vec<String>,
+    /// Only articles in this language (ISO 639-1 code, en).
+    #[arg(long, value_name = "CODE")]
+    pub lang: Option<String>,
+    /// Only articles published at or after this (RFC 3339 or YYYY-MM-DD).
+    #[arg(long, value_name = "DATE")]
+    pub from: Option<String>,
+    /// Only articles published before this (RFC 3339, or YYYY-MM-DD with that day).
+    #[arg(long, value_name = "DATE")]
+    pub to: Option<String>,
+    /// Order: relevance, newest or oldest.
+    #[arg(long, default_value = "relevance", value_parser = ["relevance", "newest", "oldest"])]
+    pub sort: String,
     /// One JSON object per hit per line.
     #[arg(long)]
     pub json: bool,
-    /// The query: words, "phrases", AND/OR, -exclusions.
-    #[arg(required = true, num_args = 1..)]
+    /// The query: words, "phrases", -exclusions, OR, title:word (empty
+    /// with --sort newest: the latest articles).
+    #[arg(num_args = 0..)]
     pub query: Vec<String>,
     #[command(flatten)]
     pub common: Common,
@@ -81,7 +105,24 @@ impl SearchCmd {
         init_logs("warn");
         let cfg = config(&self.common)?;
         let data = data_dir(&cfg, self.data);
-        search(&cfg, &data, &self.query.join(" "), self.limit, self.json)?;
+        let date = |d: &Option<String>, end| {
+            d.as_deref()
+                .map(|d| gleaner_index::parse_date(d, end))
+                .transpose()
+                .map_err(|e| crate::commands::bad_input(format!("{e:#}")))
+        };
+        let req = SearchRequest {
+            q: self.query.join(" "),
+            sites: self.site,
+            lang: self.lang,
+            from: date(&self.from, false)?,
+            to: date(&self.to, true)?,
+            sort: self.sort.parse()?,
+            offset: self.offset,
+            limit: self.limit,
+            ..SearchRequest::default()
+        };
+        search(&cfg, &data, &req, self.json)?;
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -1,12 +1,14 @@
-//! `gleaner serve`: the search page at `/`, the HTTP search API at
-//! `/search`, and the crawl report of its data directory at `/report`
-//! (written by `gleaner report`).
+//! `gleaner serve`: the search page at `/`, the HTTP API at `/api/v1`
+//! (`api.rs`; the first API, `/search`, still answers), and the crawl
+//! report of its data directory at `/report` (written by `gleaner
+//! report`).
 
 use crate::args::Common;
 use crate::commands::{config, data_dir, init_logs};
 use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
+pub mod api;
 mod page;
 
 use axum::extract::{Query, State};
@@ -33,12 +35,15 @@ type Shared = Arc<SearchIndex>;
 pub struct ServeSettings {
     /// Address of `gleaner serve`.
     pub listen: String,
+    /// A query still running after this long is answered 503.
+    pub query_timeout_ms: u64,
 }
 
 impl Default for ServeSettings {
     fn default() -> Self {
         ServeSettings {
             listen: "127.0.0.1:8080".into(),
+            query_timeout_ms: 2000,
         }
     }
 }
@@ -119,18 +124,49 @@ async fn report(path: std::path::PathBuf) -> axum::response::Response {
     }
 }
 
-/// The API over `idx`, and the report of the data directory `data`.
-pub fn router(idx: SearchIndex, data: &Path) -> Router {
+/// The page and the APIs over `idx`, and the report of the data directory
+/// `data`; `key`, when set, guards `/api`.
+pub fn router(
+    idx: SearchIndex,
+    data: &Path,
+    key: Option<String>,
+    timeout: std::time::Duration,
+) -> Router {
     let report_file = data.join(crate::commands::report::FILE);
+    let idx = Arc::new(idx);
+    let v1 = api::routes(Arc::new(api::Api {
+        idx: idx.clone(),
+        key,
+        timeout,
+    }));
     Router::new()
         .route("/", get(page))
         .route("/search", get(search))
         .route("/health", get(health))
         .route("/report", get(move || report(report_file.clone())))
-        .with_state(Arc::new(idx))
+        .with_state(idx)
+        .merge(v1)
 }
 
-pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()> {
+/// The API key (from GLEANER_API_KEY; empty: none); a non-loopback
+/// address without one is refused unless `public`.
+fn api_key(listen: &str, public: bool, key: Option<String>) -> anyhow::Result<Option<String>> {
+    let key = key.filter(|k| !k.trim().is_empty());
+    let loopback = listen
+        .parse::<std::net::SocketAddr>()
+        .map(|a| a.ip().is_loopback())
+        .unwrap_or_else(|_| listen.starts_with("localhost:"));
+    if key.is_none() && !loopback && !public {
+        return Err(crate::commands::bad_input(format!(
+            "{listen} is reachable from other machines: set GLEANER_API_KEY (then every /api request needs Authorization: Bearer KEY), or pass --public to serve it open"
+        )));
+    }
+    Ok(key)
+}
+
+pub async fn serve(cfg: &Config, dir: &Path, listen: &str, public: bool) -> anyhow::Result<()> {
+    let settings: ServeSettings = cfg.section()?;
+    let key = api_key(listen, public, std::env::var("GLEANER_API_KEY").ok())?;
     // In a fresh deployment the index service may not have made the index
     // yet: wait for it rather than exit, but only in a data directory that
     // exists (a mistyped one would be waited on for ever).
@@ -158,7 +194,8 @@ pub async fn serve(cfg: &Config, dir: &Path, listen: &str) -> anyhow::Result<()>
         listener.local_addr()?
     );
     let mut stop = gleaner_core::shutdown::shutdown_signal();
-    axum::serve(listener, router(idx, data))
+    let timeout = std::time::Duration::from_millis(settings.query_timeout_ms.max(1));
+    axum::serve(listener, router(idx, data, key, timeout))
         .with_graceful_shutdown(async move {
             let _ = stop.wait_for(|s| *s).await;
         })
@@ -175,6 +212,9 @@ pub struct ServeCmd {
     /// Address to listen on (default: serve.listen).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Serve on a non-loopback address without GLEANER_API_KEY.
+    #[arg(long)]
+    pub public: bool,
     #[command(flatten)]
     pub common: Common,
 }
@@ -188,7 +228,32 @@ impl ServeCmd {
             Some(l) => l,
             None => cfg.section::<ServeSettings>()?.listen,
         };
-        serve(&cfg, &dir, &listen).await?;
+        serve(&cfg, &dir, &listen, self.public).await?;
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn only_loopback_is_served_without_a_key_unless_public() {
+        use super::api_key;
+        assert_eq!(api_key("127.0.0.1:8080", false, None).unwrap(), None);
+        assert_eq!(
+            api_key("[::1]:8080", false, Some(" ".into())).unwrap(),
+            None
+        );
+        let e = api_key("0.0.0.0:8080", false, None)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            e.contains("GLEANER_API_KEY") && e.contains("--public"),
+            "{e}"
+        );
+        assert_eq!(api_key("0.0.0.0:8080", true, None).unwrap(), None);
+        assert_eq!(
+            api_key("0.0.0.0:8080", false, Some("k".into())).unwrap(),
+            Some("k".to_string())
+        );
     }
 }

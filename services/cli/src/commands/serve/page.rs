@@ -155,8 +155,11 @@ mod tests {
             date: Some("2024-05-01".into()),
             language: Some("en".into()),
             summaries: serde_json::json!([{"name": "one_sentence", "text": "The bridge reopened."}]),
+            site: "example.com".into(),
+            published: Some("2024-05-01T00:00:00Z".into()),
             cluster: None,
             copies: 2,
+            copy_urls: vec![],
         }
     }
 

@@ -1,0 +1,231 @@
+//! The API against a real index over HTTP on loopback: the shapes the
+//! OpenAPI document promises, bad input, paging, the key, and random query
+//! strings.
+
+use super::*;
+use gleaner_core::messages::{Article, Summarized, Summary};
+use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::Topic;
+use proptest::prelude::*;
+
+fn article(id: &str, host: &str, date: &str, cluster: Option<&str>, text: &str) -> Input {
+    let s = Summarized {
+        article: Article {
+            id: id.into(),
+            url: format!("https://{host}/{id}"),
+            title: format!("Harbour story {id}"),
+            author: None,
+            date: Some(date.into()),
+            language: Some("en".into()),
+            text: text.into(),
+            extractor: "auto".into(),
+            fetched_at: "2026-03-05T00:00:00Z".into(),
+            cluster: cluster.map(str::to_string),
+        },
+        summaries: vec![Summary {
+            name: "one_sentence".into(),
+            text: "A summary.".into(),
+        }],
+        engine: "extractive".into(),
+    };
+    Input {
+        topic: Topic::SUMMARIZED,
+        key: Some(id.into()),
+        payload: Some(Output::of(Topic::SUMMARIZED, id, &s).payload),
+        origin: None,
+    }
+}
+
+/// An index of 25 articles (two of them copies of one), opened for search.
+async fn index(dir: &std::path::Path) -> SearchIndex {
+    let mut st = gleaner_index::IndexStage::open(dir, 20_000_000).unwrap();
+    let mut inputs: Vec<Input> = (0..23)
+        .map(|i| {
+            let host = ["a.example.com", "b.example.org", "c.test"][i % 3];
+            let day = format!("2026-0{}-1{}", 1 + i % 3, i % 10);
+            article(
+                &format!("n{i}"),
+                host,
+                &day,
+                None,
+                &format!("The harbour bridge report number {i}."),
+            )
+        })
+        .collect();
+    inputs.push(article(
+        "c1",
+        "a.example.com",
+        "2026-03-01",
+        Some("k"),
+        "Bridge repairs finished early.",
+    ));
+    inputs.push(article(
+        "c2",
+        "copy.example.net",
+        "2026-03-02",
+        Some("k"),
+        "Bridge repairs finished early.",
+    ));
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    SearchIndex::open(dir, 200).unwrap()
+}
+
+/// The API served on loopback; its base URL.
+async fn serve_api(idx: SearchIndex, key: Option<&str>) -> String {
+    let api = Arc::new(Api {
+        idx: Arc::new(idx),
+        key: key.map(str::to_string),
+        timeout: Duration::from_secs(5),
+    });
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, routes(api)).await.unwrap() });
+    base
+}
+
+async fn get(url: &str) -> (u16, serde_json::Value) {
+    let r = reqwest::get(url).await.unwrap();
+    let status = r.status().as_u16();
+    (status, r.json().await.unwrap())
+}
+
+/// Every property the OpenAPI document requires of `schema` is in `v`.
+fn conforms(v: &serde_json::Value, schema: &str) {
+    let doc: serde_json::Value = serde_json::from_str(OPENAPI).unwrap();
+    let s = &doc["components"]["schemas"][schema];
+    for p in s["required"].as_array().unwrap() {
+        let p = p.as_str().unwrap();
+        assert!(v.get(p).is_some(), "{schema} lacks {p}: {v}");
+    }
+    for p in v.as_object().unwrap().keys() {
+        assert!(
+            s["properties"].get(p).is_some(),
+            "{schema}: {p} is not documented"
+        );
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn answers_have_the_documented_shapes() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_api(index(dir.path()).await, None).await;
+    let (status, r) = get(&format!(
+        "{base}/api/v1/search?q=bridge&site=example.com&sort=newest"
+    ))
+    .await;
+    assert_eq!(status, 200, "{r}");
+    conforms(&r, "SearchResults");
+    conforms(&r["facets"], "Facets");
+    for h in r["hits"].as_array().unwrap() {
+        conforms(h, "Hit");
+        assert_eq!(h["site"], "example.com");
+    }
+    // The copies of cluster k (on two sites) are one hit, the earliest
+    // shown, the other's URL with it.
+    let (_, r) = get(&format!("{base}/api/v1/search?q=repairs")).await;
+    let k = &r["hits"][0];
+    assert_eq!(
+        (k["id"].as_str(), k["copies"].as_u64()),
+        (Some("c1"), Some(1)),
+        "{r}"
+    );
+    assert_eq!(k["copy_urls"][0], "https://copy.example.net/c2");
+    assert_eq!(r["total"], 2);
+    let (status, a) = get(&format!("{base}/api/v1/articles/c2")).await;
+    assert_eq!(status, 200, "{a}");
+    conforms(&a, "Article");
+    assert_eq!(a["copies"][0]["id"], "c1");
+    let (status, s) = get(&format!("{base}/api/v1/stats")).await;
+    assert_eq!((status, s["documents"].as_u64()), (200, Some(25)));
+    conforms(&s, "Stats");
+    let (status, doc) = get(&format!("{base}/api/v1/openapi.json")).await;
+    assert_eq!((status, doc["openapi"].as_str()), (200, Some("3.1.0")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_api(index(dir.path()).await, None).await;
+    let long = "x".repeat(1001);
+    for (query, says) in [
+        ("limit=0", "limit must be within"),
+        ("limit=101", "limit must be within"),
+        ("limit=10000000000000000000000", "whole number"),
+        ("limit=ten", "whole number"),
+        ("sort=best", "sort must be"),
+        ("from=yesterday", "not a date"),
+        ("from=2026-03-02&to=2026-03-01", "from must be before to"),
+        ("has_summary=maybe", "true or false"),
+        ("qq=bridge", "unknown parameter"),
+        ("cursor=zzz", "not a cursor"),
+        ("cursor=o10&offset=3", "not both"),
+        (&format!("q={long}")[..], "longer than"),
+    ] {
+        let (status, e) = get(&format!("{base}/api/v1/search?{query}")).await;
+        assert_eq!(status, 400, "{query}: {e}");
+        conforms(&e, "Error");
+        assert!(e["detail"].as_str().unwrap().contains(says), "{query}: {e}");
+    }
+    let (status, e) = get(&format!("{base}/api/v1/articles/none")).await;
+    assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
+    // Ten at a time, the cursor walks through all 24 hits (25 articles,
+    // two of them copies) once each.
+    let mut seen = std::collections::BTreeSet::new();
+    let mut url = format!("{base}/api/v1/search?sort=oldest&limit=10");
+    for _ in 0..5 {
+        let (status, r) = get(&url).await;
+        assert_eq!(status, 200, "{r}");
+        for h in r["hits"].as_array().unwrap() {
+            assert!(
+                seen.insert(h["id"].as_str().unwrap().to_string()),
+                "twice: {h}"
+            );
+        }
+        match r["next_cursor"].as_str() {
+            Some(c) => url = format!("{base}/api/v1/search?sort=oldest&limit=10&cursor={c}"),
+            None => break,
+        }
+    }
+    assert_eq!(seen.len(), 24);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_a_key_every_request_needs_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_api(index(dir.path()).await, Some("s3cret")).await;
+    let (status, e) = get(&format!("{base}/api/v1/stats")).await;
+    assert_eq!((status, e["error"].as_str()), (401, Some("unauthorized")));
+    let r = reqwest::Client::new()
+        .get(format!("{base}/api/v1/stats"))
+        .header("Authorization", "Bearer s3cret")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let r = reqwest::Client::new()
+        .get(format!("{base}/api/v1/search?q=bridge"))
+        .header("Authorization", "Bearer wrong")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 401);
+}
+
+#[test]
+fn random_query_strings_are_answered_never_a_panic() {
+    let rt = tokio::runtime::Runtime::new().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let idx = rt.block_on(index(dir.path()));
+    let keys = "(q|site|lang|from|to|has_summary|sort|offset|limit|cursor|facets|x)";
+    let strategy = proptest::collection::vec((keys, "[ -~\u{80}-\u{10FFFF}]{0,40}"), 0..6);
+    proptest!(ProptestConfig::with_cases(300), |(pairs in strategy)| {
+        let raw: String = url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(pairs.iter().map(|(k, v)| (k.as_str(), v.as_str())))
+            .finish();
+        if let Ok(req) = parse_search(&raw) {
+            let found = idx.find(&req).unwrap();
+            prop_assert!(found.hits.len() <= req.limit);
+        }
+    });
+}

@@ -1,0 +1,126 @@
+//! What a search asks (the query, filters, order and page) and what it
+//! gets back (hits, the total, facet counts, the time it took): the shape
+//! the HTTP API and the CLI share.
+
+use crate::search::Hit;
+use serde::Serialize;
+
+/// Most hits one page may ask for.
+pub const MAX_LIMIT: usize = 100;
+
+/// The order of the hits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Sort {
+    /// Best match first (BM25, titles weighing double).
+    #[default]
+    Relevance,
+    /// Latest published first.
+    Newest,
+    /// Earliest published first.
+    Oldest,
+}
+
+impl std::str::FromStr for Sort {
+    type Err = anyhow::Error;
+    fn from_str(s: &str) -> anyhow::Result<Self> {
+        match s {
+            "relevance" => Ok(Sort::Relevance),
+            "newest" => Ok(Sort::Newest),
+            "oldest" => Ok(Sort::Oldest),
+            other => anyhow::bail!("sort must be relevance, newest or oldest (got {other:?})"),
+        }
+    }
+}
+
+/// A search: the words (the query language of the README; empty: every
+/// article), the filters, the order and the page.
+#[derive(Debug, Clone, Default)]
+pub struct SearchRequest {
+    pub q: String,
+    /// Registered domains (`bbc.co.uk`); any of them.
+    pub sites: Vec<String>,
+    /// An ISO 639-1 code.
+    pub lang: Option<String>,
+    /// Published at or after (Unix seconds).
+    pub from: Option<i64>,
+    /// Published before (Unix seconds).
+    pub to: Option<i64>,
+    pub has_summary: Option<bool>,
+    pub sort: Sort,
+    /// Hits (clusters of copies) to skip.
+    pub offset: usize,
+    pub limit: usize,
+    /// Count hits per site, language and month over the whole result set.
+    pub facets: bool,
+}
+
+/// Counts of the whole result set by a field's value, largest first.
+#[derive(Debug, Clone, Default, Serialize, PartialEq)]
+pub struct Facets {
+    pub site: Vec<(String, u64)>,
+    pub language: Vec<(String, u64)>,
+    /// `YYYY-MM`, by published date.
+    pub month: Vec<(String, u64)>,
+}
+
+/// A page of hits.
+#[derive(Debug, Clone, Serialize)]
+pub struct SearchResults {
+    /// Articles that match (copies counted apart).
+    pub total: u64,
+    pub hits: Vec<Hit>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub facets: Option<Facets>,
+    pub took_ms: f64,
+}
+
+/// A date as the API and the CLI take it: RFC 3339 (`2026-03-02T10:00:00Z`)
+/// or a day (`2026-03-02`, its start in UTC); `end_of_day` moves a day to
+/// the start of the next, so `to=2026-03-02` includes that day.
+pub fn parse_date(s: &str, end_of_day: bool) -> anyhow::Result<i64> {
+    let s = s.trim();
+    if let Ok(t) = s.parse::<jiff::Timestamp>() {
+        return Ok(t.as_second());
+    }
+    let day: jiff::civil::Date = s.parse().map_err(|_| {
+        anyhow::anyhow!(
+            "not a date: {s:?} (give RFC 3339, 2026-03-02T10:00:00Z, or a day, 2026-03-02)"
+        )
+    })?;
+    let day = if end_of_day {
+        day.tomorrow().map_err(|e| anyhow::anyhow!("{s}: {e}"))?
+    } else {
+        day
+    };
+    Ok(day
+        .to_zoned(jiff::tz::TimeZone::UTC)?
+        .timestamp()
+        .as_second())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dates_are_rfc3339_or_days_and_a_day_ends_at_the_next() {
+        assert_eq!(
+            parse_date("2026-03-02T00:00:00Z", false).unwrap(),
+            1_772_409_600
+        );
+        assert_eq!(parse_date("2026-03-02", false).unwrap(), 1_772_409_600);
+        assert_eq!(
+            parse_date("2026-03-02", true).unwrap(),
+            1_772_409_600 + 86_400
+        );
+        assert_eq!(
+            parse_date("2026-03-02T01:00:00+01:00", false).unwrap(),
+            1_772_409_600
+        );
+        for bad in ["yesterday", "2026-13-01", "", "2026-03-02T25:00:00Z"] {
+            assert!(parse_date(bad, false).is_err(), "{bad}");
+        }
+        assert!("newest".parse::<Sort>().is_ok());
+        assert!("latest".parse::<Sort>().is_err());
+    }
+}

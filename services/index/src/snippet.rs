@@ -1,0 +1,106 @@
+//! Snippets that read as text: the matched fragment moved back to the
+//! start of its sentence and cut at a word.
+
+pub(crate) fn truncate_chars(s: &str, n: usize) -> String {
+    s.chars().take(n).collect()
+}
+
+/// The matched fragment moved to start where its sentence starts (when that
+/// is at most a fifth of the snippet back), cut at a word to `max_chars`,
+/// with `…` where it starts or ends mid-sentence. Empty when there is no
+/// fragment.
+pub(crate) fn sentence_snippet(body: &str, fragment: &str, max_chars: usize) -> String {
+    let fragment = fragment.trim();
+    if fragment.is_empty() {
+        return String::new();
+    }
+    let Some(at) = body.find(fragment) else {
+        return fragment.to_string();
+    };
+    let ends_sentence = |c: char| matches!(c, '.' | '!' | '?' | '\n' | '。' | '！' | '？');
+    let look_back = (max_chars / 5).max(1);
+    // Byte offset where the fragment's sentence starts, if close enough.
+    let mut start = None;
+    for (n, (i, c)) in body[..at].char_indices().rev().enumerate() {
+        if ends_sentence(c) {
+            start = Some(i + c.len_utf8());
+            break;
+        }
+        if n >= look_back {
+            break;
+        }
+    }
+    // Else the next sentence, if it starts early in the fragment
+    // ("falling. The agreement, ..." starts at "The").
+    let next_sentence = || {
+        let mut chars = body[at..].char_indices().take(look_back).peekable();
+        while let Some((i, c)) = chars.next() {
+            if ends_sentence(c) && chars.peek().is_some_and(|&(_, n)| n.is_whitespace()) {
+                return Some(at + i + c.len_utf8());
+            }
+        }
+        None
+    };
+    let start = match start {
+        Some(s) => s,
+        None if at == 0 => 0,
+        None => next_sentence().unwrap_or(at),
+    };
+    let from_sentence = start == 0 || body[..start].trim_end().ends_with(ends_sentence);
+    let rest = body[start..].trim_start();
+    let mut out: String = rest.chars().take(max_chars).collect();
+    if out.len() < rest.len() {
+        // Cut at the last space, if one is in the second half.
+        if let Some(sp) = out.rfind(' ').filter(|&sp| sp > out.len() / 2) {
+            out.truncate(sp);
+        }
+        let trimmed = out.trim_end().len();
+        out.truncate(trimmed);
+        if !out.ends_with(ends_sentence) {
+            out.push('…');
+        }
+    }
+    if !from_sentence {
+        out.insert(0, '…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod snippet_tests {
+    use super::sentence_snippet;
+
+    #[test]
+    fn snippets_start_at_a_sentence_and_cut_at_a_word() {
+        let body = "Rain fell all day. The agreement, signed on Monday, ends the strike at the port after nine weeks. Talks resume in May.";
+        // Fragment starting mid-sentence, near its start: moved back.
+        assert_eq!(
+            sentence_snippet(body, "signed on Monday, ends the strike", 80),
+            "The agreement, signed on Monday, ends the strike at the port after nine weeks."
+        );
+        // The sentence start is too far back, and the next one too far on:
+        // an ellipsis says so.
+        assert_eq!(
+            sentence_snippet(body, "port after nine weeks.", 40),
+            "…port after nine weeks. Talks resume in…"
+        );
+        // The next sentence starts early in the fragment: it starts there.
+        assert_eq!(
+            sentence_snippet(body, "weeks. Talks resume", 40),
+            "Talks resume in May."
+        );
+        // Whole sentences that fit end without an ellipsis.
+        assert_eq!(
+            sentence_snippet(body, "Talks resume in May.", 200),
+            "Talks resume in May."
+        );
+        assert_eq!(sentence_snippet(body, "  ", 50), "");
+        // Multi-byte text is cut on characters, never mid-character.
+        let cjk = "東京は晴れ。明日は雨が降るでしょう。週末は曇り。";
+        assert_eq!(
+            sentence_snippet(cjk, "雨が降る", 15),
+            "明日は雨が降るでしょう。週末は…"
+        );
+        assert_eq!(sentence_snippet(cjk, "雨が降る", 8), "…雨が降るでしょう…");
+    }
+}

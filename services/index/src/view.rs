@@ -1,0 +1,152 @@
+//! One article whole (its text, every summary, its copies) and the
+//! index's own figures, for the API's article view and stats.
+
+use crate::search::SearchIndex;
+use serde::Serialize;
+use tantivy::collector::TopDocs;
+use tantivy::query::TermQuery;
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
+
+/// An article as the index holds it.
+#[derive(Debug, Clone, Serialize)]
+pub struct ArticleView {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    pub text: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    pub site: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    pub fetched_at: String,
+    pub summaries: serde_json::Value,
+    pub cluster: String,
+    /// Every copy in its cluster (itself included), earliest first.
+    pub copies: Vec<Copy>,
+}
+
+/// One copy of an article.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Copy {
+    pub id: String,
+    pub url: String,
+    pub site: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+}
+
+/// What the index holds.
+#[derive(Debug, Clone, Serialize)]
+pub struct Stats {
+    pub documents: u64,
+    /// When the newest searchable commit was made (RFC 3339), if known.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_commit: Option<String>,
+    pub index_bytes: u64,
+}
+
+/// Most copies listed for one article.
+const MAX_COPIES: usize = 1000;
+
+impl SearchIndex {
+    /// The documents whose `field` is `value`, at most `n`.
+    fn by_term(&self, field: Field, value: &str, n: usize) -> anyhow::Result<Vec<TantivyDocument>> {
+        let searcher = self.reader.searcher();
+        let q = TermQuery::new(
+            Term::from_field_text(field, value),
+            IndexRecordOption::Basic,
+        );
+        let top = searcher.search(&q, &TopDocs::with_limit(n.max(1)).order_by_score())?;
+        top.into_iter()
+            .map(|(_, addr)| Ok(searcher.doc(addr)?))
+            .collect()
+    }
+
+    /// The article with this id, with its copies; `None` if the index has
+    /// none.
+    pub fn article(&self, id: &str) -> anyhow::Result<Option<ArticleView>> {
+        let f = self.fields;
+        let Some(doc) = self.by_term(f.id, id, 1)?.into_iter().next() else {
+            return Ok(None);
+        };
+        let text = |d: &TantivyDocument, field: Field| {
+            d.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let opt =
+            |d: &TantivyDocument, field: Field| Some(text(d, field)).filter(|s| !s.is_empty());
+        let published = |d: &TantivyDocument| {
+            d.get_first(f.published)
+                .and_then(|v| v.as_datetime())
+                .map(|t| t.into_timestamp_secs())
+        };
+        let rfc3339 = |secs: Option<i64>| {
+            secs.and_then(|s| jiff::Timestamp::from_second(s).ok())
+                .map(|t| t.to_string())
+        };
+        let cluster = text(&doc, f.cluster);
+        let mut copies: Vec<(Option<i64>, Copy)> = self
+            .by_term(f.cluster, &cluster, MAX_COPIES)?
+            .iter()
+            .map(|d| {
+                let at = published(d);
+                let copy = Copy {
+                    id: text(d, f.id),
+                    url: text(d, f.url),
+                    site: text(d, f.site),
+                    published: rfc3339(at),
+                };
+                (at, copy)
+            })
+            .collect();
+        copies.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.url.cmp(&b.1.url)));
+        Ok(Some(ArticleView {
+            id: text(&doc, f.id),
+            url: text(&doc, f.url),
+            title: text(&doc, f.title),
+            text: text(&doc, f.body),
+            author: opt(&doc, f.author),
+            date: opt(&doc, f.date),
+            language: opt(&doc, f.language),
+            site: text(&doc, f.site),
+            published: rfc3339(published(&doc)),
+            fetched_at: text(&doc, f.fetched_at),
+            summaries: serde_json::from_str(&text(&doc, f.summaries))
+                .unwrap_or(serde_json::Value::Null),
+            cluster,
+            copies: copies.into_iter().map(|(_, c)| c).collect(),
+        }))
+    }
+
+    /// Documents, the time of the last commit and the bytes on disk.
+    pub fn stats(&self) -> Stats {
+        let mut index_bytes = 0;
+        let mut last = None;
+        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+            for e in entries.flatten() {
+                if let Ok(m) = e.metadata() {
+                    index_bytes += m.len();
+                    if e.file_name() == "meta.json" {
+                        last = m.modified().ok();
+                    }
+                }
+            }
+        }
+        let last_commit = last
+            .and_then(|t| jiff::Timestamp::try_from(t).ok())
+            .map(|t| format!("{t:.0}"));
+        Stats {
+            documents: self.num_docs(),
+            last_commit,
+            index_bytes,
+        }
+    }
+}
