@@ -1,0 +1,164 @@
+//! Builds a search bench's index through the index stage: N generated
+//! articles (a Zipfian vocabulary, real article lengths, 50 sites, 5
+//! languages, dates over a year, 2% copies), committed as `gleaner run`
+//! commits; prints articles/s and index bytes per article, and writes the
+//! vocabulary (most frequent first) for the query generator.
+//! Usage: bench_index N DATA_DIR   (the index goes to DATA_DIR/index)
+
+use gleaner_core::messages::{Article, Summarized, Summary};
+use gleaner_core::stage::{Input, Output, Stage};
+use gleaner_core::Topic;
+use rand::rngs::SmallRng;
+use rand::{Rng, SeedableRng};
+use std::io::Write;
+use std::time::{Duration, Instant};
+
+const VOCABULARY: usize = 50_000;
+const SITES: usize = 50;
+const LANGUAGES: [&str; 5] = ["en", "de", "fr", "es", "it"];
+/// 2025-01-01T00:00:00Z
+const YEAR_START: i64 = 1_735_689_600;
+
+/// A pronounceable word for rank `i`.
+fn word(i: usize) -> String {
+    const ONSETS: [&str; 16] = [
+        "b", "d", "f", "g", "k", "l", "m", "n", "p", "r", "s", "t", "v", "br", "st", "tr",
+    ];
+    const VOWELS: [&str; 6] = ["a", "e", "i", "o", "u", "ai"];
+    let mut n = i + 1;
+    let mut w = String::new();
+    while n > 0 {
+        w.push_str(ONSETS[n % ONSETS.len()]);
+        n /= ONSETS.len();
+        w.push_str(VOWELS[n % VOWELS.len()]);
+        n /= VOWELS.len();
+    }
+    w
+}
+
+/// Ranks drawn with probability ∝ 1/rank (Zipf, s = 1), by inverting the
+/// cumulative weights.
+struct Zipf {
+    cumulative: Vec<f64>,
+}
+
+impl Zipf {
+    fn new(n: usize) -> Self {
+        let mut total = 0.0;
+        let cumulative = (1..=n)
+            .map(|r| {
+                total += 1.0 / r as f64;
+                total
+            })
+            .collect();
+        Zipf { cumulative }
+    }
+    fn draw(&self, rng: &mut SmallRng) -> usize {
+        let x = rng.random::<f64>() * self.cumulative.last().copied().unwrap_or(1.0);
+        self.cumulative
+            .partition_point(|&c| c < x)
+            .min(self.cumulative.len() - 1)
+    }
+}
+
+fn main() -> anyhow::Result<()> {
+    let args: Vec<String> = std::env::args().collect();
+    let n: usize = args.get(1).and_then(|a| a.parse().ok()).unwrap_or(200_000);
+    let data = std::path::PathBuf::from(args.get(2).map_or("target/bench-search", String::as_str));
+    let dir = data.join("index");
+    let _ = std::fs::remove_dir_all(&dir);
+    let words: Vec<String> = (0..VOCABULARY).map(word).collect();
+    let zipf = Zipf::new(VOCABULARY);
+    let mut rng = SmallRng::seed_from_u64(7);
+    let text = |rng: &mut SmallRng, len: usize| {
+        let mut s = String::with_capacity(len * 8);
+        for i in 0..len {
+            if i > 0 {
+                s.push_str(if i % 17 == 0 { ". " } else { " " });
+            }
+            s.push_str(&words[zipf.draw(rng)]);
+        }
+        s.push('.');
+        s
+    };
+    let rt = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    let mut stage = gleaner_index::IndexStage::open(&dir, 50_000_000)?
+        .committing_every(Duration::from_millis(500));
+    let started = Instant::now();
+    let mut batch = Vec::with_capacity(64);
+    let mut last = None;
+    for i in 0..n {
+        // Article lengths of news: mostly 300-900 words, a tail to 3,000.
+        let len = (250.0
+            * (1.0 + rng.random::<f64>() * 2.5)
+            * (1.0 + rng.random::<f64>().powi(4) * 3.0)) as usize;
+        // 2% are copies of the article before (one dedup cluster).
+        let copy_of = (i > 0 && rng.random::<f64>() < 0.02).then(|| i - 1);
+        let id = format!("a{i}");
+        let body = match (copy_of, &last) {
+            (Some(_), Some(t)) => String::clone(t),
+            _ => text(&mut rng, len),
+        };
+        let title = text(&mut rng, 8);
+        let day = rng.random_range(0..365);
+        let site = rng.random_range(0..SITES);
+        let s = Summarized {
+            article: Article {
+                id: id.clone(),
+                url: format!("https://news.site{site}.example/{id}"),
+                title: title.trim_end_matches('.').to_string(),
+                author: None,
+                date: Some(format!(
+                    "{}",
+                    jiff::Timestamp::from_second(
+                        YEAR_START + day * 86_400 + rng.random_range(0..86_400)
+                    )?
+                )),
+                language: Some(LANGUAGES[i % LANGUAGES.len()].into()),
+                text: body.clone(),
+                extractor: "auto".into(),
+                fetched_at: String::new(),
+                cluster: copy_of.map(|c| format!("a{c}")),
+            },
+            summaries: vec![Summary {
+                name: "one_sentence".into(),
+                text: body.split(". ").next().unwrap_or("").to_string(),
+            }],
+            engine: "extractive".into(),
+        };
+        last = Some(body);
+        batch.push(Input {
+            topic: Topic::SUMMARIZED,
+            key: Some(id.clone()),
+            payload: Some(Output::new(Topic::SUMMARIZED, id, s).payload),
+            origin: None,
+        });
+        if batch.len() == 64 || i + 1 == n {
+            let results = rt.block_on(stage.handle_batch(&batch));
+            for r in results {
+                r?;
+            }
+            batch.clear();
+        }
+    }
+    rt.block_on(stage.close())?;
+    let secs = started.elapsed().as_secs_f64();
+    let bytes: u64 = std::fs::read_dir(&dir)?
+        .flatten()
+        .filter_map(|e| e.metadata().ok())
+        .map(|m| m.len())
+        .sum();
+    let mut vocab = std::io::BufWriter::new(std::fs::File::create(data.join("vocab.txt"))?);
+    for w in words.iter().take(20_000) {
+        writeln!(vocab, "{w}")?;
+    }
+    println!(
+        "indexed {n} articles in {secs:.1} s: {:.0} articles/s; index {:.0} MB, {:.0} bytes per article",
+        n as f64 / secs,
+        bytes as f64 / 1e6,
+        bytes as f64 / n as f64
+    );
+    Ok(())
+}
