@@ -71,6 +71,10 @@ pub struct SearchResults {
     pub hits: Vec<Hit>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub facets: Option<Facets>,
+    /// The query matched nothing as written, so words of five letters or
+    /// more were matched within one edit (a typo) instead.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub fuzzy: bool,
     pub took_ms: f64,
 }
 

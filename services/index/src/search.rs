@@ -6,15 +6,15 @@
 use crate::facets::FacetCollector;
 use crate::request::{SearchRequest, SearchResults, Sort};
 use crate::schema::{open_or_create, Fields};
-use crate::snippet::{sentence_snippet, truncate_chars};
+use crate::snippet::{highlight, sentence_snippet, truncate_chars};
 use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Count, TopDocs};
 use tantivy::query::{
-    AllQuery, BooleanQuery, ConstScoreQuery, Occur, Query, QueryParser, RangeQuery, TermQuery,
-    TermSetQuery,
+    AllQuery, BooleanQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, QueryParser, RangeQuery,
+    TermQuery, TermSetQuery,
 };
 use tantivy::schema::{Field, IndexRecordOption, Value};
 use tantivy::snippet::SnippetGenerator;
@@ -29,7 +29,11 @@ pub struct Hit {
     pub url: String,
     pub title: String,
     pub score: f32,
+    /// Plain text: the sentence the match is in, cut at a word.
     pub snippet: String,
+    /// The snippet as HTML: escaped, the matched words (a phrase as one)
+    /// in `<mark>`.
+    pub highlight: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -125,6 +129,43 @@ impl SearchIndex {
         parser.parse_query_lenient(q).0
     }
 
+    /// The words of `q` again, those of five letters or more matched
+    /// within one edit, every word required: for a query that matched
+    /// nothing as written. `None` for a query with operators or phrases,
+    /// which say exactly what they want.
+    fn fuzzy_query(&self, q: &str) -> Option<Box<dyn Query>> {
+        if q.contains(['"', ':', '(', '+']) || q.split_whitespace().any(|w| w.starts_with('-')) {
+            return None;
+        }
+        let f = self.fields;
+        let words = gleaner_text::words(q);
+        if words.is_empty() || !words.iter().any(|w| w.chars().count() >= 5) {
+            return None;
+        }
+        let clauses = words
+            .iter()
+            .map(|w| {
+                let either: Vec<(Occur, Box<dyn Query>)> = [f.title, f.body]
+                    .into_iter()
+                    .map(|field| {
+                        let term = Term::from_field_text(field, w);
+                        let q: Box<dyn Query> = if w.chars().count() >= 5 {
+                            Box::new(FuzzyTermQuery::new(term, 1, true))
+                        } else {
+                            Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
+                        };
+                        (Occur::Should, q)
+                    })
+                    .collect();
+                (
+                    Occur::Must,
+                    Box::new(BooleanQuery::new(either)) as Box<dyn Query>,
+                )
+            })
+            .collect();
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
+
     /// The filters of `req` as queries that match without scoring.
     fn filters(&self, req: &SearchRequest) -> Vec<Box<dyn Query>> {
         let f = self.fields;
@@ -163,8 +204,26 @@ impl SearchIndex {
     /// counts of the whole result set.
     pub fn find(&self, req: &SearchRequest) -> anyhow::Result<SearchResults> {
         let started = std::time::Instant::now();
+        let found = self.find_with(req, self.text_query(&req.q), started)?;
+        if found.total > 0 {
+            return Ok(found);
+        }
+        match self.fuzzy_query(&req.q) {
+            Some(q) => Ok(SearchResults {
+                fuzzy: true,
+                ..self.find_with(req, q, started)?
+            }),
+            None => Ok(found),
+        }
+    }
+
+    fn find_with(
+        &self,
+        req: &SearchRequest,
+        text: Box<dyn Query>,
+        started: std::time::Instant,
+    ) -> anyhow::Result<SearchResults> {
         let f = self.fields;
-        let text = self.text_query(&req.q);
         let filters = self.filters(req);
         let query: Box<dyn Query> = if filters.is_empty() {
             text.box_clone()
@@ -222,6 +281,12 @@ impl SearchIndex {
                 // No query term in the body (a title or CJK match): lead text.
                 snippet = truncate_chars(&body, self.snippet_chars);
             }
+            let terms: Vec<&str> = fragment
+                .highlighted()
+                .iter()
+                .filter_map(|r| fragment.fragment().get(r.clone()))
+                .collect();
+            let highlight = highlight(&snippet, &terms);
             let published = doc
                 .get_first(f.published)
                 .and_then(|v| v.as_datetime())
@@ -233,6 +298,7 @@ impl SearchIndex {
                 title: get(f.title),
                 score,
                 snippet,
+                highlight,
                 author: opt(f.author),
                 date: opt(f.date),
                 language: opt(f.language),
@@ -249,6 +315,7 @@ impl SearchIndex {
             total,
             hits,
             facets,
+            fuzzy: false,
             took_ms: started.elapsed().as_secs_f64() * 1000.0,
         })
     }

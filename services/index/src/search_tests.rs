@@ -315,3 +315,52 @@ async fn the_documented_query_language_works() {
     assert_eq!(got("title:a2"), ["a2"]);
     assert_eq!(got("council OR pont"), ["a2", "a3s"]);
 }
+
+#[tokio::test]
+async fn snippets_mark_the_matched_words_and_a_phrase_as_one() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = index(dir.path()).await;
+    let r = s.find(&ask("\"harbour bridge\" reopened")).unwrap();
+    assert_eq!(r.hits[0].id, "a1s");
+    assert!(
+        r.hits[0]
+            .highlight
+            .contains("<mark>harbour bridge</mark> <mark>reopened</mark>")
+            || r.hits[0]
+                .highlight
+                .contains("<mark>harbour bridge reopened</mark>"),
+        "{}",
+        r.hits[0].highlight
+    );
+    let r = s.find(&ask("repairs")).unwrap();
+    assert!(
+        r.hits
+            .iter()
+            .all(|h| h.highlight.contains("<mark>repairs</mark>")),
+        "{:?}",
+        r.hits
+    );
+}
+
+#[tokio::test]
+async fn a_query_with_a_typo_finds_the_words_within_one_edit() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = index(dir.path()).await;
+    let r = s.find(&ask("harbuor council")).unwrap();
+    assert!(r.fuzzy, "no exact hit, so typo-tolerant");
+    assert_eq!(ids(&r), vec!["a2"]);
+    // Exact hits are not widened; short words and phrases are not fuzzy.
+    assert!(!s.find(&ask("harbour council")).unwrap().fuzzy);
+    assert_eq!(
+        s.find(&ask("pnot")).unwrap().total,
+        0,
+        "four letters stay exact"
+    );
+    let five = s.find(&ask("brdge")).unwrap();
+    assert!(
+        five.fuzzy && five.total == 3,
+        "five letters: bridge, {:?}",
+        ids(&five)
+    );
+    assert_eq!(s.find(&ask("\"harbuor bridge\"")).unwrap().total, 0);
+}

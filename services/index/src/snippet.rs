@@ -104,3 +104,83 @@ mod snippet_tests {
         assert_eq!(sentence_snippet(cjk, "雨が降る", 8), "…雨が降るでしょう…");
     }
 }
+
+/// `snippet` as HTML: escaped, with `<mark>` around each occurrence of the
+/// matched `terms` (the words a match highlighted in the article, as they
+/// are written there); terms next to each other, as a phrase's, share one
+/// mark. A term of letters or digits is marked as a whole word only.
+pub(crate) fn highlight(snippet: &str, terms: &[&str]) -> String {
+    let mut marked = vec![false; snippet.len()];
+    let is_word = |c: char| c.is_alphanumeric() && !gleaner_text::is_cjk(c);
+    for term in terms.iter().filter(|t| !t.trim().is_empty()) {
+        let whole_word = term.chars().all(is_word);
+        for (at, _) in snippet.match_indices(term) {
+            let end = at + term.len();
+            let before = snippet[..at].chars().next_back();
+            let after = snippet[end..].chars().next();
+            if whole_word && (before.is_some_and(is_word) || after.is_some_and(is_word)) {
+                continue;
+            }
+            marked[at..end].iter_mut().for_each(|m| *m = true);
+        }
+    }
+    // Marks separated only by spaces become one (a phrase).
+    let bytes = snippet.as_bytes();
+    let mut i = 1;
+    while i < bytes.len() {
+        if bytes[i] == b' ' && marked[i - 1] {
+            let end = (i..bytes.len())
+                .find(|&j| bytes[j] != b' ')
+                .unwrap_or(bytes.len());
+            if end < bytes.len() && marked[end] {
+                marked[i..end].iter_mut().for_each(|m| *m = true);
+            }
+            i = end;
+        } else {
+            i += 1;
+        }
+    }
+    let mut out = String::with_capacity(snippet.len() + 16);
+    let mut run_start = 0;
+    for (i, _) in snippet
+        .char_indices()
+        .chain(std::iter::once((snippet.len(), ' ')))
+    {
+        let boundary = i == snippet.len() || (i > 0 && marked[i] != marked[i - 1]);
+        if boundary && i > run_start {
+            let text = htmlize::escape_text(&snippet[run_start..i]);
+            if marked[run_start] {
+                out.push_str("<mark>");
+                out.push_str(&text);
+                out.push_str("</mark>");
+            } else {
+                out.push_str(&text);
+            }
+            run_start = i;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod highlight_tests {
+    use super::highlight;
+
+    #[test]
+    fn terms_are_marked_whole_escaped_and_a_phrase_shares_one_mark() {
+        assert_eq!(
+            highlight(
+                "The harbour bridge & <the> bridges.",
+                &["harbour", "bridge"]
+            ),
+            "The <mark>harbour bridge</mark> &amp; &lt;the&gt; bridges."
+        );
+        assert_eq!(
+            highlight("Bridge, then bridge.", &["Bridge", "bridge"]),
+            "<mark>Bridge</mark>, then <mark>bridge</mark>."
+        );
+        assert_eq!(highlight("東京は雨", &["東京"]), "<mark>東京</mark>は雨");
+        assert_eq!(highlight("no match", &["x"]), "no match");
+        assert_eq!(highlight("", &["x"]), "");
+    }
+}

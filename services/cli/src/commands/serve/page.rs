@@ -151,6 +151,7 @@ mod tests {
             title: title.into(),
             score: 1.0,
             snippet: "the <b>bridge</b> reopened".into(),
+            highlight: "the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened".into(),
             author: Some("A. Writer".into()),
             date: Some("2024-05-01".into()),
             language: Some("en".into()),
