@@ -46,6 +46,8 @@ pub struct SearchRequest {
     /// Published before (Unix seconds).
     pub to: Option<i64>,
     pub has_summary: Option<bool>,
+    /// Taken into the index at or after (Unix seconds): what is new.
+    pub indexed_from: Option<i64>,
     pub sort: Sort,
     /// Hits (clusters of copies) to skip.
     pub offset: usize,

@@ -87,6 +87,8 @@ pub(crate) struct Fields {
     pub(crate) site: Field,
     /// Whether the article has summaries (a filter).
     pub(crate) has_summary: Field,
+    /// When the index took it in (fast: standing queries ask what is new).
+    pub(crate) indexed: Field,
 }
 
 pub(crate) fn schema() -> (Schema, Fields) {
@@ -128,6 +130,10 @@ pub(crate) fn schema() -> (Schema, Fields) {
         ),
         site: b.add_text_field("site", STRING | STORED | FAST),
         has_summary: b.add_bool_field("has_summary", INDEXED | FAST),
+        indexed: b.add_date_field(
+            "indexed",
+            DateOptions::from(INDEXED | FAST).set_precision(DateTimePrecision::Seconds),
+        ),
     };
     (b.build(), f)
 }

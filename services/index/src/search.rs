@@ -92,6 +92,12 @@ impl SearchIndex {
         })
     }
 
+    /// Makes the last commit searchable now (the reader otherwise follows
+    /// commits by itself, within about a second).
+    pub fn reload(&self) -> anyhow::Result<()> {
+        Ok(self.reader.reload()?)
+    }
+
     /// Number of documents searchable now.
     pub fn num_docs(&self) -> u64 {
         self.reader.searcher().num_docs()
@@ -190,6 +196,14 @@ impl SearchIndex {
                 .map_or(Bound::Unbounded, |s| Bound::Included(at(s)));
             let upper = req.to.map_or(Bound::Unbounded, |s| Bound::Excluded(at(s)));
             out.push(Box::new(RangeQuery::new(lower, upper)));
+        }
+        if let Some(secs) = req.indexed_from {
+            let at =
+                Term::from_field_date_for_search(f.indexed, DateTime::from_timestamp_secs(secs));
+            out.push(Box::new(RangeQuery::new(
+                Bound::Included(at),
+                Bound::Unbounded,
+            )));
         }
         if let Some(has) = req.has_summary {
             let term = Term::from_field_bool(f.has_summary, has);

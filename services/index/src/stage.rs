@@ -291,6 +291,7 @@ impl IndexStage {
         let host = gleaner_core::util::host_of(&a.url);
         d.add_text(f.site, gleaner_core::util::registered_domain(&host));
         d.add_bool(f.has_summary, !s.summaries.is_empty());
+        d.add_date(f.indexed, tantivy::DateTime::from_timestamp_secs(now));
         Ok(d)
     }
 }

@@ -51,11 +51,13 @@ pub fn routes(api: Arc<Api>) -> Router {
         .route("/api/v1/articles/{id}", get(article))
         .route("/api/v1/stats", get(stats))
         .route("/api/v1/openapi.json", get(openapi))
+        .route("/api/v1/feed", get(super::standing::feed))
+        .route("/api/v1/stream", get(super::standing::stream))
         .with_state(api)
 }
 
 /// 401 unless the request carries the key (when one is set).
-fn allowed(api: &Api, headers: &HeaderMap) -> Result<(), ApiError> {
+pub(super) fn allowed(api: &Api, headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(key) = &api.key else {
         return Ok(());
     };
@@ -75,7 +77,7 @@ fn allowed(api: &Api, headers: &HeaderMap) -> Result<(), ApiError> {
 }
 
 /// Runs `f` on the blocking threads, answering 503 past the time limit.
-async fn bounded<T: Send + 'static>(
+pub(super) async fn bounded<T: Send + 'static>(
     api: &Api,
     f: impl FnOnce() -> anyhow::Result<T> + Send + 'static,
 ) -> Result<T, ApiError> {

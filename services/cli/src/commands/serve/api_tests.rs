@@ -229,3 +229,88 @@ fn random_query_strings_are_answered_never_a_panic() {
         }
     });
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_feed_lists_the_newest_matches_in_atom() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_api(index(dir.path()).await, None).await;
+    let r = reqwest::get(format!("{base}/api/v1/feed?q=bridge&limit=5"))
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    assert!(r.headers()["content-type"]
+        .to_str()
+        .unwrap()
+        .starts_with("application/atom+xml"));
+    let feed = atom_syndication::Feed::read_from(&r.bytes().await.unwrap()[..]).unwrap();
+    assert_eq!(feed.entries().len(), 5);
+    let times: Vec<_> = feed.entries().iter().map(|e| *e.updated()).collect();
+    assert!(
+        times.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {times:?}"
+    );
+    assert!(feed.entries()[0].links()[0].href().starts_with("https://"));
+    let (status, _) = get(&format!("{base}/api/v1/feed?limit=0")).await;
+    assert_eq!(status, 400);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_stream_pushes_each_new_match_within_a_second_of_its_commit() {
+    use futures::StreamExt;
+    let dir = tempfile::tempdir().unwrap();
+    // A writer that commits every batch, as the index service does, and a
+    // server reading the same directory.
+    let mut writer = gleaner_index::IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let first = [article(
+        "old",
+        "a.example.com",
+        "2026-01-01",
+        None,
+        "An old ferry story.",
+    )];
+    assert!(writer.handle_batch(&first).await.iter().all(|r| r.is_ok()));
+    let base = serve_api(SearchIndex::open(dir.path(), 200).unwrap(), None).await;
+    let r = reqwest::get(format!("{base}/api/v1/stream?q=ferry"))
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 200);
+    let mut body = r.bytes_stream();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let batch = [
+        article(
+            "new",
+            "b.example.org",
+            "2026-03-09",
+            None,
+            "The new ferry sails at dawn.",
+        ),
+        article(
+            "other",
+            "b.example.org",
+            "2026-03-09",
+            None,
+            "Nothing about boats.",
+        ),
+    ];
+    assert!(writer.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
+    let committed = std::time::Instant::now();
+    let mut seen = String::new();
+    while !seen.contains("\"id\":\"new\"") {
+        let chunk = tokio::time::timeout(Duration::from_secs(3), body.next())
+            .await
+            .expect("an event within 3 s")
+            .unwrap()
+            .unwrap();
+        seen.push_str(&String::from_utf8_lossy(&chunk));
+    }
+    let after = committed.elapsed();
+    assert!(
+        after < Duration::from_millis(1500),
+        "{after:?} after the commit"
+    );
+    assert!(seen.starts_with("event: article"), "{seen}");
+    assert!(
+        !seen.contains("\"id\":\"old\"") && !seen.contains("\"id\":\"other\""),
+        "{seen}"
+    );
+}

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 pub mod api;
 mod page;
+mod standing;
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
