@@ -56,6 +56,30 @@ pub struct SearchRequest {
     pub facets: bool,
 }
 
+impl SearchRequest {
+    /// Takes the filter operators out of the query into the filters:
+    /// `site:bbc.co.uk`, `lang:de` (or `language:de`), `after:2026-03-01`
+    /// (that day on), `before:2026-03-05` (up to that day, not included).
+    /// Quoted text is left alone.
+    pub fn lift_operators(&mut self) -> anyhow::Result<()> {
+        let mut kept = Vec::new();
+        let mut quoted = false;
+        for token in self.q.split_whitespace() {
+            let op = if quoted { None } else { token.split_once(':') };
+            quoted ^= token.matches('"').count() % 2 == 1;
+            match op {
+                Some(("site", v)) if !v.is_empty() => self.sites.push(v.to_string()),
+                Some(("lang" | "language", v)) if !v.is_empty() => self.lang = Some(v.to_string()),
+                Some(("after", v)) => self.from = Some(parse_date(v, false)?),
+                Some(("before", v)) => self.to = Some(parse_date(v, false)?),
+                _ => kept.push(token),
+            }
+        }
+        self.q = kept.join(" ");
+        Ok(())
+    }
+}
+
 /// Counts of the whole result set by a field's value, largest first.
 #[derive(Debug, Clone, Default, Serialize, PartialEq)]
 pub struct Facets {
@@ -127,6 +151,23 @@ mod tests {
             assert!(parse_date(bad, false).is_err(), "{bad}");
         }
         assert!("newest".parse::<Sort>().is_ok());
+        let mut r = SearchRequest {
+            q: r#"bridge site:bbc.co.uk lang:en after:2026-03-01 before:2026-03-05 "see site:x""#
+                .into(),
+            ..SearchRequest::default()
+        };
+        r.lift_operators().unwrap();
+        assert_eq!(r.q, r#"bridge "see site:x""#);
+        assert_eq!(
+            (r.sites, r.lang.as_deref()),
+            (vec!["bbc.co.uk".to_string()], Some("en"))
+        );
+        assert_eq!((r.from, r.to), (Some(1_772_323_200), Some(1_772_668_800)));
+        let mut bad = SearchRequest {
+            q: "after:soon".into(),
+            ..SearchRequest::default()
+        };
+        assert!(bad.lift_operators().is_err());
         assert!("latest".parse::<Sort>().is_err());
     }
 }

@@ -111,7 +111,7 @@ impl SearchCmd {
                 .transpose()
                 .map_err(|e| crate::commands::bad_input(format!("{e:#}")))
         };
-        let req = SearchRequest {
+        let mut req = SearchRequest {
             q: self.query.join(" "),
             sites: self.site,
             lang: self.lang,
@@ -122,6 +122,8 @@ impl SearchCmd {
             limit: self.limit,
             ..SearchRequest::default()
         };
+        req.lift_operators()
+            .map_err(|e| crate::commands::bad_input(format!("{e:#}")))?;
         search(&cfg, &data, &req, self.json)?;
         Ok(ExitCode::SUCCESS)
     }

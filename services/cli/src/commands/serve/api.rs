@@ -168,6 +168,7 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
             .ok_or_else(|| bad(format!("not a cursor of this API: {c:?}")))?,
         (None, None) => 0,
     };
+    req.lift_operators().map_err(|e| bad(format!("q: {e:#}")))?;
     if let (Some(from), Some(to)) = (req.from, req.to) {
         if from >= to {
             return Err(bad("from must be before to"));

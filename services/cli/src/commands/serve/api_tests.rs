@@ -111,7 +111,7 @@ async fn answers_have_the_documented_shapes() {
     let dir = tempfile::tempdir().unwrap();
     let base = serve_api(index(dir.path()).await, None).await;
     let (status, r) = get(&format!(
-        "{base}/api/v1/search?q=bridge&site=example.com&sort=newest"
+        "{base}/api/v1/search?q=bridge+after:2026-01-01&site=example.com&sort=newest"
     ))
     .await;
     assert_eq!(status, 200, "{r}");
@@ -159,6 +159,7 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
         ("has_summary=maybe", "true or false"),
         ("qq=bridge", "unknown parameter"),
         ("cursor=zzz", "not a cursor"),
+        ("q=bridge+after:soon", "not a date"),
         ("cursor=o10&offset=3", "not both"),
         (&format!("q={long}")[..], "longer than"),
     ] {
