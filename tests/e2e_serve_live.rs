@@ -82,6 +82,7 @@ async fn serve_follows_a_running_run_and_streams_what_it_indexes() {
     assert!(status == 200 && body.contains(ARTICLES[2].0), "{body}");
     eprintln!("seed handed to the run -> pushed by serve's stream: {pushed:?}");
     let _ = run.kill();
+    let _ = run.wait();
     let _ = serve.kill();
     let out = serve.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);
