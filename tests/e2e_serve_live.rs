@@ -22,6 +22,12 @@ async fn serve_follows_a_running_run_and_streams_what_it_indexes() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
+    // serve waits for an index only in a data directory that exists (a
+    // mistyped one is refused): start it once the run has made its own.
+    let t0 = Instant::now();
+    while !data.join("index").join("meta.json").exists() && t0.elapsed() < Duration::from_secs(30) {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
     let listen = free_addr();
     let mut serve = Command::new(GLEANER)
         .args(["serve", "--config"])
