@@ -29,10 +29,12 @@ pub struct Api {
     pub key: Option<String>,
     /// A query still running after this is answered 503.
     pub timeout: Duration,
+    /// Streams open now (each polls the index): at most `MAX_STREAMS`.
+    pub streams: std::sync::atomic::AtomicUsize,
 }
 
 /// An error as the API answers it.
-pub struct ApiError(StatusCode, &'static str, String);
+pub struct ApiError(pub StatusCode, pub &'static str, pub String);
 
 impl IntoResponse for ApiError {
     fn into_response(self) -> Response {

@@ -77,6 +77,7 @@ async fn serve_api(idx: SearchIndex, key: Option<&str>) -> String {
         idx: Arc::new(idx),
         key: key.map(str::to_string),
         timeout: Duration::from_secs(5),
+        streams: Default::default(),
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
@@ -313,5 +314,24 @@ async fn a_stream_pushes_each_new_match_within_a_second_of_its_commit() {
     assert!(
         !seen.contains("\"id\":\"old\"") && !seen.contains("\"id\":\"other\""),
         "{seen}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn streams_past_the_cap_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let base = serve_api(index(dir.path()).await, None).await;
+    let mut open = Vec::new();
+    for _ in 0..super::super::standing::MAX_STREAMS {
+        let r = reqwest::get(format!("{base}/api/v1/stream?q=ferry"))
+            .await
+            .unwrap();
+        assert_eq!(r.status().as_u16(), 200);
+        open.push(r);
+    }
+    let (status, e) = get(&format!("{base}/api/v1/stream?q=ferry")).await;
+    assert_eq!(
+        (status, e["error"].as_str()),
+        (503, Some("too_many_streams"))
     );
 }

@@ -139,6 +139,7 @@ pub fn router(
         idx: idx.clone(),
         key,
         timeout,
+        streams: Default::default(),
     }));
     Router::new()
         .route("/", get(page))

@@ -12,6 +12,7 @@ use futures::Stream;
 use gleaner_index::{Hit, SearchRequest, Sort};
 use std::collections::{HashSet, VecDeque};
 use std::convert::Infallible;
+use std::sync::atomic::Ordering;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -19,6 +20,17 @@ use std::time::Duration;
 const POLL: Duration = Duration::from_millis(250);
 /// Ids a stream remembers having sent (new matches are few per poll).
 const REMEMBERED: usize = 10_000;
+/// Streams open at once: each searches four times a second.
+pub const MAX_STREAMS: usize = 64;
+
+/// One open stream, counted while it lives.
+struct Open(Arc<Api>);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.0.streams.fetch_sub(1, Ordering::SeqCst);
+    }
+}
 
 /// The request of a standing query: newest first, no facets.
 fn standing(raw: Option<&str>, limit: usize) -> Result<SearchRequest, ApiError> {
@@ -94,6 +106,7 @@ fn entry(h: &Hit) -> atom_syndication::Entry {
 /// What a stream keeps between polls.
 struct Watch {
     api: Arc<Api>,
+    _open: Open,
     req: SearchRequest,
     sent: HashSet<String>,
     order: VecDeque<String>,
@@ -139,11 +152,21 @@ pub async fn stream(
 ) -> Result<Sse<impl Stream<Item = Result<Event, Infallible>>>, ApiError> {
     allowed(&api, &headers)?;
     let mut req = standing(raw.as_deref(), 100)?;
+    if api.streams.fetch_add(1, Ordering::SeqCst) >= MAX_STREAMS {
+        api.streams.fetch_sub(1, Ordering::SeqCst);
+        return Err(ApiError(
+            axum::http::StatusCode::SERVICE_UNAVAILABLE,
+            "too_many_streams",
+            format!("{MAX_STREAMS} streams are open; close one, or read /api/v1/feed instead"),
+        ));
+    }
+    let open = Open(api.clone());
     // Only what is taken in from now on: what the index took in this last
     // second is remembered as sent (the index keeps whole seconds).
     req.indexed_from = Some(gleaner_core::util::unix_now() as i64 - 1);
     let mut watch = Watch {
         api,
+        _open: open,
         req,
         sent: HashSet::new(),
         order: VecDeque::new(),
