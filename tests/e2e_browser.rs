@@ -131,6 +131,10 @@ async fn the_search_page_shows_hits_in_a_browser() {
     );
     assert!(dom.contains("class=\"summary\""), "with its summary: {dom}");
     assert!(
+        dom.to_lowercase().contains("<mark>bridge</mark>"),
+        "the matched word marked in its snippet: {dom}"
+    );
+    assert!(
         !hostile.contains("<script"),
         "a query stays text: {hostile}"
     );

@@ -9,7 +9,7 @@ use std::fmt::Write;
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}\
 form{display:flex;gap:.5rem;margin-bottom:1.5rem}input[type=search]{flex:1;font-size:1rem;padding:.4rem}\
-button{font-size:1rem;padding:.4rem 1rem}.hit{margin-bottom:1.4rem}.hit h2{font-size:1.1rem;margin:0}\
+button{font-size:1rem;padding:.4rem 1rem}mark{background:#fff2a8;color:inherit}.hit{margin-bottom:1.4rem}.hit h2{font-size:1.1rem;margin:0}\
 .meta{color:#666;font-size:.85rem}.url{color:#1a6b1a;font-size:.85rem;word-break:break-all}\
 .summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}";
 
@@ -45,8 +45,8 @@ pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
         Outcome::Empty => {
             let _ = write!(
                 page,
-                "<p class=\"note\">{docs} articles searchable. Words, \"a phrase\", AND, OR, -word. \
-                 <a href=\"/report\">Crawl report</a></p>"
+                "<p class=\"note\">{docs} articles searchable. Words (all of them), \"a phrase\", OR, -word, \
+                 site:, lang:, after:, before:. <a href=\"/report\">Crawl report</a></p>"
             );
         }
         Outcome::Failed(e) => {
@@ -121,7 +121,11 @@ fn write_hit(page: &mut String, hit: &Hit) {
     if let Some(summary) = first_summary(&hit.summaries) {
         let _ = write!(page, "<p class=\"summary\">{}</p>", escape_text(summary));
     }
-    if !hit.snippet.is_empty() {
+    // The index made `highlight` from the snippet: escaped, with only its
+    // own <mark> tags added.
+    if !hit.highlight.is_empty() {
+        let _ = write!(page, "<p class=\"snippet\">{}</p>", hit.highlight);
+    } else if !hit.snippet.is_empty() {
         let _ = write!(
             page,
             "<p class=\"snippet\">{}</p>",
@@ -180,7 +184,7 @@ mod tests {
             .contains("<a href=\"https://example.com/a?x=1&amp;y=2\">Bridge &lt;reopens&gt;</a>"));
         assert!(!page.contains("href=\"javascript:"), "{page}");
         assert!(page.contains("The bridge reopened."));
-        assert!(page.contains("the &lt;b&gt;bridge&lt;/b&gt; reopened"));
+        assert!(page.contains("the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened"));
         assert!(page.contains("A. Writer · 2024-05-01 · 2 copies elsewhere"));
     }
 
