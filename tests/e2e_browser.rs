@@ -30,6 +30,30 @@ fn chromium() -> Option<String> {
     None
 }
 
+/// A screenshot of `url` at `size` (width,height) into `path`, kept with
+/// the test output (target/browser-screenshots) for a person to look at.
+fn screenshot(chromium: &str, url: &str, size: &str, path: &std::path::Path) {
+    let profile = tempfile::tempdir().unwrap();
+    let status = Command::new(chromium)
+        .args([
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-dev-shm-usage",
+            "--no-first-run",
+            "--hide-scrollbars",
+        ])
+        .arg(format!("--user-data-dir={}", profile.path().display()))
+        .arg(format!("--window-size={size}"))
+        .arg(format!("--screenshot={}", path.display()))
+        .arg(url)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success() && path.exists(), "no screenshot of {url}");
+}
+
 /// The DOM chromium builds for `url`.
 fn dump_dom(chromium: &str, url: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
@@ -91,7 +115,7 @@ async fn the_search_page_shows_hits_in_a_browser() {
     })
     .await
     .unwrap();
-    let (c, l) = (chromium, listen.clone());
+    let (c, l) = (chromium.clone(), listen.clone());
     let empty = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/")))
         .await
         .unwrap();
@@ -114,6 +138,41 @@ async fn the_search_page_shows_hits_in_a_browser() {
         urls.contains(&format!("{base}/news/bridge-reopens.html").as_str()),
         "{body}"
     );
+    // The article view of the first hit, and the results narrowed by a
+    // site facet, as chromium builds them.
+    let (_, v1) = http_get(&format!("http://{listen}/api/v1/search?q=bridge&limit=1"))
+        .await
+        .unwrap();
+    let v1: serde_json::Value = serde_json::from_str(&v1).unwrap();
+    let id = v1["hits"][0]["id"].as_str().unwrap().to_string();
+    let site = v1["facets"]["site"][0][0].as_str().unwrap().to_string();
+    let (c, l) = (chromium.clone(), listen.clone());
+    let article =
+        tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/article/{id}")))
+            .await
+            .unwrap();
+    let (c, l, s) = (chromium.clone(), listen.clone(), site.clone());
+    let narrowed = tokio::task::spawn_blocking(move || {
+        dump_dom(&c, &format!("http://{l}/?q=bridge&site={s}&sort=newest"))
+    })
+    .await
+    .unwrap();
+    let shots =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    for (name, size, path) in [
+        ("results-desktop", "1200,900", "/?q=bridge"),
+        ("results-phone", "390,844", "/?q=bridge"),
+    ] {
+        let (c, url, file) = (
+            chromium.clone(),
+            format!("http://{listen}{path}"),
+            shots.join(format!("{name}.png")),
+        );
+        tokio::task::spawn_blocking(move || screenshot(&c, &url, size, &file))
+            .await
+            .unwrap();
+    }
     assert_eq!(api("").await.unwrap().0, 400);
     assert_eq!(api("?q=%22harbour+AND+(").await.unwrap().0, 200);
     let _ = serve.kill();
@@ -145,5 +204,20 @@ async fn the_search_page_shows_hits_in_a_browser() {
     assert!(
         empty.contains("articles searchable") && empty.contains("href=\"/report\""),
         "{empty}"
+    );
+    // Facets, order and the way to the article view are on the page.
+    assert!(dom.contains("aria-label=\"Narrow the results\""), "{dom}");
+    assert!(
+        dom.contains(">newest</a>") && dom.contains("/article/"),
+        "{dom}"
+    );
+    assert!(
+        article.contains("<h1>") && article.contains("Summaries") && article.contains("← Search"),
+        "{article}"
+    );
+    assert!(
+        narrowed.contains("<b aria-current=\"true\">newest</b>")
+            && narrowed.matches("<article class=\"hit\">").count() >= 1,
+        "{narrowed}"
     );
 }

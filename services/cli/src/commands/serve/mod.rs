@@ -9,6 +9,7 @@ use clap::Args;
 use std::path::PathBuf;
 use std::process::ExitCode;
 pub mod api;
+mod browse;
 mod page;
 mod standing;
 
@@ -87,22 +88,56 @@ async fn search(
     }
 }
 
-/// The search page: the form, and the hits for `q` if given.
+/// The search page: the form, and for a query (or filters) a page of
+/// results with their count, order, facets and paging. It takes the API's
+/// parameters, so every link is also an API query.
 async fn page(
     State(idx): State<Shared>,
-    Query(p): Query<SearchParams>,
+    axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> axum::response::Html<String> {
     use page::{render, Outcome};
-    let q = p.q.unwrap_or_default();
-    let outcome = if q.trim().is_empty() {
+    let raw = raw.unwrap_or_default();
+    let params = browse::Params::parse(&raw);
+    let q = params.get("q").unwrap_or("").to_string();
+    let outcome = if params.0.iter().all(|(_, v)| v.trim().is_empty()) {
         Outcome::Empty
     } else {
-        match hits(&idx, &q, p.limit).await {
-            Ok(hits) => Outcome::Hits(hits),
-            Err(e) => Outcome::Failed(e),
+        match api::parse_search(&raw) {
+            Err(e) => Outcome::Failed(e.2),
+            Ok(req) => {
+                let (offset, limit) = (req.offset, req.limit);
+                let idx = idx.clone();
+                match tokio::task::spawn_blocking(move || idx.find(&req)).await {
+                    Ok(Ok(found)) => Outcome::Results {
+                        found,
+                        params,
+                        offset,
+                        limit,
+                    },
+                    Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
+                    Err(e) => Outcome::Failed(e.to_string()),
+                }
+            }
         }
     };
     axum::response::Html(render(&q, &outcome, idx.num_docs()))
+}
+
+/// One article whole, or 404.
+async fn article_page(
+    State(idx): State<Shared>,
+    axum::extract::Path(id): axum::extract::Path<String>,
+) -> axum::response::Response {
+    use axum::response::IntoResponse;
+    match tokio::task::spawn_blocking(move || idx.article(&id)).await {
+        Ok(Ok(Some(a))) => axum::response::Html(browse::article(&a, page::STYLE)).into_response(),
+        Ok(Ok(None)) => (StatusCode::NOT_FOUND, "no such article\n").into_response(),
+        _ => (
+            StatusCode::SERVICE_UNAVAILABLE,
+            "the index could not be read\n",
+        )
+            .into_response(),
+    }
 }
 
 async fn health(State(idx): State<Shared>) -> Json<serde_json::Value> {
@@ -143,6 +178,7 @@ pub fn router(
     }));
     Router::new()
         .route("/", get(page))
+        .route("/article/{id}", get(article_page))
         .route("/search", get(search))
         .route("/health", get(health))
         .route("/report", get(move || report(report_file.clone())))

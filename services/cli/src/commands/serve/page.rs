@@ -3,21 +3,32 @@
 //! value from the index or the query is escaped (htmlize) before it is
 //! written into the page.
 
-use gleaner_index::Hit;
+use super::browse::{self, Params};
+use gleaner_index::{Hit, SearchResults};
 use htmlize::{escape_attribute, escape_text};
 use std::fmt::Write;
 
-const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}\
+pub(crate) const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}\
 form{display:flex;gap:.5rem;margin-bottom:1.5rem}input[type=search]{flex:1;font-size:1rem;padding:.4rem}\
 button{font-size:1rem;padding:.4rem 1rem}mark{background:#fff2a8;color:inherit}.hit{margin-bottom:1.4rem}.hit h2{font-size:1.1rem;margin:0}\
 .meta{color:#666;font-size:.85rem}.url{color:#1a6b1a;font-size:.85rem;word-break:break-all}\
-.summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}";
+.summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}\
+.layout{display:flex;gap:2rem}.layout main{flex:1;min-width:0}.facets{width:12rem;font-size:.9rem}\
+.facets h3{font-size:.9rem;margin:.8rem 0 .3rem}.facets ul{list-style:none;padding:0;margin:0}.n{color:#888}\
+.paging{display:flex;gap:1rem;margin:1rem 0}a:focus{outline:2px solid #1a5fb4}\
+@media(max-width:40rem){.layout{flex-direction:column}.facets{width:auto}}";
 
 /// What a search gave: hits, or the error to show.
 pub enum Outcome {
     /// No query yet.
     Empty,
-    Hits(Vec<Hit>),
+    /// A page of results with its count, facets and place.
+    Results {
+        found: SearchResults,
+        params: Params,
+        offset: usize,
+        limit: usize,
+    },
     Failed(String),
 }
 
@@ -56,19 +67,30 @@ pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
                 escape_text(e)
             );
         }
-        Outcome::Hits(hits) if hits.is_empty() => {
-            let _ = write!(
-                page,
-                "<p class=\"note\">No article matches <b>{}</b>.</p>",
-                escape_text(query)
-            );
-        }
-        Outcome::Hits(hits) => {
-            let _ = write!(page, "<main>");
-            for hit in hits {
+        Outcome::Results {
+            found,
+            params,
+            offset,
+            limit,
+        } => {
+            browse::summary_line(&mut page, found, params);
+            page.push_str("<div class=\"layout\"><main>");
+            if found.hits.is_empty() {
+                let _ = write!(
+                    page,
+                    "<p class=\"note\">No article matches <b>{}</b>.</p>",
+                    escape_text(query)
+                );
+            }
+            for hit in &found.hits {
                 write_hit(&mut page, hit);
             }
-            let _ = write!(page, "</main>");
+            browse::paging(&mut page, found, params, *offset, *limit);
+            page.push_str("</main>");
+            if let Some(f) = &found.facets {
+                browse::facets(&mut page, f, params);
+            }
+            page.push_str("</div>");
         }
     }
     page.push_str("</body></html>");
@@ -118,6 +140,13 @@ fn write_hit(page: &mut String, hit: &Hit) {
             copies
         );
     }
+    let _ = write!(
+        page,
+        "<div class=\"meta\"><a href=\"/article/{}\">Read here</a></div>",
+        escape_attribute(
+            url::form_urlencoded::byte_serialize(hit.id.as_bytes()).collect::<String>()
+        )
+    );
     if let Some(summary) = first_summary(&hit.summaries) {
         let _ = write!(page, "<p class=\"summary\">{}</p>", escape_text(summary));
     }
@@ -168,14 +197,36 @@ mod tests {
         }
     }
 
+    fn results(hits: Vec<Hit>, raw: &str) -> Outcome {
+        Outcome::Results {
+            found: SearchResults {
+                total: 25,
+                hits,
+                facets: Some(gleaner_index::Facets {
+                    site: vec![("example.com".into(), 20)],
+                    language: vec![("en".into(), 25)],
+                    month: vec![("2024-05".into(), 25)],
+                }),
+                fuzzy: false,
+                took_ms: 1.5,
+            },
+            params: Params::parse(raw),
+            offset: 10,
+            limit: 2,
+        }
+    }
+
     #[test]
     fn hits_are_rendered_and_everything_is_escaped() {
         let page = render(
             "\"><script>alert(1)</script>",
-            &Outcome::Hits(vec![
-                hit("Bridge <reopens>", "https://example.com/a?x=1&y=2"),
-                hit("Bad", "javascript:alert(1)"),
-            ]),
+            &results(
+                vec![
+                    hit("Bridge <reopens>", "https://example.com/a?x=1&y=2"),
+                    hit("Bad", "javascript:alert(1)"),
+                ],
+                "q=bridge&offset=10&limit=2",
+            ),
             7,
         );
         assert!(!page.contains("<script>"), "{page}");
@@ -186,12 +237,35 @@ mod tests {
         assert!(page.contains("The bridge reopened."));
         assert!(page.contains("the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened"));
         assert!(page.contains("A. Writer · 2024-05-01 · 2 copies elsewhere"));
+        // The count, the order, facets, paging and the article view.
+        assert!(page.contains("25 articles"), "{page}");
+        assert!(
+            page.contains("<a href=\"/?q=bridge&amp;limit=2&amp;sort=newest\">newest</a>"),
+            "{page}"
+        );
+        assert!(
+            page.contains(
+                "<a href=\"/?q=bridge&amp;limit=2&amp;site=example.com\">example.com</a>"
+            ),
+            "{page}"
+        );
+        assert!(
+            page.contains("rel=\"prev\" href=\"/?q=bridge&amp;limit=2&amp;offset=8\""),
+            "{page}"
+        );
+        assert!(
+            page.contains("rel=\"next\" href=\"/?q=bridge&amp;limit=2&amp;offset=12\""),
+            "{page}"
+        );
+        assert!(page.contains("href=\"/article/1\""), "{page}");
     }
 
     #[test]
     fn no_query_no_hits_and_failures_say_so() {
         assert!(render("", &Outcome::Empty, 3).contains("3 articles searchable"));
-        assert!(render("zzz", &Outcome::Hits(vec![]), 3).contains("No article matches <b>zzz</b>"));
+        assert!(
+            render("zzz", &results(vec![], "q=zzz"), 3).contains("No article matches <b>zzz</b>")
+        );
         let failed = render("a", &Outcome::Failed("index <gone>".into()), 3);
         assert!(failed.contains("Search failed: index &lt;gone&gt;"));
     }

@@ -1,0 +1,250 @@
+//! What the search page adds around the hits, all plain links so that it
+//! works without JavaScript: the count, the order, facets as counts that
+//! filter, paging; and the article view (`/article/{id}`) with every
+//! summary and the copies. Every value is escaped (htmlize).
+
+use gleaner_index::{ArticleView, Facets, SearchResults};
+use htmlize::{escape_attribute, escape_text};
+use std::fmt::Write;
+
+/// The page's query string as pairs, to make links that change one thing.
+pub struct Params(pub Vec<(String, String)>);
+
+impl Params {
+    pub fn parse(raw: &str) -> Self {
+        Params(
+            url::form_urlencoded::parse(raw.as_bytes())
+                .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                .collect(),
+        )
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.0
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// A link to the page with `key` set to `value` (every other value of
+    /// `key` dropped unless `add`), back at the first page.
+    pub fn with(&self, key: &str, value: &str, add: bool) -> String {
+        let mut s = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in &self.0 {
+            if k == "offset" || k == "cursor" || (k == key && !add) {
+                continue;
+            }
+            s.append_pair(k, v);
+        }
+        s.append_pair(key, value);
+        format!("/?{}", s.finish())
+    }
+
+    /// A link to the same search at `offset`.
+    pub fn at(&self, offset: usize) -> String {
+        let mut s = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in self
+            .0
+            .iter()
+            .filter(|(k, _)| k != "offset" && k != "cursor")
+        {
+            s.append_pair(k, v);
+        }
+        s.append_pair("offset", &offset.to_string());
+        format!("/?{}", s.finish())
+    }
+}
+
+/// The line over the hits: how many, how long, and the order to choose.
+pub fn summary_line(page: &mut String, found: &SearchResults, p: &Params) {
+    let sort = p.get("sort").unwrap_or("relevance");
+    let _ = write!(
+        page,
+        "<p class=\"note\" role=\"status\">{} article{}{} · {:.0} ms · order:",
+        found.total,
+        if found.total == 1 { "" } else { "s" },
+        if found.fuzzy {
+            " (words within one typo)"
+        } else {
+            ""
+        },
+        found.took_ms
+    );
+    for s in ["relevance", "newest", "oldest"] {
+        if s == sort {
+            let _ = write!(page, " <b aria-current=\"true\">{s}</b>");
+        } else {
+            let _ = write!(
+                page,
+                " <a href=\"{}\">{s}</a>",
+                escape_attribute(p.with("sort", s, false))
+            );
+        }
+    }
+    page.push_str("</p>");
+}
+
+/// Facets as counts that filter: a site or a language adds its filter, a
+/// month sets the dates to it.
+pub fn facets(page: &mut String, f: &Facets, p: &Params) {
+    page.push_str("<nav class=\"facets\" aria-label=\"Narrow the results\">");
+    let mut group = |name: &str, rows: &[(String, u64)], link: &dyn Fn(&str) -> String| {
+        if rows.is_empty() {
+            return;
+        }
+        let _ = write!(page, "<section><h3>{name}</h3><ul>");
+        for (value, n) in rows.iter().take(10) {
+            let _ = write!(
+                page,
+                "<li><a href=\"{}\">{}</a> <span class=\"n\">{n}</span></li>",
+                escape_attribute(link(value)),
+                escape_text(value)
+            );
+        }
+        page.push_str("</ul></section>");
+    };
+    group("Sites", &f.site, &|v| p.with("site", v, true));
+    group("Languages", &f.language, &|v| p.with("lang", v, false));
+    group("Months", &f.month, &|v| {
+        let from = format!("{v}-01");
+        let to = month_end(v).unwrap_or_else(|| from.clone());
+        Params::parse(p.with("from", &from, false).trim_start_matches("/?")).with("to", &to, false)
+    });
+    page.push_str("</nav>");
+}
+
+/// The last day of a `YYYY-MM` month.
+fn month_end(month: &str) -> Option<String> {
+    let first: jiff::civil::Date = format!("{month}-01").parse().ok()?;
+    Some(first.last_of_month().to_string())
+}
+
+/// Links to the pages before and after.
+pub fn paging(page: &mut String, found: &SearchResults, p: &Params, offset: usize, limit: usize) {
+    page.push_str("<nav class=\"paging\" aria-label=\"Pages\">");
+    if offset > 0 {
+        let _ = write!(
+            page,
+            "<a rel=\"prev\" href=\"{}\">Previous</a> ",
+            escape_attribute(p.at(offset.saturating_sub(limit)))
+        );
+    }
+    let shown_to = offset + found.hits.len();
+    if found.hits.len() == limit && (shown_to as u64) < found.total {
+        let _ = write!(
+            page,
+            "<a rel=\"next\" href=\"{}\">Next</a>",
+            escape_attribute(p.at(offset + limit))
+        );
+    }
+    page.push_str("</nav>");
+}
+
+/// The article view: its text, every summary, its metadata and copies.
+pub fn article(a: &ArticleView, style: &str) -> String {
+    let mut page = String::with_capacity(a.text.len() + 4096);
+    let _ = write!(
+        page,
+        "<!DOCTYPE html><html lang=\"{}\"><head><meta charset=\"utf-8\">\
+         <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
+         <title>{} · gleaner</title><style>{style}</style></head><body>\
+         <p><a href=\"/\">← Search</a></p><article><h1>{}</h1>",
+        escape_attribute(a.language.as_deref().unwrap_or("en")),
+        escape_text(&a.title),
+        escape_text(&a.title),
+    );
+    let meta: Vec<String> = [Some(a.site.clone()), a.author.clone(), a.published.clone()]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+    let _ = write!(
+        page,
+        "<div class=\"meta\">{}</div>",
+        escape_text(meta.join(" · "))
+    );
+    if a.url.starts_with("http://") || a.url.starts_with("https://") {
+        let _ = write!(
+            page,
+            "<p class=\"url\"><a href=\"{}\">{}</a></p>",
+            escape_attribute(&a.url),
+            escape_text(&a.url)
+        );
+    }
+    if let Some(summaries) = a.summaries.as_array().filter(|s| !s.is_empty()) {
+        page.push_str("<section aria-label=\"Summaries\"><h2>Summaries</h2><dl>");
+        for s in summaries {
+            let _ = write!(
+                page,
+                "<dt>{}</dt><dd>{}</dd>",
+                escape_text(s["name"].as_str().unwrap_or("")),
+                escape_text(s["text"].as_str().unwrap_or(""))
+            );
+        }
+        page.push_str("</dl></section>");
+    }
+    page.push_str("<section aria-label=\"Text\">");
+    for para in a.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
+        let _ = write!(page, "<p>{}</p>", escape_text(para.trim()));
+    }
+    page.push_str("</section>");
+    if a.copies.len() > 1 {
+        page.push_str("<section aria-label=\"Copies\"><h2>Copies, earliest first</h2><ol>");
+        for c in &a.copies {
+            let linked = c.url.starts_with("http://") || c.url.starts_with("https://");
+            let url = if linked {
+                format!(
+                    "<a href=\"{}\">{}</a>",
+                    escape_attribute(&c.url),
+                    escape_text(&c.url)
+                )
+            } else {
+                escape_text(&c.url).into_owned()
+            };
+            let _ = write!(
+                page,
+                "<li>{url} <span class=\"meta\">{} {}</span></li>",
+                escape_text(&c.site),
+                escape_text(c.published.as_deref().unwrap_or(""))
+            );
+        }
+        page.push_str("</ol></section>");
+    }
+    page.push_str("</article></body></html>");
+    page
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn links_change_one_thing_and_go_back_to_the_first_page() {
+        let p = Params::parse("q=bridge&site=a.com&offset=20&sort=newest");
+        assert_eq!(
+            p.with("sort", "oldest", false),
+            "/?q=bridge&site=a.com&sort=oldest"
+        );
+        assert_eq!(
+            p.with("site", "b.org", true),
+            "/?q=bridge&site=a.com&sort=newest&site=b.org"
+        );
+        assert_eq!(p.at(30), "/?q=bridge&site=a.com&sort=newest&offset=30");
+        assert_eq!(month_end("2024-02").as_deref(), Some("2024-02-29"));
+        let f = Facets {
+            site: vec![("a<b>.com".into(), 3)],
+            language: vec![],
+            month: vec![("2026-03".into(), 2)],
+        };
+        let mut page = String::new();
+        facets(&mut page, &f, &Params::parse("q=x"));
+        assert!(
+            page.contains("a&lt;b&gt;.com</a> <span class=\"n\">3</span>"),
+            "{page}"
+        );
+        assert!(
+            page.contains("href=\"/?q=x&amp;from=2026-03-01&amp;to=2026-03-31\""),
+            "{page}"
+        );
+    }
+}
