@@ -23,7 +23,9 @@ mod writer;
 use std::collections::BTreeMap;
 
 pub use cjk::CjkBigramTokenizer;
-pub use request::{parse_date, Facets, SearchRequest, SearchResults, Sort, MAX_LIMIT};
+pub use request::{
+    parse_date, Facets, SearchRequest, SearchResults, Sort, MAX_LIMIT, SNIPPET_CHARS,
+};
 pub use search::{Hit, SearchIndex};
 pub use settings::IndexSettings;
 pub use spec::IndexSpec;

@@ -54,7 +54,12 @@ pub struct SearchRequest {
     pub limit: usize,
     /// Count hits per site, language and month over the whole result set.
     pub facets: bool,
+    /// Longest snippet, in characters (`None`: `index.snippet_chars`).
+    pub snippet_chars: Option<usize>,
 }
+
+/// Bounds of a snippet's length a request may ask for.
+pub const SNIPPET_CHARS: std::ops::RangeInclusive<usize> = 20..=1000;
 
 impl SearchRequest {
     /// Takes the filter operators out of the query into the filters:

@@ -4,7 +4,7 @@
 //! earliest published, with the others' URLs.
 
 use crate::facets::FacetCollector;
-use crate::request::{SearchRequest, SearchResults, Sort};
+use crate::request::{SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
 use crate::schema::{open_or_create, Fields};
 use crate::snippet::{highlight, sentence_snippet, truncate_chars};
 use serde::Serialize;
@@ -259,9 +259,12 @@ impl SearchIndex {
             .saturating_add(req.limit.max(1))
             .min(searcher.num_docs() as usize);
         let top = self.collapsed(&searcher, &*query, want, req.sort)?;
+        let chars = req.snippet_chars.map_or(self.snippet_chars, |n| {
+            n.clamp(*SNIPPET_CHARS.start(), *SNIPPET_CHARS.end())
+        });
         let generator = |field: Field| -> anyhow::Result<SnippetGenerator> {
             let mut g = SnippetGenerator::create(&searcher, &*text, field)?;
-            g.set_max_num_chars(self.snippet_chars);
+            g.set_max_num_chars(chars);
             Ok(g)
         };
         let plain = generator(f.body)?;
@@ -276,7 +279,16 @@ impl SearchIndex {
                     .to_string()
             };
             let opt = |field: Field| Some(get(field)).filter(|s| !s.is_empty());
-            let body = get(f.body);
+            let full = get(f.body);
+            // A body that starts with its headline would repeat the title
+            // shown just above: the snippet reads from after it.
+            let title = get(f.title);
+            let body = match full.strip_prefix(title.trim()) {
+                Some(rest) if !title.trim().is_empty() && !rest.trim().is_empty() => {
+                    rest.trim_start().to_string()
+                }
+                _ => full,
+            };
             let mut fragment = plain.snippet(&body);
             if let Some(i) = crate::schema::stem_slot(opt(f.language).as_deref()) {
                 let by_stem = match stemmed.entry(i) {
@@ -290,10 +302,10 @@ impl SearchIndex {
                     fragment = by_stem;
                 }
             }
-            let mut snippet = sentence_snippet(&body, fragment.fragment(), self.snippet_chars);
+            let mut snippet = sentence_snippet(&body, fragment.fragment(), chars);
             if snippet.is_empty() {
                 // No query term in the body (a title or CJK match): lead text.
-                snippet = truncate_chars(&body, self.snippet_chars);
+                snippet = truncate_chars(&body, chars);
             }
             let terms: Vec<&str> = fragment
                 .highlighted()

@@ -364,3 +364,28 @@ async fn a_query_with_a_typo_finds_the_words_within_one_edit() {
     );
     assert_eq!(s.find(&ask("\"harbuor bridge\"")).unwrap().total, 0);
 }
+
+#[tokio::test]
+async fn snippets_skip_a_leading_headline_and_take_the_length_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let body = "Story t1 The ferry to the island runs again from Monday, the council said, after a winter of repairs to the pier.";
+    let batch = [article("t1", "x.test", "en", "2026-03-03", None, body)];
+    assert!(st.handle_batch(&batch).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    let s = SearchIndex::open(dir.path(), 200).unwrap();
+    let r = s.find(&ask("island")).unwrap();
+    assert!(
+        r.hits[0].snippet.starts_with("The ferry"),
+        "{}",
+        r.hits[0].snippet
+    );
+    let short = s
+        .find(&SearchRequest {
+            snippet_chars: Some(30),
+            ..ask("island")
+        })
+        .unwrap();
+    let n = short.hits[0].snippet.chars().count();
+    assert!(n <= 32, "{n}: {}", short.hits[0].snippet);
+}

@@ -153,10 +153,22 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
                 req.limit = n;
             }
             "offset" => offset = Some(number("offset", &v)?),
+            "snippet_chars" => {
+                let n = number("snippet_chars", &v)?;
+                let range = gleaner_index::SNIPPET_CHARS;
+                if !range.contains(&n) {
+                    return Err(bad(format!(
+                        "snippet_chars must be within {}..={} (got {n})",
+                        range.start(),
+                        range.end()
+                    )));
+                }
+                req.snippet_chars = Some(n);
+            }
             "cursor" => cursor = Some(v.into_owned()),
             other => {
                 return Err(bad(format!(
-                    "unknown parameter {other:?} (known: q, site, lang, from, to, has_summary, sort, offset, limit, cursor, facets)"
+                    "unknown parameter {other:?} (known: q, site, lang, from, to, has_summary, sort, offset, limit, cursor, facets, snippet_chars)"
                 )))
             }
         }
