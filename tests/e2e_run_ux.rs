@@ -118,6 +118,14 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
             vec!["serve", "--data", &nowhere_s, "--listen", "127.0.0.1:0"],
             "no data directory",
         ),
+        (
+            vec!["search", "--limit", "abc", "bridge"],
+            "invalid value 'abc' for '--limit <LIMIT>'",
+        ),
+        (
+            vec!["search", "--sort", "best", "bridge"],
+            "invalid value 'best' for '--sort <SORT>'",
+        ),
     ] {
         let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);

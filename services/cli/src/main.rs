@@ -114,6 +114,32 @@ impl Cmd {
     }
 }
 
+/// Help and version as clap prints them; a usage error in one line (its
+/// first, without clap's pointer to --help) and status 2, as the other
+/// bad input.
+fn usage_error(e: clap::Error) -> ! {
+    use clap::error::ErrorKind::*;
+    if matches!(
+        e.kind(),
+        DisplayHelp | DisplayVersion | DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        e.exit()
+    }
+    let text = e.render().to_string();
+    let first = text.lines().next().unwrap_or("bad usage");
+    let tips: Vec<&str> = text
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("tip: "))
+        .collect();
+    let tips = if tips.is_empty() {
+        String::new()
+    } else {
+        format!(" ({})", tips.join("; "))
+    };
+    eprintln!("gleaner: {}{tips}", first.trim_start_matches("error: "));
+    std::process::exit(2)
+}
+
 /// The command line, with `gleaner stage --help` listing the stages the
 /// binary knows, each with its own description.
 fn command() -> clap::Command {
@@ -132,9 +158,12 @@ fn command() -> clap::Command {
 
 #[tokio::main]
 async fn main() -> ExitCode {
-    let cli = match Cli::from_arg_matches(&command().get_matches()) {
+    let parsed = command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m));
+    let cli = match parsed {
         Ok(cli) => cli,
-        Err(e) => e.exit(),
+        Err(e) => usage_error(e),
     };
     match cli.cmd.run().await {
         Ok(code) => code,
