@@ -1,6 +1,8 @@
 //! Facet counts over every document a query matches, read from the fast
-//! fields: by site and language (the term ordinals of their string
-//! columns) and by month of publication (counted by day, named at the end).
+//! fields a block of documents at a time: by site and language (the term
+//! ordinal of their string columns, one per document) and by month of
+//! publication (counted by day in a vector over the segment's days, named
+//! at the end).
 
 use crate::request::Facets;
 use rustc_hash::FxHashMap;
@@ -15,7 +17,18 @@ pub(crate) struct SegmentFacets {
     site: Option<(StrColumn, Vec<u64>)>,
     language: Option<(StrColumn, Vec<u64>)>,
     published: Column<tantivy::DateTime>,
-    days: FxHashMap<i64, u64>,
+    /// The segment's first day, and a count per day from it (a segment
+    /// spanning more than a century counts the rest in `far`).
+    first_day: i64,
+    days: Vec<u64>,
+    far: FxHashMap<i64, u64>,
+    /// Reused per block: each document's ordinal or date.
+    ords: Vec<Option<u64>>,
+    dates: Vec<Option<tantivy::DateTime>>,
+}
+
+fn day_of(t: tantivy::DateTime) -> i64 {
+    t.into_timestamp_secs().div_euclid(86_400)
 }
 
 /// One segment's counts, by value.
@@ -43,11 +56,23 @@ impl Collector for FacetCollector {
         reader: &SegmentReader,
     ) -> tantivy::Result<SegmentFacets> {
         let fast = reader.fast_fields();
+        let published = fast.date("published")?;
+        let (first_day, last_day) = if published.num_docs() == 0 {
+            (0, 0)
+        } else {
+            (day_of(published.min_value()), day_of(published.max_value()))
+        };
+        // A segment spans a bounded run of days: at most 100 years counted.
+        let span = (last_day - first_day + 1).clamp(1, 36_600) as usize;
         Ok(SegmentFacets {
             site: ordinals(fast.str("site")?),
             language: ordinals(fast.str("language")?),
-            published: fast.date("published")?,
-            days: FxHashMap::default(),
+            published,
+            first_day,
+            days: vec![0; span],
+            far: FxHashMap::default(),
+            ords: Vec::new(),
+            dates: Vec::new(),
         })
     }
 
@@ -94,16 +119,25 @@ impl SegmentCollector for SegmentFacets {
     type Fruit = Counts;
 
     fn collect(&mut self, doc: DocId, _: Score) {
+        self.collect_block(&[doc]);
+    }
+
+    fn collect_block(&mut self, docs: &[DocId]) {
+        self.ords.resize(docs.len(), None);
         for (column, counts) in [&mut self.site, &mut self.language].into_iter().flatten() {
-            for ord in column.term_ords(doc) {
-                counts[ord as usize] += 1;
+            column.ords().first_vals(docs, &mut self.ords);
+            for ord in self.ords.iter().flatten() {
+                counts[*ord as usize] += 1;
             }
         }
-        if let Some(t) = self.published.first(doc) {
-            *self
-                .days
-                .entry(t.into_timestamp_secs().div_euclid(86_400))
-                .or_default() += 1;
+        self.dates.resize(docs.len(), None);
+        self.published.first_vals(docs, &mut self.dates);
+        for t in self.dates.iter().flatten() {
+            let day = day_of(*t);
+            match usize::try_from(day - self.first_day) {
+                Ok(i) if i < self.days.len() => self.days[i] += 1,
+                _ => *self.far.entry(day).or_default() += 1,
+            }
         }
     }
 
@@ -121,10 +155,18 @@ impl SegmentCollector for SegmentFacets {
             }
             out
         };
+        let first_day = self.first_day;
         Counts {
             site: named(self.site),
             language: named(self.language),
-            days: self.days,
+            days: self
+                .days
+                .iter()
+                .enumerate()
+                .filter(|(_, n)| **n > 0)
+                .map(|(i, n)| (first_day + i as i64, *n))
+                .chain(self.far)
+                .collect(),
         }
     }
 }
