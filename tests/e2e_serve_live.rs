@@ -7,7 +7,7 @@ mod common;
 
 use common::*;
 use futures::StreamExt;
-use std::process::{Command, Stdio};
+use std::process::Stdio;
 use std::time::{Duration, Instant};
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -29,12 +29,7 @@ async fn serve_follows_a_running_run_and_streams_what_it_indexes() {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
     let listen = free_addr();
-    let mut serve = Command::new(GLEANER)
-        .args(["serve", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .args(["--listen", &listen])
+    let mut serve = gleaner_on(&cfg, Some(&data), &["serve", "--listen", &listen])
         .stdout(Stdio::null())
         .stderr(Stdio::piped())
         .spawn()
@@ -62,12 +57,8 @@ async fn serve_follows_a_running_run_and_streams_what_it_indexes() {
     assert_eq!(stream.status().as_u16(), 200);
     let mut events = stream.bytes_stream();
     let handed = Instant::now();
-    let seeded = Command::new(GLEANER)
-        .args(["seed", "--depth", "0", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .arg(format!("{base}{}", ARTICLES[2].0))
+    let url2 = format!("{base}{}", ARTICLES[2].0);
+    let seeded = gleaner_on(&cfg, Some(&data), &["seed", "--depth", "0", &url2])
         .output()
         .unwrap();
     assert!(seeded.status.success());

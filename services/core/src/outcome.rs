@@ -64,13 +64,6 @@ pub struct Reasoned {
     pub error: anyhow::Error,
 }
 
-impl Reasoned {
-    /// `error` with `reason`, as an anyhow error.
-    pub fn wrap(reason: Reason, error: impl Into<anyhow::Error>) -> anyhow::Error {
-        reason.wrap(error)
-    }
-}
-
 impl std::fmt::Display for Reasoned {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{:#}", self.error)

@@ -149,12 +149,13 @@ async fn main() -> anyhow::Result<()> {
                 sink_topics: vec![],
             };
             let (t0, cpu0) = (Instant::now(), cpu_seconds());
+            // Wired as the registry places fetch first in a flow.
+            let flow = gleaner_core::registry::Flow::new(
+                &["fetch".to_string()],
+                &[&gleaner_fetch::FetchSpec],
+            )?;
             let wired = gleaner_core::Wired {
-                wiring: gleaner_core::Wiring {
-                    name: "fetch",
-                    inputs: vec![Topic::SEEDS, Topic::FRONTIER],
-                    outputs: vec![Topic::PAGES, Topic::FRONTIER],
-                },
+                wiring: flow.get("fetch").expect("placed").wiring(),
                 stage: Box::new(stage),
             };
             let p = MemoryPipeline::start(vec![wired], &opts)?;

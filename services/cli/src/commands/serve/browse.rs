@@ -29,14 +29,22 @@ impl Params {
     /// A link to the page with `key` set to `value` (every other value of
     /// `key` dropped unless `add`), back at the first page.
     pub fn with(&self, key: &str, value: &str, add: bool) -> String {
+        self.with_all(&[(key, value)], add)
+    }
+
+    /// [`Params::with`] for several keys at once.
+    pub fn with_all(&self, set: &[(&str, &str)], add: bool) -> String {
         let mut s = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in &self.0 {
-            if k == "offset" || k == "cursor" || (k == key && !add) {
+            let replaced = !add && set.iter().any(|(key, _)| k == key);
+            if k == "offset" || k == "cursor" || replaced {
                 continue;
             }
             s.append_pair(k, v);
         }
-        s.append_pair(key, value);
+        for (k, v) in set {
+            s.append_pair(k, v);
+        }
         format!("/?{}", s.finish())
     }
 
@@ -108,7 +116,7 @@ pub fn facets(page: &mut String, f: &Facets, p: &Params) {
     group("Months", &f.month, &|v| {
         let from = format!("{v}-01");
         let to = month_end(v).unwrap_or_else(|| from.clone());
-        Params::parse(p.with("from", &from, false).trim_start_matches("/?")).with("to", &to, false)
+        p.with_all(&[("from", &from), ("to", &to)], false)
     });
     page.push_str("</nav>");
 }
