@@ -35,7 +35,7 @@ topics = services.get("topics", {})
 if topics.get("command") != ["topics"] or "build" not in topics:
     errors.append("the topics service must build the image and run `gleaner topics`")
 
-stages = ["fetch", "clean", "extract", "dedup", "summarize", "index", "serve"]
+stages = ["fetch", "clean", "extract", "dedup", "stories", "summarize", "index", "serve"]
 images = set()
 for name in stages + ["topics"]:
     svc = services.get(name)

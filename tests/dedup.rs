@@ -32,6 +32,7 @@ fn article(id: &str, date: &str, text: &str) -> String {
         extractor: "auto".into(),
         fetched_at: "2026-03-05T00:00:00Z".into(),
         cluster: None,
+        story: None,
     })
     .unwrap()
 }

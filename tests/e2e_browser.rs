@@ -157,12 +157,30 @@ async fn the_search_page_shows_hits_in_a_browser() {
     })
     .await
     .unwrap();
+    // The stories view, single reports too, and the first story's page.
+    let (c, l) = (chromium.clone(), listen.clone());
+    let stories = tokio::task::spawn_blocking(move || {
+        dump_dom(&c, &format!("http://{l}/stories?min_reports=1"))
+    })
+    .await
+    .unwrap();
+    let first_story = stories
+        .split("href=\"/story/")
+        .nth(1)
+        .and_then(|s| s.split('"').next())
+        .unwrap_or_default()
+        .to_string();
+    let (c, l, s) = (chromium.clone(), listen.clone(), first_story.clone());
+    let story = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/story/{s}")))
+        .await
+        .unwrap();
     let shots =
         std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
     std::fs::create_dir_all(&shots).unwrap();
     for (name, size, path) in [
         ("results-desktop", "1200,900", "/?q=bridge"),
         ("results-phone", "390,844", "/?q=bridge"),
+        ("stories-desktop", "1200,900", "/stories?min_reports=1"),
     ] {
         let (c, url, file) = (
             chromium.clone(),
@@ -214,6 +232,18 @@ async fn the_search_page_shows_hits_in_a_browser() {
     assert!(
         article.contains("<h1>") && article.contains("Summaries") && article.contains("← Search"),
         "{article}"
+    );
+    assert!(
+        stories.contains("<h1>Stories</h1>") && !first_story.is_empty(),
+        "a story listed and linked: {stories}"
+    );
+    assert!(
+        story.contains("<ol><li><a href=\"/article/") && story.contains("reports on"),
+        "the story's reports, linked to their articles: {story}"
+    );
+    assert!(
+        dom.contains("one hit per: <b aria-current=\"true\">story</b>"),
+        "grouped by story by default: {dom}"
     );
     assert!(
         narrowed.contains("<b aria-current=\"true\">newest</b>")

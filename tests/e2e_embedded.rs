@@ -67,13 +67,14 @@ async fn embedded_run_can_summarize_before_dedup() {
     let tmp = tempfile::tempdir().unwrap();
     let cfg = test_config(tmp.path(), None);
     let text = std::fs::read_to_string(&cfg).unwrap();
-    let dedup_first = r#"stages = ["fetch", "clean", "extract", "dedup", "summarize", "index"]"#;
+    let dedup_first =
+        r#"stages = ["fetch", "clean", "extract", "dedup", "stories", "summarize", "index"]"#;
     assert!(text.contains(dedup_first));
     std::fs::write(
         &cfg,
         text.replace(
             dedup_first,
-            r#"stages = ["fetch", "clean", "extract", "summarize", "dedup", "index"]"#,
+            r#"stages = ["fetch", "clean", "extract", "summarize", "dedup", "stories", "index"]"#,
         ),
     )
     .unwrap();

@@ -156,6 +156,7 @@ async fn kafka_stage_restarted_inside_its_session_resumes_without_doubles() {
         vec!["clean"],
         vec!["extract"],
         vec!["dedup"],
+        vec!["stories"],
         vec!["index", "--data", &data],
     ] {
         children.push((args[0], spawn(&args, &cfg, &brokers, &log(args[0]), None)));
@@ -220,7 +221,7 @@ async fn kafka_stage_restarted_inside_its_session_resumes_without_doubles() {
             .collect::<Vec<_>>()
             .join("\n");
         if lagging.is_empty() {
-            let unique = format!("{prefix}.unique[");
+            let unique = format!("{prefix}.grouped[");
             let owned = text
                 .lines()
                 .filter(|l| l.contains(&unique) && l.contains("summarize/1"))

@@ -47,6 +47,7 @@ async fn kafka_services_end_to_end() {
         vec!["extract", "--instance", "1"],
         vec!["extract", "--instance", "2"],
         vec!["dedup"],
+        vec!["stories"],
         vec!["summarize", "--instance", "1"],
         vec!["summarize", "--instance", "2"],
         vec!["index", "--data", &data_arg],
@@ -400,6 +401,7 @@ async fn kafka_dedup_window_survives_restart() {
         extractor: "auto".into(),
         fetched_at: String::new(),
         cluster: None,
+        story: None,
     }
     };
     let produce = |a: Article| {

@@ -17,7 +17,7 @@ const DELAY_MS: u64 = 20;
 
 struct Layout {
     name: &'static str,
-    instances: [usize; 6],
+    instances: [usize; 7],
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -28,11 +28,11 @@ async fn scale_out() {
     let layouts = [
         Layout {
             name: "one of each",
-            instances: [1, 1, 1, 1, 1, 1],
+            instances: [1, 1, 1, 1, 1, 1, 1],
         },
         Layout {
             name: "two of each",
-            instances: [2, 2, 2, 1, 2, 1],
+            instances: [2, 2, 2, 1, 1, 2, 1],
         },
     ];
     let mut indexed_by = Vec::new();

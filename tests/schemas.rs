@@ -22,6 +22,9 @@ fn schemas() -> Vec<(&'static str, Schema)> {
         ("dead-letter", schema_for!(DeadLetter)),
         ("skipped", schema_for!(DeadLetter)),
         ("status", schema_for!(StageStatus)),
+        ("story-log", schema_for!(StoryEvent)),
+        // The stories stage's own output: articles with their story id.
+        ("grouped", schema_for!(Article)),
     ]
 }
 
@@ -62,6 +65,7 @@ fn messages_carry_the_required_properties() {
         extractor: "auto".into(),
         fetched_at: "2026-01-01T00:00:00Z".into(),
         cluster: None,
+        story: None,
     };
     let summarized = Summarized {
         article: article.clone(),
@@ -81,7 +85,8 @@ fn messages_carry_the_required_properties() {
         ),
     ];
     let all = schemas();
-    assert_eq!(all.len(), gleaner_core::Topic::BUILT_IN.len());
+    // Every built-in topic, and the stories stage's own.
+    assert_eq!(all.len(), gleaner_core::Topic::BUILT_IN.len() + 1);
     for (topic, value) in samples {
         let schema =
             serde_json::to_value(&all.iter().find(|(t, _)| *t == topic).unwrap().1).unwrap();

@@ -11,7 +11,15 @@ use std::time::{Duration, Instant};
 
 pub const HOSTS: usize = 6;
 pub const PER_HOST: usize = 100;
-pub const STAGES: [&str; 6] = ["fetch", "clean", "extract", "dedup", "summarize", "index"];
+pub const STAGES: [&str; 7] = [
+    "fetch",
+    "clean",
+    "extract",
+    "dedup",
+    "stories",
+    "summarize",
+    "index",
+];
 
 /// The first 600 pages of wcxb-dev, decompressed.
 pub fn dataset_pages() -> Vec<Vec<u8>> {

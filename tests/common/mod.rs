@@ -483,7 +483,10 @@ pub async fn kafka_test_config(
     let prefix = format!("{name}{}", unique());
     let path = test_config(dir, Some(&prefix));
     let cfg = gleaner_core::Config::load(Some(&path)).unwrap();
-    gleaner_kafka::create_topics(&cfg, brokers, &gleaner_core::Topic::BUILT_IN)
+    // The built-in topics and the stories stage's own output.
+    let mut topics = gleaner_core::Topic::BUILT_IN.to_vec();
+    topics.push(gleaner_stories::stage::GROUPED);
+    gleaner_kafka::create_topics(&cfg, brokers, &topics)
         .await
         .unwrap();
     (prefix, path, cfg)

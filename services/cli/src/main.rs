@@ -48,6 +48,11 @@ enum Cmd {
     /// With --input: the same over a file of Article JSON lines.
     #[command(after_help = "Example: gleaner dedup --input articles.jsonl --output dedup-out")]
     Dedup(commands::dedup::DedupCmd),
+    /// Stories service on Kafka: unique -> grouped (each article with its
+    /// story id) + story-log. With --input: the same over a file of Article
+    /// JSON lines.
+    #[command(after_help = "Example: gleaner stories --input articles.jsonl --output stories-out")]
+    Stories(commands::stories::StoriesCmd),
     /// Summarize service on Kafka: unique -> summarized.
     #[command(after_help = "Example: gleaner summarize --brokers 127.0.0.1:9092")]
     Summarize(commands::service::SummarizeCmd),
@@ -100,6 +105,7 @@ impl Cmd {
             Cmd::Clean(c) => c.run().await,
             Cmd::Extract(c) => c.run().await,
             Cmd::Dedup(c) => c.run().await,
+            Cmd::Stories(c) => c.run().await,
             Cmd::Summarize(c) => c.run().await,
             Cmd::Index(c) => c.run().await,
             Cmd::Seed(c) => c.run().await,

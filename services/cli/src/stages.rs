@@ -12,6 +12,7 @@ pub fn registry() -> Vec<&'static dyn StageSpec> {
         &gleaner_clean::CleanSpec,
         &gleaner_extract::ExtractSpec,
         &gleaner_dedup::DedupSpec,
+        &gleaner_stories::StoriesSpec,
         &gleaner_summarize::SummarizeSpec,
         &gleaner_index::IndexSpec,
     ]

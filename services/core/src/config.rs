@@ -87,6 +87,7 @@ pub struct Topics {
     pub dead_letter: String,
     pub skipped: String,
     pub status: String,
+    pub story_log: String,
 }
 
 impl Default for Topics {
@@ -105,6 +106,7 @@ impl Default for Topics {
             dead_letter: name("dead-letter"),
             skipped: name("skipped"),
             status: name("status"),
+            story_log: name("story-log"),
         }
     }
 }
@@ -267,7 +269,8 @@ impl Config {
     }
 
     /// The broker's name for a topic: from `[topics]` for the built-in
-    /// ones, `gleaner.<name>` for a topic a added stage writes.
+    /// ones; for a topic an added stage writes, `<name>` after the seeds
+    /// topic's prefix (`gleaner.<name>` by default).
     pub fn topic_name(&self, t: Topic) -> String {
         let n = &self.topics;
         match t {
@@ -283,7 +286,13 @@ impl Config {
             Topic::DEAD_LETTER => n.dead_letter.clone(),
             Topic::SKIPPED => n.skipped.clone(),
             Topic::STATUS => n.status.clone(),
-            other => format!("gleaner.{}", other.short()),
+            Topic::STORY_LOG => n.story_log.clone(),
+            // A stage's own topic shares the seeds topic's prefix, so a
+            // flow renamed as a whole ("test1.seeds", ...) keeps it apart.
+            other => {
+                let prefix = n.seeds.strip_suffix("seeds").unwrap_or("gleaner.");
+                format!("{prefix}{}", other.short())
+            }
         }
     }
 }
@@ -308,9 +317,12 @@ impl Topic {
     pub const DEAD_LETTER: Topic = Topic("dead-letter");
     pub const SKIPPED: Topic = Topic("skipped");
     pub const STATUS: Topic = Topic("status");
+    /// Stories created and merged (the stories stage writes it; the index
+    /// reads it, so a merged story's reports take the surviving id).
+    pub const STORY_LOG: Topic = Topic("story-log");
 
     /// The topics of the built-in stages.
-    pub const BUILT_IN: [Topic; 12] = [
+    pub const BUILT_IN: [Topic; 13] = [
         Topic::SEEDS,
         Topic::FRONTIER,
         Topic::PAGES,
@@ -323,6 +335,7 @@ impl Topic {
         Topic::DEAD_LETTER,
         Topic::SKIPPED,
         Topic::STATUS,
+        Topic::STORY_LOG,
     ];
 
     /// The topic with this short name, for a stage that writes its own.
@@ -399,6 +412,9 @@ mod tests {
         assert_eq!(c.topic_name(Topic::PAGES), "gleaner.pages");
         assert_eq!(c.topic_name(Topic::DEAD_LETTER), "gleaner.dead-letter");
         assert_eq!(c.topic_name(Topic::named("counted")), "gleaner.counted");
+        let mut renamed = c.clone();
+        renamed.topics.seeds = "test7.seeds".into();
+        assert_eq!(renamed.topic_name(Topic::named("counted")), "test7.counted");
         assert_eq!(Topic::named("pages"), Topic::PAGES);
         assert_eq!(Topic::named("counted"), Topic::named("counted"));
         assert_eq!(c.kafka.batch_max, 64);

@@ -113,6 +113,7 @@ mod tests {
             extractor: "auto".into(),
             fetched_at: "2024-05-01T10:00:00Z".into(),
             cluster: None,
+            story: None,
         };
         assert_eq!(Event::of(&a, 5).secs, 1_714_557_600);
         a.fetched_at.clear();

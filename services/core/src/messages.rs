@@ -200,6 +200,27 @@ pub struct Article {
     /// copies. An article with no copy has its own id here.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cluster: Option<String>,
+    /// Set by the stories stage: the id of the news story the article
+    /// reports on (the id of the story's first report; a story absorbed by
+    /// a merge lives on under the older story's id, see `story-log`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub story: Option<String>,
+}
+
+/// `gleaner.story-log`: a story was created, or merged into an older one.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct StoryEvent {
+    /// `created` or `merged`.
+    pub kind: String,
+    /// The story created, or the story merged away.
+    pub story: String,
+    /// For a merge: the older story that absorbed it and keeps its id.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub into: Option<String>,
+    /// The article whose arrival created or merged the story.
+    pub article: String,
+    /// That article's time (its date, else its fetch time), RFC 3339.
+    pub at: String,
 }
 
 /// `gleaner.duplicates`: a repost and the article it repeats (the earliest

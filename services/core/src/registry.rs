@@ -44,13 +44,44 @@ pub trait BusState: Send + Sync {
     fn settles_each_batch(&self) -> bool;
 }
 
-/// The in-process bus keeps nothing between runs but what the stages keep
-/// in the data directory themselves.
-pub struct InProcess;
+/// The in-process bus keeps what the run writes to its sink files in the
+/// data directory (`DATA/<topic>.jsonl`): a stage rebuilds its state from
+/// them as it would from the tail of a topic. A topic with no sink file
+/// reads as empty.
+#[derive(Debug, Default, Clone)]
+pub struct InProcess {
+    pub sink_dir: Option<PathBuf>,
+}
 
 impl BusState for InProcess {
-    fn read(&self, _: Topic, _: i64) -> anyhow::Result<Vec<Record>> {
-        Ok(Vec::new())
+    fn read(&self, topic: Topic, per_partition: i64) -> anyhow::Result<Vec<Record>> {
+        let Some(dir) = &self.sink_dir else {
+            return Ok(Vec::new());
+        };
+        let path = dir.join(format!("{}.jsonl", topic.short()));
+        let file = match std::fs::File::open(&path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("reading {}", path.display())))
+            }
+        };
+        // One partition: the file's last lines, oldest first.
+        let keep = usize::try_from(per_partition.max(0)).unwrap_or(usize::MAX);
+        let mut tail: std::collections::VecDeque<Vec<u8>> = std::collections::VecDeque::new();
+        for line in std::io::BufRead::split(std::io::BufReader::new(file), b'\n') {
+            let line = line?;
+            if line.is_empty() {
+                continue;
+            }
+            if tail.len() == keep {
+                tail.pop_front();
+            }
+            if keep > 0 {
+                tail.push_back(line);
+            }
+        }
+        Ok(tail.into_iter().map(|v| (None, Some(v))).collect())
     }
     fn settles_each_batch(&self) -> bool {
         false
@@ -131,6 +162,13 @@ pub trait StageSpec: Send + Sync {
     /// Topics it writes besides its output (fetch: the frontier; dedup:
     /// duplicates), dead-letter and skipped aside.
     fn side_outputs(&self) -> &'static [Topic] {
+        &[]
+    }
+
+    /// Topics it rebuilds its state from at start, through [`BusState`]:
+    /// `gleaner run` keeps them in the data directory so that the next run
+    /// goes on where this one stopped.
+    fn state_topics(&self) -> &'static [Topic] {
         &[]
     }
 

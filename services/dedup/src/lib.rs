@@ -2,7 +2,7 @@
 //! published copy.
 //!
 //! - [`features`]: what is kept of a text (hashed terms, a shingle sketch);
-//! - [`docfreq`]: the streaming document frequencies behind IDF;
+//! - `gleaner_text::docfreq`: the streaming document frequencies behind IDF;
 //! - [`vector`]: top-K TF-IDF vectors and the weight two articles share;
 //! - [`termset`]: every term of an article, as a small Bloom filter;
 //! - [`sketch`]: containment of one text in another from two sketches;
@@ -11,7 +11,6 @@
 //! - [`window`]: the window and the verdicts;
 //! - [`stage`]: the stage on either bus; [`offline`]: the same over JSON lines.
 
-pub mod docfreq;
 pub mod features;
 pub mod metrics;
 pub mod offline;

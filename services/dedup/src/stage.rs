@@ -273,6 +273,7 @@ mod tests {
             extractor: "auto".into(),
             fetched_at: "2026-01-01T00:10:00Z".into(),
             cluster: None,
+            story: None,
         }
     }
 

@@ -2,8 +2,8 @@
 //! and f32 weights, ascending by term, scaled to unit length once, so that
 //! a term's squared weight is its share of the article's weight.
 
-use crate::docfreq::DocFreq;
 use crate::stored::Stored;
+use gleaner_text::docfreq::DocFreq;
 
 /// Sorted `(term, weight)` pairs of unit length.
 pub type Vector = Box<[(u32, f32)]>;

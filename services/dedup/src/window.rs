@@ -18,7 +18,6 @@
 //! site's back catalogue in no order of date: an archive page and its
 //! repost, crawled after newer pages, are still compared.
 
-use crate::docfreq::DocFreq;
 use crate::features::Features;
 use crate::postings::Postings;
 use crate::sketch::containment;
@@ -28,6 +27,7 @@ use gleaner_core::event::Event;
 use gleaner_core::messages::{Article, Duplicate};
 use gleaner_core::recent::Recent;
 use gleaner_core::util::fnv1a64;
+use gleaner_text::docfreq::DocFreq;
 use rustc_hash::FxHashMap;
 use std::collections::BTreeSet;
 use std::sync::Arc;

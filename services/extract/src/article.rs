@@ -98,6 +98,7 @@ pub(crate) fn extract_chosen(
         extractor: which.name().to_string(),
         fetched_at: cleaned.fetched_at.clone(),
         cluster: None,
+        story: None,
     };
     (article, chosen)
 }

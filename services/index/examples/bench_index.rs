@@ -121,6 +121,7 @@ fn main() -> anyhow::Result<()> {
                 extractor: "auto".into(),
                 fetched_at: String::new(),
                 cluster: copy_of.map(|c| format!("a{c}")),
+                story: None,
             },
             summaries: vec![Summary {
                 name: "one_sentence".into(),

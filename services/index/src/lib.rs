@@ -8,6 +8,7 @@
 
 mod cjk;
 mod facets;
+mod merges;
 pub mod metrics;
 mod request;
 mod schema;
@@ -17,6 +18,7 @@ mod snippet;
 mod spec;
 mod stage;
 mod stem;
+mod stories;
 mod view;
 mod writer;
 
@@ -30,6 +32,7 @@ pub use search::{Hit, SearchIndex};
 pub use settings::IndexSettings;
 pub use spec::IndexSpec;
 pub use stage::IndexStage;
+pub use stories::{Report, StoriesRequest, StoryList, StorySort, StorySummary, StoryView};
 pub use view::{ArticleView, Copy, Stats};
 
 /// The name under which each article's fetch-to-searchable time is kept

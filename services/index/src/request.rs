@@ -56,6 +56,9 @@ pub struct SearchRequest {
     pub facets: bool,
     /// Longest snippet, in characters (`None`: `index.snippet_chars`).
     pub snippet_chars: Option<usize>,
+    /// One hit per news story (its first matching report), with the count
+    /// of its other reports, instead of one per article.
+    pub group_by_story: bool,
 }
 
 /// Bounds of a snippet's length a request may ask for.

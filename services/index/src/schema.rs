@@ -79,6 +79,9 @@ pub(crate) struct Fields {
     pub(crate) fetched_at: Field,
     /// The dedup cluster: copies of one article share it (fast).
     pub(crate) cluster: Field,
+    /// The news story it reports on (fast: grouping, story lists); for an
+    /// article no stories stage saw, its dedup cluster.
+    pub(crate) story: Field,
     /// When the event was reported: the article's date, else its fetch
     /// time (fast: sorting, date ranges, facets by month; copies are
     /// collapsed to the earliest).
@@ -124,6 +127,7 @@ pub(crate) fn schema() -> (Schema, Fields) {
         summaries: b.add_text_field("summaries", STORED),
         fetched_at: b.add_text_field("fetched_at", STORED),
         cluster: b.add_text_field("cluster", STRING | STORED | FAST),
+        story: b.add_text_field("story", STRING | STORED | FAST),
         published: b.add_date_field(
             "published",
             DateOptions::from(INDEXED | STORED | FAST).set_precision(DateTimePrecision::Seconds),

@@ -56,6 +56,13 @@ pub struct Hit {
     /// The URLs of those copies, earliest published first.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub copy_urls: Vec<String>,
+    /// The news story it reports on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub story: Option<String>,
+    /// With `group=story`: the story's other reports that matched, left
+    /// out of the hits (this hit is its first report that matched).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_reports: u32,
 }
 
 fn is_zero(n: &u32) -> bool {
@@ -258,7 +265,12 @@ impl SearchIndex {
             .offset
             .saturating_add(req.limit.max(1))
             .min(searcher.num_docs() as usize);
-        let top = self.collapsed(&searcher, &*query, want, req.sort)?;
+        let group = if req.group_by_story {
+            f.story
+        } else {
+            f.cluster
+        };
+        let top = self.collapsed(&searcher, &*query, want, req.sort, group)?;
         let chars = req.snippet_chars.map_or(self.snippet_chars, |n| {
             n.clamp(*SNIPPET_CHARS.start(), *SNIPPET_CHARS.end())
         });
@@ -333,8 +345,22 @@ impl SearchIndex {
                 summaries: serde_json::from_str(&get(f.summaries))
                     .unwrap_or(serde_json::Value::Null),
                 cluster: opt(f.cluster),
-                copies: copy_urls.len() as u32,
-                copy_urls,
+                story: opt(f.story),
+                more_reports: if req.group_by_story {
+                    copy_urls.len() as u32
+                } else {
+                    0
+                },
+                copies: if req.group_by_story {
+                    0
+                } else {
+                    copy_urls.len() as u32
+                },
+                copy_urls: if req.group_by_story {
+                    Vec::new()
+                } else {
+                    copy_urls
+                },
             });
         }
         Ok(SearchResults {
@@ -346,7 +372,8 @@ impl SearchIndex {
         })
     }
 
-    /// The best `limit` clusters of matching documents in `sort` order,
+    /// The best `limit` clusters (or stories: `group`) of matching
+    /// documents in `sort` order,
     /// each as (score of its best match, its earliest published match, the
     /// URLs of its other matches, earliest first). Reads deeper while
     /// copies crowd the top.
@@ -356,6 +383,7 @@ impl SearchIndex {
         query: &dyn Query,
         limit: usize,
         sort: Sort,
+        group: Field,
     ) -> anyhow::Result<Vec<(f32, TantivyDocument, Vec<String>)>> {
         struct Cluster {
             score: f32,
@@ -395,7 +423,7 @@ impl SearchIndex {
             for &(score, addr) in &top {
                 let doc: TantivyDocument = searcher.doc(addr)?;
                 let text = |field: Field| doc.get_first(field).and_then(|v| v.as_str());
-                let cluster = text(f.cluster)
+                let cluster = text(group)
                     .map(str::to_string)
                     .unwrap_or_else(|| format!("doc:{addr:?}"));
                 let url = text(f.url).unwrap_or("").to_string();

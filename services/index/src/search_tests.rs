@@ -27,6 +27,7 @@ fn article(
             extractor: "auto".into(),
             fetched_at: String::new(),
             cluster: cluster.map(str::to_string),
+            story: None,
         },
         summaries: if id.ends_with('s') {
             vec![Summary {

@@ -29,6 +29,10 @@ impl StageSpec for IndexSpec {
     fn reads(&self) -> &'static [Topic] {
         &[Topic::SUMMARIZED, Topic::ARTICLES]
     }
+    /// Story merges, so that a merged story's reports take the older id.
+    fn side_inputs(&self) -> &'static [Topic] {
+        &[Topic::STORY_LOG]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let dir = ctx.data.join("index");
         let settings: IndexSettings = ctx.cfg.section()?;

@@ -24,7 +24,10 @@ const MAX_UNSEARCHABLE: usize = 256;
 
 /// The index stage: `summarized` in, nothing out.
 pub struct IndexStage {
+    index: tantivy::Index,
     fields: Fields,
+    /// Story merges from `story-log`, applied to what is indexed.
+    merges: crate::merges::StoryMerges,
     writer: Writer,
     offsets: Offsets,
     pub indexed: u64,
@@ -67,7 +70,10 @@ impl IndexStage {
             None => Offsets::new(),
         };
         let writer = index.writer_with_num_threads(1, heap_bytes.max(15_000_000))?;
+        let merges = crate::merges::StoryMerges::load(dir)?;
         Ok(IndexStage {
+            index,
+            merges,
             fields,
             writer: Writer::new(writer, fields.id),
             offsets: offsets.clone(),
@@ -241,6 +247,28 @@ impl IndexStage {
         }
     }
 
+    fn note_offset(&mut self, input: &Input) {
+        if let Some(o) = &input.origin {
+            let p = self
+                .pending_offsets
+                .entry(o.topic.clone())
+                .or_default()
+                .entry(o.partition)
+                .or_insert(o.offset);
+            *p = (*p).max(o.offset);
+        }
+    }
+
+    /// A record of the story log: a merge is recorded (and collected in
+    /// `merged` to be applied to what is indexed); a creation needs nothing.
+    fn story_event(&mut self, input: &Input, merged: &mut Vec<(String, String)>) -> Handled {
+        let e: gleaner_core::messages::StoryEvent = input.decode()?;
+        if let (true, Some(into)) = (self.merges.record(&e)?, &e.into) {
+            merged.push((e.story.clone(), into.clone()));
+        }
+        Ok(vec![])
+    }
+
     /// The offsets this index has made durable.
     pub fn offsets(&self) -> &Offsets {
         &self.offsets
@@ -282,6 +310,10 @@ impl IndexStage {
         d.add_text(f.fetched_at, &a.fetched_at);
         // No cluster (dedup did not see it): the article is its own.
         d.add_text(f.cluster, a.cluster.as_deref().unwrap_or(&a.id));
+        // No story (no stories stage): its copies' (dedup's cluster), else
+        // its own.
+        let story = a.story.as_deref().or(a.cluster.as_deref()).unwrap_or(&a.id);
+        d.add_text(f.story, self.merges.resolve(story));
         let now = gleaner_core::util::unix_now() as i64;
         let published = gleaner_core::event::Event::of(a, now).secs;
         d.add_date(
@@ -313,9 +345,15 @@ impl Stage for IndexStage {
     /// when due, in the background.
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
         let mut results = Vec::with_capacity(inputs.len());
+        let mut merged: Vec<(String, String)> = Vec::new();
         for input in inputs {
             if self.already_indexed(input) {
                 results.push(Ok(vec![]));
+                continue;
+            }
+            if input.topic == Topic::STORY_LOG {
+                results.push(self.story_event(input, &mut merged));
+                self.note_offset(input);
                 continue;
             }
             let doc = self.decode(input).and_then(|s| {
@@ -330,15 +368,33 @@ impl Stage for IndexStage {
                 }
                 Err(e) => results.push(Err(e)),
             }
-            if let Some(o) = &input.origin {
-                let p = self
-                    .pending_offsets
-                    .entry(o.topic.clone())
-                    .or_default()
-                    .entry(o.partition)
-                    .or_insert(o.offset);
-                *p = (*p).max(o.offset);
+            self.note_offset(input);
+        }
+        if !merged.is_empty() {
+            // What is indexed under a merged story is read back committed,
+            // then indexed again under the survivor with this batch.
+            let mut lost = self.commit_all().await;
+            for (from, into) in merged {
+                match crate::merges::reindexed(&self.index, &self.fields, &from, &into) {
+                    Ok(docs) => {
+                        for s in docs {
+                            match self.document(&s) {
+                                Ok(doc) => {
+                                    self.queued.push((s.article.id.clone(), doc));
+                                    // No fetch time: not a new page's latency.
+                                    self.pending.push((s.article.id, String::new()));
+                                }
+                                Err(e) => lost.push(Lost {
+                                    error: format!("story merge: {e:#}"),
+                                    ids: vec![s.article.id],
+                                }),
+                            }
+                        }
+                    }
+                    Err(e) => tracing::warn!(error = %e, %from, %into, "story merge not applied"),
+                }
             }
+            self.unsent.extend(self.dead_letters(lost));
         }
         if self.commit_every.is_none() {
             // Only this batch was pending: a failure fails its inputs.

@@ -31,6 +31,7 @@ fn input_in(
             extractor: "auto".into(),
             fetched_at: String::new(),
             cluster: cluster.map(str::to_string),
+            story: None,
         },
         summaries: vec![Summary {
             name: "one".into(),

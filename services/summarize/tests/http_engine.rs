@@ -32,6 +32,7 @@ fn article() -> Input {
         extractor: "auto".into(),
         fetched_at: String::new(),
         cluster: None,
+        story: None,
     };
     Input {
         topic: Topic::UNIQUE,

@@ -1,6 +1,9 @@
 //! Text handling shared by extract, dedup, summarize and index: Unicode word
 //! tokens with English stemming, CJK characters as bigrams, sentences, and
-//! term ids for TF-IDF (dedup keeps its own hashed vectors).
+//! term ids for TF-IDF (dedup and stories keep their own hashed vectors),
+//! and [`docfreq`], the streaming document frequencies behind their IDF.
+
+pub mod docfreq;
 
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;

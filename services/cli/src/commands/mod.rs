@@ -12,6 +12,7 @@ pub mod seed;
 pub mod serve;
 pub mod service;
 pub mod status;
+pub mod stories;
 pub mod topics;
 
 use crate::args::Kafka;

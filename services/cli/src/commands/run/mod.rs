@@ -102,7 +102,9 @@ pub(crate) async fn run_embedded(
         state: Some(fetch_state),
         allow_private,
         long_running: follow,
-        bus: std::sync::Arc::new(gleaner_core::registry::InProcess),
+        bus: std::sync::Arc::new(gleaner_core::registry::InProcess {
+            sink_dir: Some(data.clone()),
+        }),
         intake: CpuPool::yielding(workers, cfg.run.intake_nice).context("run.intake_nice")?,
     };
     let mut stages = Vec::new();
@@ -116,12 +118,19 @@ pub(crate) async fn run_embedded(
             batch_max: cfg.kafka.batch_max,
             workers,
             sink_dir: Some(data.clone()),
-            sink_topics: vec![
+            sink_topics: [
                 Topic::ARTICLES,
                 Topic::DUPLICATES,
                 Topic::DEAD_LETTER,
                 Topic::SKIPPED,
-            ],
+            ]
+            .into_iter()
+            .chain(
+                flow.stages
+                    .iter()
+                    .flat_map(|p| p.spec.state_topics().iter().copied()),
+            )
+            .collect(),
         },
     )?;
     let report = std::sync::Arc::new(std::sync::Mutex::new(RunReport::new(

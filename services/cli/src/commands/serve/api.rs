@@ -43,7 +43,7 @@ impl IntoResponse for ApiError {
     }
 }
 
-fn bad(detail: impl Into<String>) -> ApiError {
+pub(super) fn bad(detail: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, "bad_request", detail.into())
 }
 
@@ -52,6 +52,8 @@ pub fn routes(api: Arc<Api>) -> Router {
         .route("/api/v1/search", get(search))
         .route("/api/v1/articles/{id}", get(article))
         .route("/api/v1/stats", get(stats))
+        .route("/api/v1/stories", get(super::stories_api::list))
+        .route("/api/v1/stories/{id}", get(super::stories_api::one))
         .route("/api/v1/openapi.json", get(openapi))
         .route("/api/v1/feed", get(super::standing::feed))
         .route("/api/v1/stream", get(super::standing::stream))
@@ -112,7 +114,7 @@ fn flag(key: &str, v: &str) -> Result<bool, ApiError> {
     }
 }
 
-fn number(key: &str, v: &str) -> Result<usize, ApiError> {
+pub(super) fn number(key: &str, v: &str) -> Result<usize, ApiError> {
     v.parse()
         .map_err(|_| bad(format!("{key} must be a whole number (got {v:?})")))
 }
@@ -166,9 +168,20 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
                 req.snippet_chars = Some(n);
             }
             "cursor" => cursor = Some(v.into_owned()),
+            "group" => {
+                req.group_by_story = match v.as_ref() {
+                    "story" => true,
+                    "article" => false,
+                    other => {
+                        return Err(bad(format!(
+                            "group must be story or article (got {other:?})"
+                        )))
+                    }
+                }
+            }
             other => {
                 return Err(bad(format!(
-                    "unknown parameter {other:?} (known: q, site, lang, from, to, has_summary, sort, offset, limit, cursor, facets, snippet_chars)"
+                    "unknown parameter {other:?} (known: q, site, lang, from, to, has_summary, sort, offset, limit, cursor, facets, snippet_chars, group)"
                 )))
             }
         }

@@ -78,15 +78,24 @@ pub fn summary_line(page: &mut String, found: &SearchResults, p: &Params) {
         },
         found.took_ms
     );
-    for s in ["relevance", "newest", "oldest"] {
-        if s == sort {
-            let _ = write!(page, " <b aria-current=\"true\">{s}</b>");
-        } else {
-            let _ = write!(
-                page,
-                " <a href=\"{}\">{s}</a>",
-                escape_attribute(p.with("sort", s, false))
-            );
+    let group = p.get("group").unwrap_or("story");
+    for (key, chosen, choices) in [
+        ("sort", sort, &["relevance", "newest", "oldest"][..]),
+        ("group", group, &["story", "article"][..]),
+    ] {
+        if key == "group" {
+            page.push_str(" · one hit per:");
+        }
+        for &s in choices {
+            if s == chosen {
+                let _ = write!(page, " <b aria-current=\"true\">{s}</b>");
+            } else {
+                let _ = write!(
+                    page,
+                    " <a href=\"{}\">{s}</a>",
+                    escape_attribute(p.with(key, s, false))
+                );
+            }
         }
     }
     page.push_str("</p>");

@@ -12,6 +12,8 @@ pub mod api;
 mod browse;
 mod page;
 mod standing;
+mod stories_api;
+mod story_pages;
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
@@ -104,7 +106,9 @@ async fn page(
     } else {
         match api::parse_search(&raw) {
             Err(e) => Outcome::Failed(e.2),
-            Ok(req) => {
+            Ok(mut req) => {
+                // The page shows one hit per story unless asked otherwise.
+                req.group_by_story = params.get("group") != Some("article");
                 let (offset, limit) = (req.offset, req.limit);
                 let idx = idx.clone();
                 match tokio::task::spawn_blocking(move || idx.find(&req)).await {
@@ -179,6 +183,8 @@ pub fn router(
     Router::new()
         .route("/", get(page))
         .route("/article/{id}", get(article_page))
+        .route("/stories", get(story_pages::list))
+        .route("/story/{id}", get(story_pages::one))
         .route("/search", get(search))
         .route("/health", get(health))
         .route("/report", get(move || report(report_file.clone())))

@@ -57,7 +57,7 @@ pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
             let _ = write!(
                 page,
                 "<p class=\"note\">{docs} articles searchable. Words (all of them), \"a phrase\", OR, -word, \
-                 site:, lang:, after:, before:. <a href=\"/report\">Crawl report</a></p>"
+                 site:, lang:, after:, before:. <a href=\"/stories\">Stories</a> · <a href=\"/report\">Crawl report</a></p>"
             );
         }
         Outcome::Failed(e) => {
@@ -127,11 +127,21 @@ fn write_hit(page: &mut String, hit: &Hit) {
         .flatten()
         .filter(|s| !s.is_empty())
         .collect();
-    let copies = match hit.copies {
+    let mut copies = match hit.copies {
         0 => String::new(),
         1 => " · 1 copy elsewhere".to_string(),
         n => format!(" · {n} copies elsewhere"),
     };
+    if let (Some(story), n @ 1..) = (&hit.story, hit.more_reports) {
+        let _ = write!(
+            copies,
+            " · <a href=\"/story/{}\">{n} more report{} of this story</a>",
+            escape_attribute(
+                url::form_urlencoded::byte_serialize(story.as_bytes()).collect::<String>()
+            ),
+            if n == 1 { "" } else { "s" }
+        );
+    }
     if !meta.is_empty() || !copies.is_empty() {
         let _ = write!(
             page,
@@ -192,6 +202,8 @@ mod tests {
             site: "example.com".into(),
             published: Some("2024-05-01T00:00:00Z".into()),
             cluster: None,
+            story: None,
+            more_reports: 0,
             copies: 2,
             copy_urls: vec![],
         }

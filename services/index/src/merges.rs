@@ -1,0 +1,164 @@
+//! Story merges as the index applies them. When the stories stage merges a
+//! story into an older one (a record on `story-log`), the reports already
+//! indexed under the merged id are indexed again under the surviving id,
+//! and a report still on its way is given it as it arrives. The merges are
+//! kept beside the index (`story-merges.jsonl`, one `{story, into}` per
+//! line) so that a restarted index still knows them.
+
+use gleaner_core::messages::{Article, StoryEvent, Summarized};
+use std::collections::HashMap;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use tantivy::collector::TopDocs;
+use tantivy::query::TermQuery;
+use tantivy::schema::{IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
+
+pub(crate) const FILE: &str = "story-merges.jsonl";
+
+#[derive(Debug, Default)]
+pub(crate) struct StoryMerges {
+    into: HashMap<String, String>,
+    file: Option<PathBuf>,
+}
+
+impl StoryMerges {
+    /// The merges recorded in `dir` (none if it has no file yet).
+    pub(crate) fn load(dir: &Path) -> anyhow::Result<Self> {
+        let path = dir.join(FILE);
+        let mut into = HashMap::new();
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                for line in text.lines() {
+                    // A line cut short by a crash is the only bad one.
+                    if let Ok(e) = serde_json::from_str::<StoryEvent>(line) {
+                        if let Some(to) = e.into {
+                            into.insert(e.story, to);
+                        }
+                    }
+                }
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => {
+                return Err(anyhow::Error::new(e).context(format!("reading {}", path.display())))
+            }
+        }
+        Ok(StoryMerges {
+            into,
+            file: Some(path),
+        })
+    }
+
+    /// The id the story has now: merges followed to the survivor.
+    pub(crate) fn resolve<'a>(&'a self, story: &'a str) -> &'a str {
+        let mut s = story;
+        // Each merge points to an older story; the bound guards a bad log.
+        for _ in 0..64 {
+            match self.into.get(s) {
+                Some(next) if next != s => s = next,
+                _ => break,
+            }
+        }
+        s
+    }
+
+    /// Records a merge; false if it was known already.
+    pub(crate) fn record(&mut self, e: &StoryEvent) -> anyhow::Result<bool> {
+        let Some(into) = &e.into else {
+            return Ok(false);
+        };
+        if self.into.get(&e.story) == Some(into) {
+            return Ok(false);
+        }
+        if let Some(path) = &self.file {
+            let mut f = std::fs::OpenOptions::new()
+                .create(true)
+                .append(true)
+                .open(path)?;
+            let mut line = serde_json::to_vec(e)?;
+            line.push(b'\n');
+            f.write_all(&line)?;
+        }
+        self.into.insert(e.story.clone(), into.clone());
+        Ok(true)
+    }
+}
+
+/// Most reports of one story indexed again at a merge.
+const MAX_REINDEXED: usize = 100_000;
+
+/// The committed documents of story `from` as the messages they came from,
+/// now of story `into`, to be indexed again.
+pub(crate) fn reindexed(
+    index: &tantivy::Index,
+    f: &crate::schema::Fields,
+    from: &str,
+    into: &str,
+) -> anyhow::Result<Vec<Summarized>> {
+    let reader = index
+        .reader_builder()
+        .reload_policy(tantivy::ReloadPolicy::Manual)
+        .try_into()?;
+    let searcher = reader.searcher();
+    let q = TermQuery::new(
+        Term::from_field_text(f.story, from),
+        IndexRecordOption::Basic,
+    );
+    let found = searcher.search(&q, &TopDocs::with_limit(MAX_REINDEXED).order_by_score())?;
+    let mut out = Vec::with_capacity(found.len());
+    for (_, addr) in found {
+        let d: TantivyDocument = searcher.doc(addr)?;
+        let text = |field| {
+            d.get_first(field)
+                .and_then(|v| v.as_str())
+                .unwrap_or("")
+                .to_string()
+        };
+        let opt = |field| Some(text(field)).filter(|s| !s.is_empty());
+        out.push(Summarized {
+            article: Article {
+                id: text(f.id),
+                url: text(f.url),
+                title: text(f.title),
+                author: opt(f.author),
+                date: opt(f.date),
+                language: opt(f.language),
+                text: text(f.body),
+                extractor: String::new(),
+                fetched_at: text(f.fetched_at),
+                cluster: opt(f.cluster),
+                story: Some(into.to_string()),
+            },
+            summaries: serde_json::from_str(&text(f.summaries)).unwrap_or_default(),
+            engine: String::new(),
+        });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn merged(story: &str, into: &str) -> StoryEvent {
+        StoryEvent {
+            kind: "merged".into(),
+            story: story.into(),
+            into: Some(into.into()),
+            article: "x".into(),
+            at: "2005-01-01T00:00:00Z".into(),
+        }
+    }
+
+    #[test]
+    fn merges_chain_and_survive_a_restart() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut m = StoryMerges::load(dir.path()).unwrap();
+        assert!(m.record(&merged("c", "b")).unwrap());
+        assert!(m.record(&merged("b", "a")).unwrap());
+        assert!(!m.record(&merged("b", "a")).unwrap());
+        assert_eq!((m.resolve("c"), m.resolve("z")), ("a", "z"));
+        let again = StoryMerges::load(dir.path()).unwrap();
+        assert_eq!(again.resolve("c"), "a");
+    }
+}

@@ -1,0 +1,94 @@
+//! `gleaner stories --input FILE.jsonl --output DIR`: the stage's code over
+//! Article JSON lines, for tuning and scoring without a crawl.
+
+use crate::settings::StorySettings;
+use crate::window::Stories;
+use gleaner_core::messages::{Article, StoryEvent};
+use rustc_hash::FxHashMap;
+use std::io::{BufRead, Write};
+
+/// What one offline run did.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Report {
+    pub articles: usize,
+    /// Lines that were not an article (each reported on stderr).
+    pub bad_lines: usize,
+    pub created: usize,
+    pub merged: usize,
+    /// Stories of two or more articles at the end.
+    pub multi: usize,
+}
+
+/// Places every article of `input` in its story. Writes `{id, story}` per
+/// article to `stories` (in input order, with each story's final id, so
+/// later merges are applied) and every creation and merge to `log`.
+pub fn run(
+    input: impl BufRead,
+    settings: StorySettings,
+    mut stories: impl Write,
+    mut log: impl Write,
+) -> anyhow::Result<Report> {
+    let mut window = Stories::new(settings);
+    let mut report = Report::default();
+    let mut placed: Vec<(String, String)> = Vec::new();
+    let mut merged_into: FxHashMap<String, String> = FxHashMap::default();
+    let now = gleaner_core::util::unix_now() as i64;
+    for (i, line) in input.lines().enumerate() {
+        let line = line?;
+        if line.trim().is_empty() {
+            continue;
+        }
+        let a: Article = match serde_json::from_str(&line) {
+            Ok(a) => a,
+            Err(e) => {
+                eprintln!("line {}: not an article: {e}", i + 1);
+                report.bad_lines += 1;
+                continue;
+            }
+        };
+        let assigned = window.assign(&a, now);
+        for e in &assigned.events {
+            write_event(&mut log, e)?;
+            match (e.kind.as_str(), &e.into) {
+                ("merged", Some(into)) => {
+                    report.merged += 1;
+                    merged_into.insert(e.story.clone(), into.clone());
+                }
+                _ => report.created += 1,
+            }
+        }
+        placed.push((a.id, assigned.story));
+        report.articles += 1;
+    }
+    let mut sizes: FxHashMap<String, usize> = FxHashMap::default();
+    for (id, story) in &placed {
+        let story = resolve(&merged_into, story);
+        *sizes.entry(story.to_string()).or_default() += 1;
+        serde_json::to_writer(&mut stories, &serde_json::json!({"id": id, "story": story}))?;
+        stories.write_all(b"\n")?;
+    }
+    report.multi = sizes.values().filter(|&&n| n > 1).count();
+    stories.flush()?;
+    log.flush()?;
+    Ok(report)
+}
+
+fn write_event(out: &mut impl Write, e: &StoryEvent) -> anyhow::Result<()> {
+    serde_json::to_writer(&mut *out, e)?;
+    out.write_all(b"\n")?;
+    Ok(())
+}
+
+/// The id a story has now: merges followed to the story that absorbed it.
+pub fn resolve<'a>(merged_into: &'a FxHashMap<String, String>, story: &'a str) -> &'a str {
+    let mut s = story;
+    // Each merge points to an older story, so the chain ends; the bound
+    // guards against a log that says otherwise.
+    for _ in 0..64 {
+        match merged_into.get(s) {
+            Some(next) => s = next,
+            None => break,
+        }
+    }
+    s
+}
