@@ -17,6 +17,12 @@ pub struct Report {
     pub merged: usize,
     /// Stories of two or more articles at the end.
     pub multi: usize,
+    /// Stories open at the end, and the articles in them.
+    pub open: usize,
+    pub held: usize,
+    /// Candidate stories found and compared whole, over all articles.
+    pub found: u64,
+    pub compared: u64,
 }
 
 /// Places every article of `input` in its story. Writes `{id, story}` per
@@ -68,6 +74,8 @@ pub fn run(
         stories.write_all(b"\n")?;
     }
     report.multi = sizes.values().filter(|&&n| n > 1).count();
+    (report.open, report.held) = (window.open(), window.held());
+    (report.found, report.compared) = (window.postings_read, window.scored);
     stories.flush()?;
     log.flush()?;
     Ok(report)

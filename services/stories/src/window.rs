@@ -26,6 +26,10 @@ use std::hash::Hasher;
 const CENTROID_TERMS: usize = 256;
 /// The article's heaviest terms looked up for candidate stories.
 const PROBE_TERMS: usize = 20;
+/// Most stories found per article, and of those (by the weight of the
+/// article's terms they share) the most compared whole.
+const CANDIDATES: usize = 256;
+const COMPARED: usize = 48;
 /// Articles between sweeps of closed stories.
 const SWEEP_EVERY: u32 = 1024;
 const DAY: f32 = 86_400.0;
@@ -34,34 +38,72 @@ struct Story {
     id: String,
     first: i64,
     last: i64,
-    centroid: FxHashMap<u32, f32>,
+    /// The sum of its reports' vectors, sorted by term (a sorted vector
+    /// takes half a hash map's memory and compares by a merge).
+    centroid: Vector,
     norm: f32,
     /// Its reports, by the hash of their ids.
     members: Vec<u64>,
 }
 
 impl Story {
-    fn add(&mut self, v: &Vector) {
-        for &(t, w) in v {
-            *self.centroid.entry(t).or_default() += w;
-        }
-        if self.centroid.len() > 2 * CENTROID_TERMS {
-            let mut all: Vec<(u32, f32)> = self.centroid.drain().collect();
-            all.select_nth_unstable_by(CENTROID_TERMS - 1, |a, b| b.1.total_cmp(&a.1));
-            all.truncate(CENTROID_TERMS);
-            self.centroid.extend(all);
-        }
-        self.norm = self.centroid.values().map(|w| w * w).sum::<f32>().sqrt();
+    fn has(&self, term: u32) -> bool {
+        self.centroid.binary_search_by_key(&term, |e| e.0).is_ok()
     }
 
-    fn cosine(&self, v: &Vector) -> f32 {
+    fn add(&mut self, v: &[(u32, f32)]) {
+        let (a, b) = (&self.centroid, v);
+        let mut sum: Vector = Vec::with_capacity(a.len() + b.len());
+        let (mut i, mut j) = (0, 0);
+        while i < a.len() || j < b.len() {
+            match (a.get(i), b.get(j)) {
+                (Some(x), Some(y)) if x.0 == y.0 => {
+                    sum.push((x.0, x.1 + y.1));
+                    i += 1;
+                    j += 1;
+                }
+                (Some(x), Some(y)) if x.0 < y.0 => {
+                    sum.push(*x);
+                    i += 1;
+                }
+                (Some(x), None) => {
+                    sum.push(*x);
+                    i += 1;
+                }
+                (_, Some(y)) => {
+                    sum.push(*y);
+                    j += 1;
+                }
+                (None, None) => break,
+            }
+        }
+        if sum.len() > 2 * CENTROID_TERMS {
+            sum.select_nth_unstable_by(CENTROID_TERMS - 1, |a, b| b.1.total_cmp(&a.1));
+            sum.truncate(CENTROID_TERMS);
+            sum.sort_unstable_by_key(|e| e.0);
+        }
+        sum.shrink_to_fit();
+        self.norm = sum.iter().map(|(_, w)| w * w).sum::<f32>().sqrt();
+        self.centroid = sum;
+    }
+
+    fn cosine(&self, v: &[(u32, f32)]) -> f32 {
         if self.norm == 0.0 {
             return 0.0;
         }
-        let dot: f32 = v
-            .iter()
-            .filter_map(|(t, w)| self.centroid.get(t).map(|c| c * w))
-            .sum();
+        let (a, b) = (&self.centroid, v);
+        let (mut i, mut j, mut dot) = (0, 0, 0.0);
+        while i < a.len() && j < b.len() {
+            match a[i].0.cmp(&b[j].0) {
+                std::cmp::Ordering::Less => i += 1,
+                std::cmp::Ordering::Greater => j += 1,
+                std::cmp::Ordering::Equal => {
+                    dot += a[i].1 * b[j].1;
+                    i += 1;
+                    j += 1;
+                }
+            }
+        }
         dot / self.norm
     }
 }
@@ -87,6 +129,12 @@ pub struct Stories {
     /// The latest article time seen: stories close against it.
     clock: i64,
     since_sweep: u32,
+    /// Stories closed or merged away since the postings were last cleaned.
+    gone: usize,
+    /// Candidate stories found and compared whole, over all articles
+    /// placed (for the offline report).
+    pub postings_read: u64,
+    pub scored: u64,
 }
 
 fn id_hash(id: &str) -> u64 {
@@ -113,12 +161,20 @@ impl Stories {
             members: FxHashMap::default(),
             clock: i64::MIN,
             since_sweep: 0,
+            gone: 0,
+            postings_read: 0,
+            scored: 0,
         }
     }
 
     /// Stories open now.
     pub fn open(&self) -> usize {
         self.stories.len()
+    }
+
+    /// Articles in the open stories.
+    pub fn held(&self) -> usize {
+        self.members.len()
     }
 
     /// The article's vector, its terms counted into the document frequencies.
@@ -212,7 +268,7 @@ impl Stories {
                 id,
                 first: t,
                 last: t,
-                centroid: FxHashMap::default(),
+                centroid: Vec::new(),
                 norm: 0.0,
                 members: Vec::new(),
             },
@@ -225,7 +281,7 @@ impl Stories {
             return;
         };
         for &(term, _) in v {
-            if !story.centroid.contains_key(&term) {
+            if !story.has(term) {
                 self.postings.entry(term).or_default().push(n);
             }
         }
@@ -237,41 +293,71 @@ impl Stories {
     }
 
     /// Open stories the vector may belong to, most similar first, with
-    /// their similarity (faded by time).
+    /// their similarity (faded by time), those under both thresholds left
+    /// out. The article's heaviest terms are looked up rarest first, and
+    /// from each the stories most recently given it, until `CANDIDATES`
+    /// are found: a story the article belongs to shares its rare words
+    /// (names, places), so common words need not be read to the end. Those
+    /// sharing the most weight are compared whole. So the cost per article
+    /// stays bounded however many stories are open.
     fn candidates(&mut self, v: &Vector, t: i64) -> Vec<(u32, f32)> {
-        let mut probe: Vec<&(u32, f32)> = v.iter().collect();
+        let mut probe: Vec<(u32, f32)> = v.clone();
         probe.sort_unstable_by(|a, b| b.1.total_cmp(&a.1));
-        let mut seen: Vec<u32> = Vec::new();
-        for &&(term, _) in probe.iter().take(PROBE_TERMS) {
-            if let Some(list) = self.postings.get_mut(&term) {
-                // Closed and merged stories leave their postings behind.
-                list.retain(|n| {
-                    self.stories
-                        .get(n)
-                        .is_some_and(|s| s.centroid.contains_key(&term))
-                });
-                seen.extend_from_slice(list);
+        probe.truncate(PROBE_TERMS);
+        let mut lists: Vec<(&Vec<u32>, f32)> = probe
+            .iter()
+            .filter_map(|(term, w)| Some((self.postings.get(term)?, *w)))
+            .collect();
+        lists.sort_by_key(|l| l.0.len());
+        // Each story found, with the weight of the article's terms that
+        // led to it: only the strongest are compared whole.
+        let mut found: Vec<(u32, f32)> = Vec::new();
+        for (list, w) in lists {
+            let room = CANDIDATES.saturating_sub(found.len());
+            if room == 0 {
+                break;
+            }
+            let tail = &list[list.len().saturating_sub(room)..];
+            self.postings_read += tail.len() as u64;
+            found.extend(tail.iter().map(|&n| (n, w)));
+        }
+        found.sort_unstable_by_key(|e| e.0);
+        let mut shared: Vec<(u32, f32)> = Vec::with_capacity(found.len());
+        for (n, w) in found {
+            match shared.last_mut() {
+                Some(last) if last.0 == n => last.1 += w,
+                _ => shared.push((n, w)),
             }
         }
-        seen.sort_unstable();
-        seen.dedup();
+        if shared.len() > COMPARED {
+            shared.select_nth_unstable_by(COMPARED - 1, |a, b| {
+                b.1.total_cmp(&a.1).then(a.0.cmp(&b.0))
+            });
+            shared.truncate(COMPARED);
+        }
+        self.scored += shared.len() as u64;
         let window = (self.settings.window_days * DAY) as i64;
-        let mut scored: Vec<(u32, f32)> = seen
+        let least = self.settings.threshold.min(self.settings.merge_threshold);
+        let mut scored: Vec<(u32, f32)> = shared
             .into_iter()
-            .filter_map(|n| {
-                let s = &self.stories[&n];
+            .filter_map(|(n, _)| {
+                // Closed and merged stories leave postings until a sweep.
+                let s = self.stories.get(&n)?;
                 if t < s.first - window || t > s.last + window {
                     return None;
                 }
                 let gap = (t - s.last).max(0) as f32 / DAY;
                 let sim = s.cosine(v) * (-gap / self.settings.decay_days).exp();
-                Some((n, sim))
+                (sim >= least).then_some((n, sim))
             })
             .collect();
-        let first = |n: &u32| (self.stories[n].first, self.stories[n].id.clone());
+        // Most similar first; on a tie, the story reported first.
+        let stories = &self.stories;
         scored.sort_by(|a, b| {
+            let (sa, sb) = (&stories[&a.0], &stories[&b.0]);
             b.1.total_cmp(&a.1)
-                .then_with(|| first(&a.0).cmp(&first(&b.0)))
+                .then(sa.first.cmp(&sb.first))
+                .then_with(|| sa.id.cmp(&sb.id))
         });
         scored
     }
@@ -299,6 +385,7 @@ impl Stories {
         let Some(g) = self.stories.remove(&gone) else {
             return;
         };
+        self.gone += 1;
         self.by_id.remove(&g.id);
         for m in &g.members {
             self.members.insert(*m, keep);
@@ -306,13 +393,12 @@ impl Stories {
         let Some(k) = self.stories.get_mut(&keep) else {
             return;
         };
-        let terms: Vector = g.centroid.into_iter().collect();
-        for &(term, _) in &terms {
-            if !k.centroid.contains_key(&term) {
+        for &(term, _) in &g.centroid {
+            if !k.has(term) {
                 self.postings.entry(term).or_default().push(keep);
             }
         }
-        k.add(&terms);
+        k.add(&g.centroid);
         k.first = k.first.min(g.first);
         k.last = k.last.max(g.last);
         k.members.extend(g.members);
@@ -356,13 +442,20 @@ impl Stories {
                 for m in s.members {
                     self.members.remove(&m);
                 }
+                self.gone += 1;
             }
         }
-        let stories = &self.stories;
-        self.postings.retain(|_, list| {
-            list.retain(|n| stories.contains_key(n));
-            !list.is_empty()
-        });
+        // The postings of stories gone are dropped once they are an eighth
+        // of the open ones: reading all postings at every sweep cost more
+        // than the stale entries it removed.
+        if self.gone > self.stories.len() / 8 {
+            self.gone = 0;
+            let stories = &self.stories;
+            self.postings.retain(|_, list| {
+                list.retain(|n| stories.contains_key(n));
+                !list.is_empty()
+            });
+        }
     }
 }
 

@@ -168,3 +168,29 @@ fn open_stories_are_bounded() {
         assert!(s.open() <= 51, "{} open", s.open());
     }
 }
+
+#[test]
+fn a_story_is_found_among_thousands_that_share_its_common_words() {
+    let mut s = stories();
+    s.assign(&article("visa", "2005-03-01", "Blunkett visa row", VISA), 0);
+    // Thousands of other stories that mention a visa and the Home Office,
+    // each with names of its own: the postings of those words grow long.
+    for i in 0..3000 {
+        let text = format!(
+            "Tourist visa fees for travellers from Town{i} rise next month, the Home Office said. \
+             Agency{i} in Region{i} expects fewer visitors to Place{i} and Resort{i}."
+        );
+        let a = s.assign(
+            &article(&format!("n{i}"), "2005-03-02", "Visa fees", &text),
+            0,
+        );
+        assert_ne!(a.story, "visa", "n{i} is another story");
+    }
+    let d = s.assign(
+        &article("d", "2005-03-04", "Blunkett resigns over visa", VISA2),
+        0,
+    );
+    assert_eq!(d.story, "visa");
+    // Found through its rare words, not by reading every posting.
+    assert!(s.postings_read < 3002 * 256, "{}", s.postings_read);
+}
