@@ -76,6 +76,13 @@ enum Cmd {
     /// Score an extractor on a labelled set in the WCXB layout (html/, ground-truth/).
     #[command(after_help = "Example: gleaner eval ../shared/datasets/wcxb-dev --per-type")]
     Eval(commands::eval::EvalCmd),
+    /// Score the summary engine on reference summaries (ROUGE-1, ROUGE-2,
+    /// ROUGE-Lsum F1) beside Lead-3 and the lead cut to each summary's length.
+    #[command(
+        name = "eval-summaries",
+        after_help = "Example: gleaner eval-summaries ../shared/datasets/summaries-bbc100/pairs.jsonl"
+    )]
+    EvalSummaries(commands::eval_summaries::EvalSummariesCmd),
     /// Any stage of [pipeline] stages as a Kafka service, by name (a stage
     /// added to the registry has no subcommand of its own).
     #[command(after_help = "Example: gleaner stage extract --brokers 127.0.0.1:9092")]
@@ -112,6 +119,7 @@ impl Cmd {
             Cmd::Search(c) => c.run().await,
             Cmd::Serve(c) => c.run().await,
             Cmd::Eval(c) => c.run().await,
+            Cmd::EvalSummaries(c) => c.run().await,
             Cmd::Stage(c) => c.run().await,
             Cmd::Report(c) => c.run().await,
             Cmd::Topics(c) => c.run().await,

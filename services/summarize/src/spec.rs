@@ -1,12 +1,11 @@
 //! The summarize stage in the registry.
 
-use crate::{Engine, SummarizeSettings, SummarizeStage};
+use crate::{SummarizeSettings, SummarizeStage};
 use async_trait::async_trait;
 use gleaner_core::config::{SectionCheck, SectionOf};
 use gleaner_core::registry::{StageContext, StageSpec};
 use gleaner_core::stage::Stage;
 use gleaner_core::Topic;
-use std::time::Duration;
 
 pub struct SummarizeSpec;
 
@@ -29,17 +28,8 @@ impl StageSpec for SummarizeSpec {
     }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let s: SummarizeSettings = ctx.cfg.section()?;
-        let engine = match s.engine.as_str() {
-            "http" => Engine::http(
-                &s.http_url,
-                Duration::from_millis(s.http_timeout_ms),
-                s.http_retries,
-            )?,
-            _ => Engine::Extractive,
-        };
-        Ok(Box::new(gleaner_core::Mapped::new(SummarizeStage {
-            engine,
-            lengths: s.lengths.clone(),
-        })))
+        Ok(Box::new(gleaner_core::Mapped::new(
+            SummarizeStage::from_settings(&s)?,
+        )))
     }
 }

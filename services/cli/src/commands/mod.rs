@@ -4,6 +4,7 @@
 
 pub mod dedup;
 pub mod eval;
+pub mod eval_summaries;
 pub mod extract;
 pub mod report;
 pub mod run;

@@ -1,0 +1,256 @@
+//! The built-in extractive engine.
+
+use crate::SummaryLength;
+use gleaner_core::messages::Summary;
+use gleaner_text::{sentences, word_count, Vocabulary};
+
+/// Each sentence's terms as (term id, count), sorted by id.
+fn term_counts(sents: &[&str]) -> (Vec<Vec<(usize, u32)>>, usize) {
+    let mut vocab = Vocabulary::default();
+    let counts = sents
+        .iter()
+        .map(|s| {
+            let mut ids = vocab.term_ids(s);
+            ids.sort_unstable();
+            let mut c: Vec<(usize, u32)> = Vec::new();
+            for id in ids {
+                match c.last_mut() {
+                    Some((last, n)) if *last == id as usize => *n += 1,
+                    _ => c.push((id as usize, 1)),
+                }
+            }
+            c
+        })
+        .collect();
+    (counts, vocab.len())
+}
+
+/// How much longer sentences are preferred: the score grows with the
+/// fifth root of the word count (a 40-word sentence scores 1.1 times a
+/// 25-word one), so a summary is not made of fragments.
+const LENGTH_EXPONENT: f64 = 0.2;
+
+/// Ranks sentences by how central their words are to the article: the
+/// mean frequency in the article of a sentence's content words (stemmed,
+/// no stop words), as SumBasic (Nenkova and Vanderwende 2005) ranks them,
+/// times a mild preference for longer sentences. A news article repeats
+/// the words of its story, so sentences made of them carry it; fragments
+/// and run-ons score less. `words` holds each sentence's word count.
+fn ranked(counts: &[Vec<(usize, u32)>], terms: usize, words: &[usize]) -> Vec<usize> {
+    let mut all = vec![0u32; terms];
+    for c in counts {
+        for &(t, n) in c {
+            all[t] += n;
+        }
+    }
+    let most = f64::from(all.iter().copied().max().unwrap_or(1).max(1));
+    let mut scored: Vec<(f64, usize)> = counts
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            let tokens: u32 = c.iter().map(|&(_, n)| n).sum();
+            let mass: f64 = c
+                .iter()
+                .map(|&(t, n)| f64::from(n) * f64::from(all[t]) / most)
+                .sum();
+            let mean = if tokens == 0 {
+                0.0
+            } else {
+                mass / f64::from(tokens)
+            };
+            let w = words[i] as f64;
+            // Fragments and run-ons make poor summaries.
+            let shape = if (6.0..=60.0).contains(&w) { 1.0 } else { 0.5 };
+            (mean * w.max(1.0).powf(LENGTH_EXPONENT) * shape, i)
+        })
+        .collect();
+    scored.sort_by(|a, b| b.0.total_cmp(&a.0).then(a.1.cmp(&b.1)));
+    scored.into_iter().map(|(_, i)| i).collect()
+}
+
+/// Share of a sentence's distinct terms already in the summary past which
+/// it only repeats it (maximal marginal relevance, as a cut-off).
+const REPEATS: f64 = 0.7;
+
+/// Whether sentence `c` mostly repeats the terms of those chosen.
+fn repeats(c: &[(usize, u32)], chosen_terms: &[bool]) -> bool {
+    if c.is_empty() {
+        return false;
+    }
+    let seen = c.iter().filter(|&&(t, _)| chosen_terms[t]).count();
+    seen as f64 / c.len() as f64 >= REPEATS
+}
+
+/// Whether a sentence ends as one (a headline or a caption does not).
+fn ends_a_sentence(s: &str) -> bool {
+    s.trim_end().ends_with([
+        '.', '!', '?', '…', '。', '！', '？', '"', '”', '’', '\'', ')',
+    ])
+}
+
+/// The built-in extractive engine: the best sentences, in text order.
+/// Headlines and other lines without a full stop are kept out while the
+/// text has real sentences; when it has none, each chosen line gets one, so
+/// no two run together.
+pub fn extractive(text: &str, lengths: &[SummaryLength]) -> Vec<Summary> {
+    let mut sents = sentences(text);
+    if sents.iter().any(|s| ends_a_sentence(s)) {
+        sents.retain(|s| ends_a_sentence(s));
+    }
+    // Counted once: ranking and the word-length summaries both need them.
+    let words: Vec<usize> = sents.iter().map(|s| word_count(s)).collect();
+    let (counts, terms) = term_counts(&sents);
+    let order = ranked(&counts, terms, &words);
+    // The best sentences that add something; those that only repeat the
+    // ones before them come last, if a length needs them.
+    let order: Vec<usize> = {
+        let mut seen = vec![false; terms];
+        let (mut fresh, mut repeating) = (Vec::new(), Vec::new());
+        for i in order {
+            if repeats(&counts[i], &seen) {
+                repeating.push(i);
+            } else {
+                for &(t, _) in &counts[i] {
+                    seen[t] = true;
+                }
+                fresh.push(i);
+            }
+        }
+        fresh.extend(repeating);
+        fresh
+    };
+    lengths
+        .iter()
+        .map(|l| {
+            let mut chosen: Vec<usize> = Vec::new();
+            if let Some(n) = l.sentences {
+                chosen.extend(order.iter().take(n));
+            } else if let Some(target) = l.words {
+                let mut taken = 0;
+                for &i in &order {
+                    if taken >= target {
+                        break;
+                    }
+                    let w = words[i];
+                    // Stop before overshooting by more than half a sentence.
+                    if taken > 0 && taken + w > target + w / 2 {
+                        continue;
+                    }
+                    taken += w;
+                    chosen.push(i);
+                }
+            }
+            chosen.sort_unstable();
+            let text = chosen
+                .iter()
+                .map(|&i| match sents[i].trim_end() {
+                    s if ends_a_sentence(s) => s.to_string(),
+                    s => format!("{s}."),
+                })
+                .collect::<Vec<_>>()
+                .join(" ");
+            Summary {
+                name: l.name.clone(),
+                text,
+            }
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lengths() -> Vec<SummaryLength> {
+        vec![
+            SummaryLength {
+                name: "one".into(),
+                sentences: Some(1),
+                words: None,
+            },
+            SummaryLength {
+                name: "three".into(),
+                sentences: Some(3),
+                words: None,
+            },
+            SummaryLength {
+                name: "w100".into(),
+                sentences: None,
+                words: Some(100),
+            },
+        ]
+    }
+
+    #[test]
+    fn a_headline_is_not_glued_to_the_first_sentence() {
+        let one = [SummaryLength {
+            name: "one".into(),
+            sentences: Some(2),
+            words: None,
+        }];
+        let text = "Bridge reopens after repairs\nThe harbour bridge reopened on Monday after eight months of repairs. Buses crossed it before dawn.";
+        let s = &extractive(text, &one)[0].text;
+        assert!(!s.contains("repairs The"), "{s}");
+        assert!(
+            !s.starts_with("Bridge reopens"),
+            "the headline is kept out: {s}"
+        );
+        // Only lines without full stops: each ends with one.
+        let s = &extractive("First line here\nSecond line there", &one)[0].text;
+        assert_eq!(s, "First line here. Second line there.");
+    }
+
+    #[test]
+    fn extractive_lengths() {
+        let text = (0..20)
+            .map(|i| format!("Sentence number {i} talks about the harbour bridge repairs and the city budget in some detail."))
+            .collect::<Vec<_>>()
+            .join(" ");
+        let s = extractive(&text, &lengths());
+        assert_eq!(sentences(&s[0].text).len(), 1);
+        assert_eq!(sentences(&s[1].text).len(), 3);
+        let w = word_count(&s[2].text);
+        assert!((80..=130).contains(&w), "{w} words");
+        // Sentences keep their order in the text.
+        let pos: Vec<usize> = sentences(&s[1].text)
+            .iter()
+            .map(|x| text.find(x).unwrap())
+            .collect();
+        assert!(pos.windows(2).all(|p| p[0] < p[1]));
+    }
+
+    #[test]
+    fn central_sentences_first_and_a_repeat_only_when_nothing_else_is_left() {
+        let text = "The council approved the harbour bridge repair budget on Monday. \
+            The harbour bridge repair budget was approved by the council on Monday. \
+            The weather was mild. \
+            Engineers said the harbour bridge cables would be replaced within a year. \
+            A local bakery opened a second shop.";
+        let two = [SummaryLength {
+            name: "two".into(),
+            sentences: Some(2),
+            words: None,
+        }];
+        let s = &extractive(text, &two)[0].text;
+        // The two bridge sentences that say different things, not the
+        // same news twice, and not the asides.
+        assert!(s.contains("approved"), "{s}");
+        assert!(s.contains("cables"), "{s}");
+        assert!(!s.contains("weather") && !s.contains("bakery"), "{s}");
+    }
+
+    #[test]
+    fn chinese_and_japanese_are_cut_at_their_full_stops() {
+        let one = [SummaryLength {
+            name: "one".into(),
+            sentences: Some(1),
+            words: None,
+        }];
+        let zh = "市政府周一批准了港口大桥的维修预算。港口大桥的电缆将在一年内更换。今天天气晴朗。";
+        let s = &extractive(zh, &one)[0].text;
+        assert!(s.ends_with('。') && s.matches('。').count() == 1, "{s}");
+        let ja = "市議会は月曜日に港の橋の修理予算を承認した。橋のケーブルは一年以内に交換される。";
+        let s = &extractive(ja, &one)[0].text;
+        assert!(s.ends_with('。') && s.matches('。').count() == 1, "{s}");
+    }
+}
