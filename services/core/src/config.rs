@@ -88,6 +88,7 @@ pub struct Topics {
     pub skipped: String,
     pub status: String,
     pub story_log: String,
+    pub summary_cache: String,
 }
 
 impl Default for Topics {
@@ -107,6 +108,7 @@ impl Default for Topics {
             skipped: name("skipped"),
             status: name("status"),
             story_log: name("story-log"),
+            summary_cache: name("summary-cache"),
         }
     }
 }
@@ -287,6 +289,7 @@ impl Config {
             Topic::SKIPPED => n.skipped.clone(),
             Topic::STATUS => n.status.clone(),
             Topic::STORY_LOG => n.story_log.clone(),
+            Topic::SUMMARY_CACHE => n.summary_cache.clone(),
             // A stage's own topic shares the seeds topic's prefix, so a
             // flow renamed as a whole ("test1.seeds", ...) keeps it apart.
             other => {
@@ -320,9 +323,12 @@ impl Topic {
     /// Stories created and merged (the stories stage writes it; the index
     /// reads it, so a merged story's reports take the surviving id).
     pub const STORY_LOG: Topic = Topic("story-log");
+    /// Summaries a remote engine made, by a key of what was asked
+    /// (compacted): read back whole when summarize starts.
+    pub const SUMMARY_CACHE: Topic = Topic("summary-cache");
 
     /// The topics of the built-in stages.
-    pub const BUILT_IN: [Topic; 13] = [
+    pub const BUILT_IN: [Topic; 14] = [
         Topic::SEEDS,
         Topic::FRONTIER,
         Topic::PAGES,
@@ -336,7 +342,11 @@ impl Topic {
         Topic::SKIPPED,
         Topic::STATUS,
         Topic::STORY_LOG,
+        Topic::SUMMARY_CACHE,
     ];
+
+    /// Topics that keep only the latest record per key.
+    pub const COMPACTED: [Topic; 2] = [Topic::RULES, Topic::SUMMARY_CACHE];
 
     /// The topic with this short name, for a stage that writes its own.
     pub const fn new(short: &'static str) -> Topic {

@@ -35,7 +35,7 @@ pub async fn create_topics(
                 TopicReplication::Fixed(cfg.kafka.replication),
             )
             .set("max.message.bytes", &max);
-            if *t == Topic::RULES {
+            if Topic::COMPACTED.contains(t) {
                 nt.set("cleanup.policy", "compact")
             } else {
                 nt

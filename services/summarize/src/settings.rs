@@ -5,8 +5,21 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SummarizeSettings {
-    /// extractive (built in) or http.
+    /// extractive (built in), openai or http.
     pub engine: String,
+    /// The OpenAI-compatible server's base URL (`.../v1`).
+    pub openai_url: String,
+    pub openai_model: String,
+    /// The environment variable holding the API key.
+    pub openai_key_env: String,
+    pub openai_max_tokens: u32,
+    pub openai_temperature: f32,
+    pub openai_timeout_ms: u64,
+    /// Requests in flight at once, per process.
+    pub openai_concurrency: usize,
+    pub openai_retries: u32,
+    /// Longer texts are summarised in two passes.
+    pub openai_max_input_chars: usize,
     pub http_url: String,
     pub http_timeout_ms: u64,
     pub http_retries: u32,
@@ -37,6 +50,15 @@ impl Default for SummarizeSettings {
         };
         SummarizeSettings {
             engine: "extractive".into(),
+            openai_url: "http://127.0.0.1:11434/v1".into(),
+            openai_model: "llama3.2".into(),
+            openai_key_env: "OPENAI_API_KEY".into(),
+            openai_max_tokens: 400,
+            openai_temperature: 0.2,
+            openai_timeout_ms: 120_000,
+            openai_concurrency: 4,
+            openai_retries: 4,
+            openai_max_input_chars: 24_000,
             http_url: "http://127.0.0.1:8000/summarize".into(),
             http_timeout_ms: 30_000,
             http_retries: 3,
@@ -54,8 +76,16 @@ impl gleaner_core::config::Section for SummarizeSettings {
 
     fn validate(&self) -> anyhow::Result<()> {
         anyhow::ensure!(
-            matches!(self.engine.as_str(), "extractive" | "http"),
-            "summarize.engine must be \"extractive\" or \"http\""
+            matches!(self.engine.as_str(), "extractive" | "openai" | "http"),
+            "summarize.engine must be \"extractive\", \"openai\" or \"http\""
+        );
+        anyhow::ensure!(
+            self.openai_concurrency >= 1,
+            "summarize.openai_concurrency must be at least 1"
+        );
+        anyhow::ensure!(
+            (0.0..=2.0).contains(&self.openai_temperature),
+            "summarize.openai_temperature must be within 0..=2"
         );
         for l in &self.lengths {
             anyhow::ensure!(

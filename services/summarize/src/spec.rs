@@ -26,10 +26,38 @@ impl StageSpec for SummarizeSpec {
     fn reads(&self) -> &'static [Topic] {
         &[Topic::ARTICLES]
     }
+    fn metrics(&self) -> &'static [gleaner_core::metrics::Metric] {
+        crate::metrics::METRICS
+    }
+    fn side_outputs(&self) -> &'static [Topic] {
+        &[Topic::SUMMARY_CACHE]
+    }
+    /// What remote engines answered, read back whole at start.
+    fn state_topics(&self) -> &'static [Topic] {
+        &[Topic::SUMMARY_CACHE]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let s: SummarizeSettings = ctx.cfg.section()?;
-        Ok(Box::new(gleaner_core::Mapped::new(
-            SummarizeStage::from_settings(&s)?,
-        )))
+        let stage = SummarizeStage::from_settings(&s)?;
+        if !matches!(stage.engine, crate::Engine::Extractive) {
+            let bus = ctx.bus.clone();
+            // The compacted topic whole (a sink file in gleaner run).
+            let entries: Vec<crate::cache::CacheEntry> = tokio::task::spawn_blocking(move || {
+                bus.tail(Topic::SUMMARY_CACHE, i64::MAX).map(|records| {
+                    records
+                        .iter()
+                        .filter_map(|p| serde_json::from_slice(p).ok())
+                        .collect()
+                })
+            })
+            .await??;
+            for e in entries {
+                stage.cache.put(e);
+            }
+            if !stage.cache.is_empty() {
+                tracing::info!(entries = stage.cache.len(), "summary cache read back");
+            }
+        }
+        Ok(Box::new(gleaner_core::Mapped::new(stage)))
     }
 }

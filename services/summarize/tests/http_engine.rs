@@ -42,6 +42,19 @@ fn article() -> Input {
     }
 }
 
+/// The stage with engine = "http" at `url`.
+fn stage(url: &str, timeout_ms: u64, retries: u32) -> gleaner_summarize::SummarizeStage {
+    gleaner_summarize::SummarizeStage::from_settings(&gleaner_summarize::SummarizeSettings {
+        engine: "http".into(),
+        http_url: url.into(),
+        http_timeout_ms: timeout_ms,
+        http_retries: retries,
+        lengths: lengths(),
+        ..Default::default()
+    })
+    .unwrap()
+}
+
 fn lengths() -> Vec<SummaryLength> {
     vec![SummaryLength {
         name: "one_sentence".into(),
@@ -70,13 +83,7 @@ async fn summarize_http_engine_retries_then_answers() {
         }),
     );
     let base = serve(app).await;
-    let engine =
-        gleaner_summarize::Engine::http(&format!("{base}/summarize"), Duration::from_secs(5), 3)
-            .unwrap();
-    let s = gleaner_summarize::SummarizeStage {
-        engine,
-        lengths: lengths(),
-    };
+    let s = stage(&format!("{base}/summarize"), 5000, 3);
     let outs = s.map(&article()).await.unwrap();
     let out: Summarized = outs[0].decode().unwrap();
     assert_eq!(calls.load(Ordering::SeqCst), 3);
@@ -94,16 +101,7 @@ async fn summarize_http_engine_times_out_and_falls_back() {
         }),
     );
     let base = serve(app).await;
-    let engine = gleaner_summarize::Engine::http(
-        &format!("{base}/summarize"),
-        Duration::from_millis(200),
-        1,
-    )
-    .unwrap();
-    let s = gleaner_summarize::SummarizeStage {
-        engine,
-        lengths: lengths(),
-    };
+    let s = stage(&format!("{base}/summarize"), 200, 1);
     let t0 = Instant::now();
     let outs = s.map(&article()).await.unwrap();
     assert!(t0.elapsed() < Duration::from_secs(3));
