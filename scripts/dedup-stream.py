@@ -68,8 +68,11 @@ def load_sentences(datasets):
 
 
 class Maker:
-    def __init__(self, sents, names, rng):
+    def __init__(self, sents, names, rng, reuse=0.0, pool=2000):
         self.sents, self.names, self.rng = sents, names, rng
+        # Wire copy: sentences that recur verbatim across many articles.
+        self.reuse = reuse
+        self.pool = rng.sample(sents, min(pool, len(sents)))
 
     def mapping(self):
         """A per-article renaming of proper nouns and numbers."""
@@ -97,7 +100,13 @@ class Maker:
         return re.sub(r"\d+", number, s)
 
     def sentences(self, n, mapping):
-        return [self.localise(self.rng.choice(self.sents), mapping) for _ in range(n)]
+        out = []
+        for _ in range(n):
+            if self.reuse and self.rng.random() < self.reuse:
+                out.append(self.rng.choice(self.pool))
+            else:
+                out.append(self.localise(self.rng.choice(self.sents), mapping))
+        return out
 
     def paragraphs(self, sents):
         paras, i = [], 0
@@ -218,10 +227,12 @@ def main():
     )
     ap.add_argument("--copy-share", type=float, default=0.08, help="share of distinct articles that get copies")
     ap.add_argument("--early-share", type=float, default=0.2, help="share of copies that arrive before their original")
+    ap.add_argument("--reuse", type=float, default=0.0, help="share of sentences drawn verbatim from a pool of wire sentences shared by many articles")
+    ap.add_argument("--pool", type=int, default=2000, help="wire sentences in that pool")
     args = ap.parse_args()
     rng = random.Random(args.seed)
     sents, names = load_sentences(args.datasets)
-    mk = Maker(sents, names, rng)
+    mk = Maker(sents, names, rng, args.reuse, args.pool)
     os.makedirs(args.out, exist_ok=True)
 
     # Every record: (arrival key, article dict, truth dict).

@@ -23,6 +23,7 @@ fn schemas() -> Vec<(&'static str, Schema)> {
         ("skipped", schema_for!(DeadLetter)),
         ("status", schema_for!(StageStatus)),
         ("story-log", schema_for!(StoryEvent)),
+        ("summary-cache", schema_for!(SummaryCacheEntry)),
         // The stories stage's own output: articles with their story id.
         ("grouped", schema_for!(Article)),
     ]

@@ -254,6 +254,16 @@ pub struct Summary {
     pub text: String,
 }
 
+/// `gleaner.summary-cache`: summaries a remote engine made, by a key of
+/// what it was asked (the text, engine, model, prompt version, lengths).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+pub struct SummaryCacheEntry {
+    pub key: String,
+    pub summaries: Vec<Summary>,
+    /// The engine that made them, as recorded on the article.
+    pub engine: String,
+}
+
 /// `gleaner.summarized`: an article with its summaries.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Summarized {

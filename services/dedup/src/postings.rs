@@ -1,8 +1,11 @@
 //! The candidate index: for each key (a small shingle hash), the window
-//! slots of the latest articles that have it, at most [`CAP`] of them, so
-//! a lookup costs the same whatever the window holds. A key shared by more
-//! articles than that is stock text, not a sign of a copy; its oldest
-//! postings are dropped.
+//! slots of articles that have it, at most [`CAP`] of them, so a lookup
+//! costs the same whatever the window holds: the earliest posted (where an
+//! original is) and the latest. A key shared by more articles than that
+//! is mostly stock text; the postings between the earliest and the latest
+//! are dropped. Dropping the earliest too let text that recurs in dozens
+//! of later articles push an original out of every one of its keys, so
+//! that its verbatim copy found no candidate.
 //!
 //! Lists are linked through one arena of nodes (8 bytes a posting), since
 //! most keys have one posting and a `Vec` per key would cost 24 bytes
@@ -75,25 +78,32 @@ impl Postings {
         self.free = n;
     }
 
-    /// Adds `slot` at the head of `key`'s list, dropping postings past [`CAP`].
+    /// Adds `slot` at the head of `key`'s list; past [`CAP`], drops the
+    /// posting before the earliest.
     pub fn insert(&mut self, key: u32, slot: u32) {
         let head = self.heads.get(&key).copied().unwrap_or(NIL);
         let n = self.alloc(Node { slot, next: head });
         self.heads.insert(key, n);
-        // Walk to the CAP-th node and cut what follows.
+        // Walk to the node CAP - 2 places after the head; if the list goes
+        // on past CAP nodes, the one after it (the second earliest) goes.
         let mut cur = n;
-        for _ in 1..CAP {
+        for _ in 0..CAP - 2 {
             cur = self.nodes[cur as usize].next;
             if cur == NIL {
                 return;
             }
         }
-        let mut rest = std::mem::replace(&mut self.nodes[cur as usize].next, NIL);
-        while rest != NIL {
-            let next = self.nodes[rest as usize].next;
-            self.release(rest);
-            rest = next;
+        let second = self.nodes[cur as usize].next;
+        if second == NIL {
+            return;
         }
+        let earliest = self.nodes[second as usize].next;
+        if earliest == NIL {
+            return;
+        }
+        // At most CAP + 1 nodes: the earliest is the last.
+        self.nodes[cur as usize].next = earliest;
+        self.release(second);
     }
 
     /// Removes `slot` from `key`'s list (nothing if it was dropped already).
@@ -169,7 +179,7 @@ mod tests {
     }
 
     #[test]
-    fn a_key_keeps_its_latest_cap_postings() {
+    fn a_key_keeps_its_earliest_and_latest_postings() {
         let mut p = Postings::new();
         for s in 0..(CAP as u32 + 5) {
             p.insert(1, s);
@@ -177,10 +187,11 @@ mod tests {
         let got = slots(&p, 1);
         assert_eq!(got.len(), CAP);
         assert_eq!(got[0], CAP as u32 + 4);
-        assert_eq!(*got.last().unwrap(), 5);
+        assert_eq!(got[CAP - 2], 6, "the latest CAP - 1");
+        assert_eq!(*got.last().unwrap(), 0, "and the earliest");
         assert_eq!(p.len(), CAP);
         // Removing a dropped posting is harmless.
-        p.remove(1, 0);
+        p.remove(1, 3);
         assert_eq!(p.len(), CAP);
     }
 }

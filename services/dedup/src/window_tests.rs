@@ -351,3 +351,81 @@ fn the_window_forgets_by_count_and_compares_by_publication_age() {
     assert_eq!(repost_of(&judge(&mut w, &repost)), Some("a"));
     assert_eq!(w.len(), 4);
 }
+
+/// Sentence `i` of a stock of distinct made-up sentences: twelve words
+/// drawn by a hash of `i` from a few hundred, so that two sentences share
+/// hardly any run of four words.
+fn stock_sentence(i: usize) -> String {
+    const SYLLABLES: [&str; 24] = [
+        "ka", "lo", "mi", "ren", "tas", "vu", "bel", "dor", "fen", "gal", "hor", "jun", "kel",
+        "mar", "nol", "pir", "quen", "ros", "sil", "tor", "ul", "vek", "wen", "zor",
+    ];
+    let mut h = (i as u64 + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    let mut words = Vec::new();
+    for _ in 0..12 {
+        h ^= h >> 29;
+        h = h.wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        let a = SYLLABLES[(h % 24) as usize];
+        let b = SYLLABLES[((h >> 8) % 24) as usize];
+        words.push(format!("{a}{b}"));
+    }
+    let mut s = words.join(" ");
+    s[..1].make_ascii_uppercase();
+    s + "."
+}
+
+#[test]
+fn an_original_whose_sentences_are_everywhere_is_still_found() {
+    let mut w = Window::new(cfg(10_000));
+    // The original: ten sentences.
+    let original: Vec<String> = (0..10).map(stock_sentence).collect();
+    let text = original.join(" ");
+    assert!(unique(&judge(&mut w, &article("orig", T0, "Ten things", &text))).is_some());
+    // Then 170 articles, each quoting four running sentences of it among
+    // twelve of their own: every run of words in the original is in
+    // dozens of them.
+    for n in 0..170usize {
+        let mut sents: Vec<String> = (0..12).map(|k| stock_sentence(1000 + n * 12 + k)).collect();
+        let k = n % 7;
+        for (j, s) in original[k..k + 4].iter().enumerate() {
+            sents.insert(6 + j, s.clone());
+        }
+        let a = article(
+            &format!("later{n}"),
+            T0 + 60 * (n as i64 + 1),
+            "Other news",
+            &sents.join(" "),
+        );
+        assert!(
+            unique(&judge(&mut w, &a)).is_some(),
+            "later{n} is not a copy"
+        );
+    }
+    // Its verbatim copy and a copy trimmed to its first six sentences.
+    let copy = article("copy", T0 + DAY, "Ten things", &text);
+    assert_eq!(repost_of(&judge(&mut w, &copy)), Some("orig"));
+    let trimmed = article("trim", T0 + DAY, "Ten things", &original[..6].join(" "));
+    assert_eq!(repost_of(&judge(&mut w, &trimmed)), Some("orig"));
+}
+
+#[test]
+fn articles_sharing_only_a_boilerplate_paragraph_are_not_copies() {
+    let mut w = Window::new(cfg(10_000));
+    let boilerplate = "Subscribe to our newsletter for the latest news from the region. \
+        Our journalism is funded by readers like you; support us from one pound a month. \
+        Follow us on social media and tell us what you think of this story.";
+    for n in 0..60usize {
+        let own: Vec<String> = (0..6).map(|k| stock_sentence(5000 + n * 6 + k)).collect();
+        let text = format!("{}\n\n{boilerplate}", own.join(" "));
+        let a = article(
+            &format!("b{n}"),
+            T0 + 60 * n as i64,
+            &format!("Story {n}"),
+            &text,
+        );
+        assert!(
+            unique(&judge(&mut w, &a)).is_some(),
+            "b{n} is its own article"
+        );
+    }
+}

@@ -6,20 +6,12 @@
 //! in `gleaner run`) and reads the topic back whole when it starts.
 
 use crate::SummaryLength;
-use gleaner_core::messages::Summary;
 use gleaner_core::sync::Locked;
 use rustc_hash::FxHashMap;
-use serde::{Deserialize, Serialize};
 use std::sync::Mutex;
 
-/// One cache record.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CacheEntry {
-    pub key: String,
-    pub summaries: Vec<Summary>,
-    /// The engine that made them, as recorded on the article.
-    pub engine: String,
-}
+/// One cache record (the summary-cache topic's message).
+pub use gleaner_core::messages::SummaryCacheEntry as CacheEntry;
 
 /// The key of a request: two FNV-1a hashes (stable across runs) of what
 /// decides the answer.
