@@ -4,7 +4,10 @@
     scripts/dedup-score.py TRUTH.jsonl OUT_DIR [--name NAME] [--json]
 
 OUT_DIR holds unique.jsonl and duplicates.jsonl as `gleaner dedup --input`
-writes them. An id's last verdict wins: a correction on duplicates.jsonl
+writes them (and explain.jsonl with `--explain`: then each missed copy is
+put down to why it matched nothing, its original's reason when the copy
+arrived first: no candidate, published too far apart, below containment,
+below shared weight). An id's last verdict wins: a correction on duplicates.jsonl
 overrides that id's line on unique.jsonl. The planted copies (verbatim,
 syndicated, reheadlined, edited, trimmed) are the positives; precision,
 recall and F1 are over the articles called duplicates. A group keeps its
@@ -59,6 +62,24 @@ def main():
         "earliest_kept": round(earliest_share, 4),
         "called_duplicate": {k: f"{v[1]}/{v[0]}" for k, v in sorted(per_kind.items())},
     }
+    explain = os.path.join(args.out, "explain.jsonl")
+    if os.path.exists(explain):
+        why = {}
+        for line in open(explain, encoding="utf-8"):
+            if line.strip():
+                d = json.loads(line)
+                why[d["id"]] = d["why"]
+        order = {t["id"]: i for i, t in enumerate(truth)}
+        originals = {t["group"]: t for t in truth if t["kind"] == "original"}
+        missed = defaultdict(int)
+        for t in truth:
+            if t["kind"] not in COPY_KINDS or t["id"] in dups:
+                continue
+            o = originals.get(t["group"])
+            first = o is not None and order[t["id"]] < order[o["id"]]
+            reason = why.get(o["id"] if first else t["id"], "matched, then not reported")
+            missed[("arrived first: " if first else "") + reason] += 1
+        result["missed_because"] = dict(sorted(missed.items(), key=lambda kv: -kv[1]))
     if args.json:
         print(json.dumps(result))
     else:
@@ -67,6 +88,8 @@ def main():
             f"({kept}/{len(groups)} groups)"
         )
         print("  called duplicate: " + ", ".join(f"{k} {v}" for k, v in result["called_duplicate"].items()))
+        if "missed_because" in result:
+            print("  copies missed because: " + ", ".join(f"{k} {v}" for k, v in result["missed_because"].items()))
 
 
 if __name__ == "__main__":

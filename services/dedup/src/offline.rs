@@ -37,6 +37,18 @@ impl Report {
 
 /// Reads Article JSON lines from `input` and writes the verdicts to `out`.
 pub fn run(cfg: DedupSettings, input: impl BufRead + Send, out: &Path) -> anyhow::Result<Report> {
+    run_explained(cfg, input, out, false)
+}
+
+/// [`run`], and with `explain` also `explain.jsonl`: why each article
+/// judged new matched nothing (`{"id", "why"}`; see `Window::explain`),
+/// so that a scorer can say why a planted copy was missed.
+pub fn run_explained(
+    cfg: DedupSettings,
+    input: impl BufRead + Send,
+    out: &Path,
+    explain: bool,
+) -> anyhow::Result<Report> {
     std::fs::create_dir_all(out)?;
     let open = |name: &str| -> anyhow::Result<BufWriter<std::fs::File>> {
         let path = out.join(name);
@@ -50,6 +62,9 @@ pub fn run(cfg: DedupSettings, input: impl BufRead + Send, out: &Path) -> anyhow
         open("dead-letter.jsonl")?,
     );
     let mut dedup = Deduper::new(cfg, Topic::ARTICLES);
+    if explain {
+        dedup.window_mut().explain = Some(Vec::new());
+    }
     let mut report = Report::default();
     let started = Instant::now();
     let decoder = dedup.decoder();
@@ -116,6 +131,14 @@ pub fn run(cfg: DedupSettings, input: impl BufRead + Send, out: &Path) -> anyhow
         (batch, prepared) = next?;
     }
     for mut w in [unique, dups, dead] {
+        w.flush()?;
+    }
+    if let Some(why) = dedup.window_mut().explain.take() {
+        let mut w = open("explain.jsonl")?;
+        for (id, why) in why {
+            serde_json::to_writer(&mut w, &serde_json::json!({"id": id, "why": why}))?;
+            w.write_all(b"\n")?;
+        }
         w.flush()?;
     }
     report.seconds = started.elapsed().as_secs_f64();

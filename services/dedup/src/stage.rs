@@ -98,6 +98,10 @@ impl Deduper {
         &self.window
     }
 
+    pub fn window_mut(&mut self) -> &mut Window {
+        &mut self.window
+    }
+
     /// What decodes inputs and computes their features; it needs nothing
     /// of the window, so the next batch can be prepared while this one is
     /// judged.

@@ -123,6 +123,13 @@ pub struct Stats {
 }
 
 pub struct Window {
+    /// When set (`gleaner dedup --explain`), why each article judged new
+    /// matched nothing: `no candidate` (none shares an indexed key: not in
+    /// the window, or pushed out of the keys), `published too far apart`,
+    /// `below containment`, `below shared weight`.
+    pub explain: Option<Vec<(Box<str>, &'static str)>>,
+    /// Why the last lookup matched nothing.
+    last_miss: &'static str,
     cfg: DedupSettings,
     slots: Vec<Option<Entry>>,
     free: Vec<u32>,
@@ -145,6 +152,8 @@ impl Window {
         cfg.vector_terms = cfg.vector_terms.min(MAX_KEPT);
         cfg.sketch_size = cfg.sketch_size.min(MAX_KEPT);
         Window {
+            explain: None,
+            last_miss: "",
             df: DocFreq::for_window(cfg.window_count),
             short: Recent::new(cfg.window_count),
             cfg,
@@ -247,6 +256,9 @@ impl Window {
         let best = self.best_match(&vector, f, event);
         self.df.add(f.terms.iter().map(|t| t.0));
         let Some((slot, shared, cont)) = best else {
+            if let Some(why) = self.explain.as_mut() {
+                why.push((a.id.as_str().into(), self.last_miss));
+            }
             self.insert(a, f, vector, event, None);
             return vec![Decision::Unique {
                 cluster: a.id.clone(),
@@ -398,6 +410,12 @@ impl Window {
         self.scratch = slots;
         self.stats.verified += counted.len() as u64;
         let mut best: Option<(u32, f32, f32, u64)> = None;
+        // How far the closest candidate got, for `explain`.
+        let mut got = if counted.is_empty() {
+            "no candidate"
+        } else {
+            "published too far apart"
+        };
         for &(_, slot) in &counted {
             let e = self.entry(slot);
             if e.event.secs.abs_diff(event.secs) > age as u64 {
@@ -407,10 +425,14 @@ impl Window {
             // turns away most candidates (stock phrases in common).
             let cont = containment(sketch, e.text.sketch());
             if f64::from(cont) < self.cfg.containment {
+                if got != "below shared weight" {
+                    got = "below containment";
+                }
                 continue;
             }
             let shared = shared_weight(vector, &f.terms, &e.text);
             if f64::from(shared) < self.cfg.threshold {
+                got = "below shared weight";
                 continue;
             }
             let better = best.is_none_or(|(_, b_shared, b_cont, b_seq)| {
@@ -421,6 +443,7 @@ impl Window {
                 best = Some((slot, shared, cont, e.seq));
             }
         }
+        self.last_miss = got;
         best.map(|(slot, shared, cont, _)| (slot, shared, cont))
     }
 

@@ -12,21 +12,28 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 /// `gleaner dedup --input FILE|- --output DIR`, blocking.
-pub(crate) fn offline(cfg: &Config, input: &Path, output: &Path) -> anyhow::Result<()> {
+pub(crate) fn offline(
+    cfg: &Config,
+    input: &Path,
+    output: &Path,
+    explain: bool,
+) -> anyhow::Result<()> {
     let settings: gleaner_dedup::DedupSettings = cfg.section()?;
     let report = if input.as_os_str() == "-" {
-        gleaner_dedup::offline::run(
+        gleaner_dedup::offline::run_explained(
             settings.clone(),
             std::io::BufReader::with_capacity(1 << 20, std::io::stdin()),
             output,
+            explain,
         )?
     } else {
         let f =
             std::fs::File::open(input).with_context(|| format!("opening {}", input.display()))?;
-        gleaner_dedup::offline::run(
+        gleaner_dedup::offline::run_explained(
             settings.clone(),
             std::io::BufReader::with_capacity(1 << 20, f),
             output,
+            explain,
         )?
     };
     print_dedup_report(&report, output);
@@ -74,6 +81,9 @@ pub struct DedupCmd {
     /// With --input: where unique.jsonl, duplicates.jsonl and dead-letter.jsonl go.
     #[arg(long, value_name = "DIR", default_value = "dedup-out")]
     pub output: PathBuf,
+    /// With --input: also write explain.jsonl, why each article judged new matched nothing.
+    #[arg(long)]
+    pub explain: bool,
     #[command(flatten)]
     pub kafka: Kafka,
     #[command(flatten)]
@@ -93,9 +103,9 @@ impl DedupCmd {
         };
         init_logs("warn");
         let cfg = config(&self.common)?;
-        let output = self.output;
+        let (output, explain) = (self.output, self.explain);
         // Judging is CPU work: off the async runtime.
-        tokio::task::spawn_blocking(move || offline(&cfg, &input, &output)).await??;
+        tokio::task::spawn_blocking(move || offline(&cfg, &input, &output, explain)).await??;
         Ok(ExitCode::SUCCESS)
     }
 }
