@@ -70,7 +70,7 @@ enum Cmd {
         after_long_help = "Query language:\n  harbour bridge      both words (in any field, any order)\n  \"harbour bridge\"    the phrase\n  -closed             without the word\n  ferry OR bridge     either\n  title:bridge        in the title\n  site:bbc.co.uk      on that site (registered domain; also --site)\n  lang:de             in that language (also --lang)\n  after:2026-03-01    published that day or later (also --from)\n  before:2026-03-05   published before that day (--to includes its day)\nWords match every form in the article's language (Häuser finds Haus in German); Chinese and Japanese match by character pairs.\n\nExample: gleaner search --data crawl --limit 5 '\"harbour bridge\" -closed'"
     )]
     Search(commands::search::SearchCmd),
-    /// Search page (GET /?q=...), HTTP API (GET /api/v1/search, /api/v1/articles/ID, /api/v1/stats, /api/v1/openapi.json), crawl report (GET /report), GET /health.
+    /// Search page (GET /?q=..., GET /stories), HTTP API (GET /api/v1/search, /api/v1/articles/ID, /api/v1/stories, /api/v1/stats, /api/v1/openapi.json), crawl report (GET /report), GET /health.
     #[command(after_help = "Example: gleaner serve --data crawl --listen 127.0.0.1:8080")]
     Serve(commands::serve::ServeCmd),
     /// Score an extractor on a labelled set in the WCXB layout (html/, ground-truth/).
