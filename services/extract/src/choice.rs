@@ -31,10 +31,6 @@ pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
     }
 }
 
-/// How many blocks below the headline the text may start for the
-/// headline to be kept with it (a dateline and a byline may come between).
-const HEADLINE_GAP: usize = 3;
-
 /// HTML's own chrome (<nav>, <aside>, <footer>) and link lists named as
 /// chrome (share bars, menus) are never the article, whatever the
 /// classifier thought of their neighbours.
@@ -121,12 +117,10 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 None => heuristic(blocks, &f, &s),
             };
             let mut chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
-            // The headline just above the text is the article's, whatever
-            // its score: a short block the classifier may doubt.
-            if let (Some(h), Some(&first)) = (lines::headline(&f), chosen.first()) {
-                if eligible[h] && first > h && first - h <= HEADLINE_GAP {
-                    chosen.insert(0, h);
-                }
+            // The headline is the article's title, not its text (how
+            // Readability and trafilatura deliver an article).
+            if let Some(h) = lines::headline(&f) {
+                chosen.retain(|&i| i != h);
             }
             if which == Extractor::Lines {
                 chosen

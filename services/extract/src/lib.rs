@@ -124,14 +124,14 @@ mod tests {
     }
 
     #[test]
-    fn auto_keeps_the_headline_and_metadata() {
+    fn auto_puts_the_headline_in_the_title_not_the_text() {
         let a = extract(&page(NEWS), Extractor::Auto);
         assert!(
-            a.text
-                .starts_with("Harbour bridge reopens after repairs\n\n"),
+            a.text.starts_with("The harbour bridge reopened to traffic"),
             "{}",
             a.text
         );
+        assert!(!a.text.contains("Harbour bridge reopens after repairs"));
         assert_eq!(a.title, "Harbour bridge reopens after repairs");
         assert_eq!(a.language.as_deref(), Some("en"));
     }
