@@ -25,6 +25,25 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
     out
 }
 
+/// Blocks at the top of the text looked at for a byline or dateline.
+const BYLINE_BLOCKS: usize = 3;
+
+/// Whether a block is a byline or a dateline: short, and naming the
+/// article's author or reading as a date (in any language, from the
+/// page's own metadata rather than a list of words such as "By").
+fn is_byline(text: &str, author: Option<&str>) -> bool {
+    let t = text.trim();
+    let words = gleaner_text::word_count(t);
+    if words == 0 || words > 12 {
+        return false;
+    }
+    let names_author = author
+        .map(str::trim)
+        .filter(|a| a.chars().count() >= 3)
+        .is_some_and(|a| t.to_lowercase().contains(&a.to_lowercase()));
+    names_author || normalise_date(t).is_some()
+}
+
 /// What extraction keeps per site: learned templates and site rules.
 #[derive(Default)]
 pub struct SiteState {
@@ -81,18 +100,28 @@ pub(crate) fn extract_chosen(
         let t = cleaned.blocks[i].text.as_str();
         t.len() < 40 || said.insert(t)
     });
-    let text = join_blocks(&cleaned.blocks, &chosen);
     let meta = &cleaned.meta;
+    let author = meta::author(cleaned);
+    let date = meta
+        .date
+        .as_deref()
+        .and_then(normalise_date)
+        .or_else(|| meta::page_date(cleaned));
+    // The byline and dateline above the text are the article's author and
+    // date, not its text.
+    let leading = chosen
+        .iter()
+        .take(BYLINE_BLOCKS)
+        .take_while(|&&i| is_byline(&cleaned.blocks[i].text, author.as_deref()))
+        .count();
+    chosen.drain(..leading);
+    let text = join_blocks(&cleaned.blocks, &chosen);
     let article = Article {
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
         title: page_title(cleaned),
-        author: meta::author(cleaned),
-        date: meta
-            .date
-            .as_deref()
-            .and_then(normalise_date)
-            .or_else(|| meta::page_date(cleaned)),
+        author,
+        date,
         language: language::of_article(meta.language.as_deref(), &text),
         text,
         extractor: which.name().to_string(),
@@ -101,4 +130,23 @@ pub(crate) fn extract_chosen(
         story: None,
     };
     (article, chosen)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_byline;
+
+    #[test]
+    fn a_byline_names_the_author_or_reads_as_a_date() {
+        assert!(is_byline("By Mara Olsen · 2026-03-02", Some("Mara Olsen")));
+        assert!(is_byline("Von Anna Schmidt", Some("anna schmidt")));
+        assert!(is_byline("2026-03-02", None));
+        // A sentence that names the author is text.
+        assert!(!is_byline(
+            "Mara Olsen, who has covered the harbour for ten years, watched the first buses cross the bridge on Monday.",
+            Some("Mara Olsen")
+        ));
+        assert!(!is_byline("The bridge reopened.", Some("Mara Olsen")));
+        assert!(!is_byline("By the harbour", None));
+    }
 }
