@@ -26,9 +26,9 @@ use std::collections::BTreeMap;
 
 pub use cjk::CjkBigramTokenizer;
 pub use request::{
-    parse_date, Facets, SearchRequest, SearchResults, Sort, MAX_LIMIT, SNIPPET_CHARS,
+    parse_date, Facets, Hit, SearchRequest, SearchResults, Sort, MAX_LIMIT, SNIPPET_CHARS,
 };
-pub use search::{Hit, SearchIndex};
+pub use search::SearchIndex;
 pub use settings::IndexSettings;
 pub use spec::IndexSpec;
 pub use stage::IndexStage;

@@ -2,7 +2,6 @@
 //! gets back (hits, the total, facet counts, the time it took): the shape
 //! the HTTP API and the CLI share.
 
-use crate::search::Hit;
 use serde::Serialize;
 
 /// Most hits one page may ask for.
@@ -134,6 +133,53 @@ pub fn parse_date(s: &str, end_of_day: bool) -> anyhow::Result<i64> {
         .to_zoned(jiff::tz::TimeZone::UTC)?
         .timestamp()
         .as_second())
+}
+
+/// One search result.
+#[derive(Debug, Clone, Serialize, PartialEq)]
+pub struct Hit {
+    pub id: String,
+    pub url: String,
+    pub title: String,
+    pub score: f32,
+    /// Plain text: the sentence the match is in, cut at a word.
+    pub snippet: String,
+    /// The snippet as HTML: escaped, the matched words (a phrase as one)
+    /// in `<mark>`.
+    pub highlight: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub author: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub date: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub language: Option<String>,
+    /// The registered domain of its URL.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub site: String,
+    /// When it was reported (its date, else its fetch), RFC 3339.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
+    pub summaries: serde_json::Value,
+    /// The dedup cluster of the article; other copies of it that matched
+    /// are left out of the hits and counted in `copies`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cluster: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub copies: u32,
+    /// The URLs of those copies, earliest published first.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub copy_urls: Vec<String>,
+    /// The news story it reports on.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub story: Option<String>,
+    /// With `group=story`: the story's other reports that matched, left
+    /// out of the hits (this hit is its first report that matched).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub more_reports: u32,
+}
+
+fn is_zero(n: &u32) -> bool {
+    *n == 0
 }
 
 #[cfg(test)]

@@ -4,10 +4,9 @@
 //! earliest published, with the others' URLs.
 
 use crate::facets::FacetCollector;
-use crate::request::{SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
+use crate::request::{Hit, SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
 use crate::schema::{open_or_create, Fields};
 use crate::snippet::{highlight, sentence_snippet, truncate_chars};
-use serde::Serialize;
 use std::collections::{BTreeMap, HashMap};
 use std::ops::Bound;
 use std::path::{Path, PathBuf};
@@ -21,53 +20,6 @@ use tantivy::snippet::SnippetGenerator;
 use tantivy::{
     DateTime, DocAddress, Index, IndexReader, Order, ReloadPolicy, TantivyDocument, Term,
 };
-
-/// One search result.
-#[derive(Debug, Clone, Serialize, PartialEq)]
-pub struct Hit {
-    pub id: String,
-    pub url: String,
-    pub title: String,
-    pub score: f32,
-    /// Plain text: the sentence the match is in, cut at a word.
-    pub snippet: String,
-    /// The snippet as HTML: escaped, the matched words (a phrase as one)
-    /// in `<mark>`.
-    pub highlight: String,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub author: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub date: Option<String>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub language: Option<String>,
-    /// The registered domain of its URL.
-    #[serde(skip_serializing_if = "String::is_empty")]
-    pub site: String,
-    /// When it was reported (its date, else its fetch), RFC 3339.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub published: Option<String>,
-    pub summaries: serde_json::Value,
-    /// The dedup cluster of the article; other copies of it that matched
-    /// are left out of the hits and counted in `copies`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cluster: Option<String>,
-    #[serde(skip_serializing_if = "is_zero")]
-    pub copies: u32,
-    /// The URLs of those copies, earliest published first.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub copy_urls: Vec<String>,
-    /// The news story it reports on.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub story: Option<String>,
-    /// With `group=story`: the story's other reports that matched, left
-    /// out of the hits (this hit is its first report that matched).
-    #[serde(skip_serializing_if = "is_zero")]
-    pub more_reports: u32,
-}
-
-fn is_zero(n: &u32) -> bool {
-    *n == 0
-}
 
 /// Read access to an index, refreshed as the index stage commits.
 pub struct SearchIndex {

@@ -7,8 +7,8 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
-use axum::{Json, Router};
+
+use axum::Json;
 use gleaner_index::{parse_date, SearchIndex, SearchRequest, MAX_LIMIT};
 use std::sync::Arc;
 use std::time::Duration;
@@ -45,19 +45,6 @@ impl IntoResponse for ApiError {
 
 pub(super) fn bad(detail: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, "bad_request", detail.into())
-}
-
-pub fn routes(api: Arc<Api>) -> Router {
-    Router::new()
-        .route("/api/v1/search", get(search))
-        .route("/api/v1/articles/{id}", get(article))
-        .route("/api/v1/stats", get(stats))
-        .route("/api/v1/stories", get(super::stories_api::list))
-        .route("/api/v1/stories/{id}", get(super::stories_api::one))
-        .route("/api/v1/openapi.json", get(openapi))
-        .route("/api/v1/feed", get(super::standing::feed))
-        .route("/api/v1/stream", get(super::standing::stream))
-        .with_state(api)
 }
 
 /// 401 unless the request carries the key (when one is set).
@@ -204,7 +191,7 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
     Ok(req)
 }
 
-async fn search(
+pub(super) async fn search(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
     RawQuery(raw): RawQuery,
@@ -229,7 +216,7 @@ async fn search(
     Ok(Json(body))
 }
 
-async fn article(
+pub(super) async fn article(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
     Path(id): Path<String>,
@@ -247,7 +234,7 @@ async fn article(
     }
 }
 
-async fn stats(
+pub(super) async fn stats(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
 ) -> Result<Json<gleaner_index::Stats>, ApiError> {
@@ -256,7 +243,7 @@ async fn stats(
     Ok(Json(bounded(&api, move || Ok(idx.stats())).await?))
 }
 
-async fn openapi() -> impl IntoResponse {
+pub(super) async fn openapi() -> impl IntoResponse {
     (
         [(axum::http::header::CONTENT_TYPE, "application/json")],
         OPENAPI,

@@ -93,7 +93,11 @@ async fn serve_api(idx: SearchIndex, key: Option<&str>) -> String {
     });
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
-    tokio::spawn(async move { axum::serve(listener, routes(api)).await.unwrap() });
+    tokio::spawn(async move {
+        axum::serve(listener, super::super::v1_routes(api))
+            .await
+            .unwrap()
+    });
     base
 }
 

@@ -164,6 +164,20 @@ async fn report(path: std::path::PathBuf) -> axum::response::Response {
     }
 }
 
+/// `/api/v1`: the routes of the API modules, on one state.
+fn v1_routes(api: Arc<api::Api>) -> Router {
+    Router::new()
+        .route("/api/v1/search", get(api::search))
+        .route("/api/v1/articles/{id}", get(api::article))
+        .route("/api/v1/stats", get(api::stats))
+        .route("/api/v1/stories", get(stories_api::list))
+        .route("/api/v1/stories/{id}", get(stories_api::one))
+        .route("/api/v1/openapi.json", get(api::openapi))
+        .route("/api/v1/feed", get(standing::feed))
+        .route("/api/v1/stream", get(standing::stream))
+        .with_state(api)
+}
+
 /// The page and the APIs over `idx`, and the report of the data directory
 /// `data`; `key`, when set, guards `/api`.
 pub fn router(
@@ -174,7 +188,7 @@ pub fn router(
 ) -> Router {
     let report_file = data.join(crate::commands::report::FILE);
     let idx = Arc::new(idx);
-    let v1 = api::routes(Arc::new(api::Api {
+    let v1 = v1_routes(Arc::new(api::Api {
         idx: idx.clone(),
         key,
         timeout,
