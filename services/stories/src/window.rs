@@ -143,6 +143,17 @@ fn id_hash(id: &str) -> u64 {
     h.finish()
 }
 
+/// How far past `now` an article's date is believed: a page dated in the
+/// future (a typo, a lying template) would otherwise move the clock on
+/// and close every open story.
+const FUTURE_SLACK: i64 = 86_400;
+
+/// The article's time (its date, else its fetch time), at most a day
+/// past `now`.
+fn event_time(a: &Article, now: i64) -> i64 {
+    Event::of(a, now).secs.min(now.saturating_add(FUTURE_SLACK))
+}
+
 fn rfc3339(secs: i64) -> String {
     jiff::Timestamp::from_second(secs)
         .map(|t| t.to_string())
@@ -199,7 +210,7 @@ impl Stories {
                 events: Vec::new(),
             };
         }
-        let t = Event::of(a, now).secs;
+        let t = event_time(a, now);
         self.tick(t);
         let v = self.vector(a);
         let scored = self.candidates(&v, t);
@@ -239,7 +250,7 @@ impl Stories {
         if self.members.contains_key(&key) {
             return;
         }
-        let t = Event::of(a, now).secs;
+        let t = event_time(a, now);
         self.tick(t);
         let v = self.vector(a);
         let n = match self.by_id.get(story) {
