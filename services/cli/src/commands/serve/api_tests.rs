@@ -235,7 +235,8 @@ fn random_query_strings_are_answered_never_a_panic() {
     let rt = tokio::runtime::Runtime::new().unwrap();
     let dir = tempfile::tempdir().unwrap();
     let idx = rt.block_on(index(dir.path()));
-    let keys = "(q|site|lang|from|to|has_summary|sort|offset|limit|cursor|facets|x)";
+    let keys =
+        "(q|site|lang|from|to|has_summary|sort|offset|limit|cursor|facets|group|min_reports|x)";
     let strategy = proptest::collection::vec((keys, "[ -~\u{80}-\u{10FFFF}]{0,40}"), 0..6);
     proptest!(ProptestConfig::with_cases(300), |(pairs in strategy)| {
         let raw: String = url::form_urlencoded::Serializer::new(String::new())
@@ -244,6 +245,11 @@ fn random_query_strings_are_answered_never_a_panic() {
         if let Ok(req) = parse_search(&raw) {
             let found = idx.find(&req).unwrap();
             prop_assert!(found.hits.len() <= req.limit);
+        }
+        // The stories list takes the same kind of string.
+        if let Ok(req) = super::super::stories_api::parse_stories(&raw) {
+            let list = idx.stories(&req).unwrap();
+            prop_assert!(list.stories.len() <= req.limit);
         }
     });
 }
