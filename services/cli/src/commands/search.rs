@@ -26,8 +26,10 @@ pub fn search(cfg: &Config, data: &Path, req: &SearchRequest, json: bool) -> any
     let found = idx.find(req)?;
     if !json {
         eprintln!(
-            "{} articles match ({:.1} ms); showing {} from {}",
+            "{} article{} match{} ({:.1} ms); showing {} from {}",
             found.total,
+            if found.total == 1 { "" } else { "s" },
+            if found.total == 1 { "es" } else { "" },
             found.took_ms,
             found.hits.len(),
             req.offset + 1
