@@ -1,6 +1,7 @@
 //! gleaner's shared core: the messages, the configuration, the stage trait and
 //! the two buses that carry messages between stages (Kafka and in-process).
 
+pub mod carried;
 pub mod config;
 pub mod cpu;
 pub mod event;

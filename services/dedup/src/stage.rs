@@ -9,7 +9,8 @@
 use crate::features::Features;
 use crate::window::{Decision, DedupSettings, Window};
 use async_trait::async_trait;
-use gleaner_core::messages::{Article, Duplicate, Summarized};
+use gleaner_core::carried::Carried;
+use gleaner_core::messages::{Article, Duplicate};
 use gleaner_core::recent::Recent;
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::sync::Locked;
@@ -17,35 +18,8 @@ use gleaner_core::Topic;
 use rayon::prelude::*;
 use std::sync::{Arc, Mutex};
 
-/// An input as decoded: a bare article, or one that carries its summaries.
-enum Msg {
-    Article(Article),
-    Summarized(Summarized),
-}
-
-impl Msg {
-    fn article(&self) -> &Article {
-        match self {
-            Msg::Article(a) => a,
-            Msg::Summarized(s) => &s.article,
-        }
-    }
-
-    /// The message as it came, with its cluster id, for `unique`.
-    fn unique(mut self, cluster: String) -> Output {
-        match &mut self {
-            Msg::Article(a) => a.cluster = Some(cluster),
-            Msg::Summarized(s) => s.article.cluster = Some(cluster),
-        }
-        match self {
-            Msg::Article(a) => Output::new(Topic::UNIQUE, a.id.clone(), a),
-            Msg::Summarized(s) => Output::new(Topic::UNIQUE, s.article.id.clone(), s),
-        }
-    }
-}
-
 /// A batch decoded, with each article's features (or why it could not be).
-pub struct Prepared(Vec<anyhow::Result<(Msg, Features)>>);
+pub struct Prepared(Vec<anyhow::Result<(Carried, Features)>>);
 
 /// Decodes inputs and computes features, in parallel.
 #[derive(Clone, Copy)]
@@ -55,14 +29,9 @@ pub struct Decoder {
 }
 
 impl Decoder {
-    fn decode(&self, input: &Input) -> anyhow::Result<(Msg, Features)> {
-        let msg = if self.input == Topic::SUMMARIZED {
-            Msg::Summarized(input.decode()?)
-        } else {
-            Msg::Article(input.decode()?)
-        };
+    fn decode(&self, input: &Input) -> anyhow::Result<(Carried, Features)> {
+        let msg = Carried::decode(input, self.input)?;
         let a = msg.article();
-        anyhow::ensure!(!a.id.is_empty(), "article without an id");
         let f = Features::of(&a.title, &a.text, self.sketch_size);
         Ok((msg, f))
     }
@@ -116,7 +85,7 @@ impl Deduper {
     /// per input.
     pub fn decide(&mut self, prepared: Prepared) -> Vec<Handled> {
         let now = gleaner_core::util::unix_now() as i64;
-        let judged: Vec<anyhow::Result<(Msg, Vec<Decision>)>> = prepared
+        let judged: Vec<anyhow::Result<(Carried, Vec<Decision>)>> = prepared
             .0
             .into_iter()
             .map(|p| {
@@ -169,7 +138,7 @@ impl Deduper {
     }
 }
 
-fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
+fn outputs(msg: Carried, decisions: Vec<Decision>) -> Vec<Output> {
     let mut unique = None;
     let mut outs = Vec::with_capacity(decisions.len());
     for d in decisions {
@@ -192,7 +161,10 @@ fn outputs(msg: Msg, decisions: Vec<Decision>) -> Vec<Output> {
     }
     // The article itself first, then any correction it causes.
     if let Some(cluster) = unique {
-        outs.insert(0, msg.unique(cluster));
+        // The message as it came, with its cluster id.
+        let mut msg = msg;
+        msg.article_mut().cluster = Some(cluster);
+        outs.insert(0, msg.into_output(Topic::UNIQUE));
     }
     outs
 }

@@ -6,7 +6,8 @@
 use crate::settings::StorySettings;
 use crate::window::Stories;
 use async_trait::async_trait;
-use gleaner_core::messages::{Article, StoryEvent, Summarized};
+use gleaner_core::carried::Carried;
+use gleaner_core::messages::{Article, StoryEvent};
 use gleaner_core::stage::{Handled, Input, Output, Stage};
 use gleaner_core::sync::Locked;
 use gleaner_core::Topic;
@@ -14,32 +15,6 @@ use std::sync::{Arc, Mutex};
 
 /// Unique articles with their story id.
 pub const GROUPED: Topic = Topic::new("grouped");
-
-/// An input as decoded: a bare article, or one that carries its summaries.
-enum Msg {
-    Article(Article),
-    Summarized(Summarized),
-}
-
-impl Msg {
-    fn article(&self) -> &Article {
-        match self {
-            Msg::Article(a) => a,
-            Msg::Summarized(s) => &s.article,
-        }
-    }
-
-    fn with_story(mut self, story: String) -> Output {
-        match &mut self {
-            Msg::Article(a) => a.story = Some(story),
-            Msg::Summarized(s) => s.article.story = Some(story),
-        }
-        match self {
-            Msg::Article(a) => Output::new(GROUPED, a.id.clone(), a),
-            Msg::Summarized(s) => Output::new(GROUPED, s.article.id.clone(), s),
-        }
-    }
-}
 
 pub struct StoriesStage {
     window: Arc<Mutex<Stories>>,
@@ -75,27 +50,18 @@ impl StoriesStage {
         }
         n
     }
-
-    fn decode(&self, input: &Input) -> anyhow::Result<Msg> {
-        let msg = if self.kind == Topic::SUMMARIZED {
-            Msg::Summarized(input.decode()?)
-        } else {
-            Msg::Article(input.decode()?)
-        };
-        anyhow::ensure!(!msg.article().id.is_empty(), "article without an id");
-        Ok(msg)
-    }
 }
 
 /// Places each decoded message in order; the outputs of each.
-fn place(window: &Mutex<Stories>, msgs: Vec<anyhow::Result<Msg>>) -> Vec<Handled> {
+fn place(window: &Mutex<Stories>, msgs: Vec<anyhow::Result<Carried>>) -> Vec<Handled> {
     let now = gleaner_core::util::unix_now() as i64;
     let mut w = window.locked();
     msgs.into_iter()
         .map(|m| {
-            let m = m?;
+            let mut m = m?;
             let assigned = w.assign(m.article(), now);
-            let mut outs = vec![m.with_story(assigned.story)];
+            m.article_mut().story = Some(assigned.story);
+            let mut outs = vec![m.into_output(GROUPED)];
             for e in assigned.events {
                 crate::metrics::record(&e);
                 outs.push(Output::new(Topic::STORY_LOG, e.story.clone(), e));
@@ -112,7 +78,10 @@ impl Stage for StoriesStage {
     }
 
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
-        let msgs: Vec<anyhow::Result<Msg>> = inputs.iter().map(|i| self.decode(i)).collect();
+        let msgs: Vec<anyhow::Result<Carried>> = inputs
+            .iter()
+            .map(|i| Carried::decode(i, self.kind))
+            .collect();
         let window = self.window.clone();
         // Vectors and candidates are CPU work: off the runtime's workers.
         match tokio::task::spawn_blocking(move || place(&window, msgs)).await {
