@@ -5,14 +5,11 @@
 //! kept beside the index (`story-merges.jsonl`, one `{story, into}` per
 //! line) so that a restarted index still knows them.
 
+use crate::schema::{docs_with_term, stored_text};
 use gleaner_core::messages::{Article, StoryEvent, Summarized};
 use std::collections::HashMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use tantivy::collector::TopDocs;
-use tantivy::query::TermQuery;
-use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
 
 pub(crate) const FILE: &str = "story-merges.jsonl";
 
@@ -99,21 +96,10 @@ pub(crate) fn reindexed(
         .reader_builder()
         .reload_policy(tantivy::ReloadPolicy::Manual)
         .try_into()?;
-    let searcher = reader.searcher();
-    let q = TermQuery::new(
-        Term::from_field_text(f.story, from),
-        IndexRecordOption::Basic,
-    );
-    let found = searcher.search(&q, &TopDocs::with_limit(MAX_REINDEXED).order_by_score())?;
-    let mut out = Vec::with_capacity(found.len());
-    for (_, addr) in found {
-        let d: TantivyDocument = searcher.doc(addr)?;
-        let text = |field| {
-            d.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string()
-        };
+    let docs = docs_with_term(&reader.searcher(), f.story, from, MAX_REINDEXED)?;
+    let mut out = Vec::with_capacity(docs.len());
+    for d in docs {
+        let text = |field| stored_text(&d, field);
         let opt = |field| Some(text(field)).filter(|s| !s.is_empty());
         out.push(Summarized {
             article: Article {

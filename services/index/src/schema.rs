@@ -178,3 +178,32 @@ pub(crate) fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
     register_tokenizers(&index);
     Ok((index, fields))
 }
+
+/// The first value of a stored text field ("" when it has none).
+pub(crate) fn stored_text(d: &tantivy::TantivyDocument, field: Field) -> String {
+    use tantivy::schema::Value;
+    d.get_first(field)
+        .and_then(|v| v.as_str())
+        .unwrap_or("")
+        .to_string()
+}
+
+/// The stored documents whose `field` holds `value`, at most `n`.
+pub(crate) fn docs_with_term(
+    searcher: &tantivy::Searcher,
+    field: Field,
+    value: &str,
+    n: usize,
+) -> anyhow::Result<Vec<tantivy::TantivyDocument>> {
+    let q = tantivy::query::TermQuery::new(
+        tantivy::Term::from_field_text(field, value),
+        IndexRecordOption::Basic,
+    );
+    let top = searcher.search(
+        &q,
+        &tantivy::collector::TopDocs::with_limit(n.max(1)).order_by_score(),
+    )?;
+    top.into_iter()
+        .map(|(_, addr)| Ok(searcher.doc(addr)?))
+        .collect()
+}

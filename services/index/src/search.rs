@@ -236,12 +236,7 @@ impl SearchIndex {
         let mut stemmed: BTreeMap<usize, SnippetGenerator> = BTreeMap::new();
         let mut hits = Vec::with_capacity(top.len());
         for (score, doc, copy_urls) in top.into_iter().skip(req.offset) {
-            let get = |field: Field| {
-                doc.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("")
-                    .to_string()
-            };
+            let get = |field: Field| crate::schema::stored_text(&doc, field);
             let opt = |field: Field| Some(get(field)).filter(|s| !s.is_empty());
             let full = get(f.body);
             // A body that starts with its headline would repeat the title

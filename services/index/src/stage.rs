@@ -375,7 +375,16 @@ impl Stage for IndexStage {
             // then indexed again under the survivor with this batch.
             let mut lost = self.commit_all().await;
             for (from, into) in merged {
-                match crate::merges::reindexed(&self.index, &self.fields, &from, &into) {
+                // Reading back up to a story's every report: off the runtime.
+                let (index, fields) = (self.index.clone(), self.fields);
+                let (f, i) = (from.clone(), into.clone());
+                let read = tokio::task::spawn_blocking(move || {
+                    crate::merges::reindexed(&index, &fields, &f, &i)
+                })
+                .await
+                .map_err(anyhow::Error::from)
+                .and_then(|r| r);
+                match read {
                     Ok(docs) => {
                         for s in docs {
                             match self.document(&s) {

@@ -4,15 +4,16 @@
 //! documents, then the titles of the page's stories read from their
 //! reports.
 
+use crate::schema::stored_text;
 use crate::search::SearchIndex;
 use rustc_hash::FxHashMap;
 use serde::Serialize;
 use std::collections::BTreeSet;
-use tantivy::collector::{Collector, SegmentCollector, TopDocs};
+use tantivy::collector::{Collector, SegmentCollector};
 use tantivy::columnar::{Column, StrColumn};
-use tantivy::query::{AllQuery, TermQuery};
-use tantivy::schema::{IndexRecordOption, Value};
-use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader, TantivyDocument, Term};
+use tantivy::query::AllQuery;
+use tantivy::schema::Value;
+use tantivy::{DocId, Score, SegmentOrdinal, SegmentReader};
 
 /// How the story list is ordered.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -231,21 +232,10 @@ impl SearchIndex {
     /// The reports of a story, the first first.
     fn reports(&self, story: &str, n: usize) -> anyhow::Result<Vec<(i64, Report)>> {
         let f = self.fields;
-        let searcher = self.reader.searcher();
-        let q = TermQuery::new(
-            Term::from_field_text(f.story, story),
-            IndexRecordOption::Basic,
-        );
-        let top = searcher.search(&q, &TopDocs::with_limit(n.max(1)).order_by_score())?;
-        let mut out = Vec::with_capacity(top.len());
-        for (_, addr) in top {
-            let d: TantivyDocument = searcher.doc(addr)?;
-            let text = |field| {
-                d.get_first(field)
-                    .and_then(|v| v.as_str())
-                    .unwrap_or("")
-                    .to_string()
-            };
+        let docs = self.by_term(f.story, story, n)?;
+        let mut out = Vec::with_capacity(docs.len());
+        for d in docs {
+            let text = |field| stored_text(&d, field);
             let at = d
                 .get_first(f.published)
                 .and_then(|v| v.as_datetime())

@@ -1,12 +1,11 @@
 //! One article whole (its text, every summary, its copies) and the
 //! index's own figures, for the API's article view and stats.
 
+use crate::schema::{docs_with_term, stored_text};
 use crate::search::SearchIndex;
 use serde::Serialize;
-use tantivy::collector::TopDocs;
-use tantivy::query::TermQuery;
-use tantivy::schema::{Field, IndexRecordOption, Value};
-use tantivy::{TantivyDocument, Term};
+use tantivy::schema::{Field, Value};
+use tantivy::TantivyDocument;
 
 /// An article as the index holds it.
 #[derive(Debug, Clone, Serialize)]
@@ -56,16 +55,13 @@ const MAX_COPIES: usize = 1000;
 
 impl SearchIndex {
     /// The documents whose `field` is `value`, at most `n`.
-    fn by_term(&self, field: Field, value: &str, n: usize) -> anyhow::Result<Vec<TantivyDocument>> {
-        let searcher = self.reader.searcher();
-        let q = TermQuery::new(
-            Term::from_field_text(field, value),
-            IndexRecordOption::Basic,
-        );
-        let top = searcher.search(&q, &TopDocs::with_limit(n.max(1)).order_by_score())?;
-        top.into_iter()
-            .map(|(_, addr)| Ok(searcher.doc(addr)?))
-            .collect()
+    pub(crate) fn by_term(
+        &self,
+        field: Field,
+        value: &str,
+        n: usize,
+    ) -> anyhow::Result<Vec<TantivyDocument>> {
+        docs_with_term(&self.reader.searcher(), field, value, n)
     }
 
     /// The article with this id, with its copies; `None` if the index has
@@ -75,12 +71,7 @@ impl SearchIndex {
         let Some(doc) = self.by_term(f.id, id, 1)?.into_iter().next() else {
             return Ok(None);
         };
-        let text = |d: &TantivyDocument, field: Field| {
-            d.get_first(field)
-                .and_then(|v| v.as_str())
-                .unwrap_or("")
-                .to_string()
-        };
+        let text = stored_text;
         let opt =
             |d: &TantivyDocument, field: Field| Some(text(d, field)).filter(|s| !s.is_empty());
         let published = |d: &TantivyDocument| {
