@@ -60,17 +60,7 @@ async fn gleaner_run_with_an_openai_engine_asks_nothing_twice() {
     assert_eq!(cached.lines().count() as u64, articles);
 
     // The same pages again: every summary from the cache.
-    let seed = format!("{base}/");
-    let again = tokio::task::spawn_blocking({
-        let (cfg, data) = (cfg.clone(), data.clone());
-        move || {
-            gleaner_run(&cfg, &data, &["--refetch", "--seeds", &seed])
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    let again = run_on_site_with(&cfg, &data, &base, &["--refetch"]).await;
     let summary = run_summary(&again, &data);
     assert!(
         summary["produced"]["summarized"].as_u64().unwrap() >= articles,

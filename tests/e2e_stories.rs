@@ -215,17 +215,7 @@ async fn gleaner_run_places_articles_as_the_offline_command_does() {
     assert!(multi >= 30, "{multi} stories of two or more reports");
     // A second run refetches every page: the window rebuilt from the data
     // directory gives each article the story it had.
-    let seed = format!("{base}/");
-    let again = tokio::task::spawn_blocking({
-        let (cfg, data) = (cfg.clone(), data.clone());
-        move || {
-            gleaner_run(&cfg, &data, &["--refetch", "--seeds", &seed])
-                .output()
-                .unwrap()
-        }
-    })
-    .await
-    .unwrap();
+    let again = run_on_site_with(&cfg, &data, &base, &["--refetch"]).await;
     assert!(matches!(again.status.code(), Some(0 | 3)));
     let after = placed(&data);
     for (id, story) in &run {

@@ -405,11 +405,22 @@ pub fn gleaner_run(cfg: &Path, data: &Path, args: &[&str]) -> Command {
 
 /// `gleaner run` over the example site from its front page, to the end.
 pub async fn run_on_site(cfg: &Path, data: &Path, base: &str) -> std::process::Output {
-    let (cfg, data, seed) = (cfg.to_path_buf(), data.to_path_buf(), format!("{base}/"));
+    run_on_site_with(cfg, data, base, &[]).await
+}
+
+/// [`run_on_site`] with `args` besides (`--refetch` for a second run).
+pub async fn run_on_site_with(
+    cfg: &Path,
+    data: &Path,
+    base: &str,
+    args: &[&str],
+) -> std::process::Output {
+    let (cfg, data) = (cfg.to_path_buf(), data.to_path_buf());
+    let mut all: Vec<String> = args.iter().map(|a| a.to_string()).collect();
+    all.extend(["--seeds".to_string(), format!("{base}/")]);
     tokio::task::spawn_blocking(move || {
-        gleaner_run(&cfg, &data, &["--seeds", &seed])
-            .output()
-            .unwrap()
+        let all: Vec<&str> = all.iter().map(String::as_str).collect();
+        gleaner_run(&cfg, &data, &all).output().unwrap()
     })
     .await
     .unwrap()

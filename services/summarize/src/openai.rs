@@ -86,11 +86,6 @@ impl OpenAiEngine {
         })
     }
 
-    /// Requests in flight now.
-    pub fn in_flight(&self, configured: usize) -> usize {
-        configured.saturating_sub(self.slots.available_permits())
-    }
-
     async fn request(&self, user: &str) -> Result<String, Failure> {
         let body = serde_json::json!({
             "model": self.model,

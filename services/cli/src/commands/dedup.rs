@@ -2,8 +2,7 @@
 //! Kafka service is commands/service.rs).
 
 use crate::args::{Common, Kafka};
-use crate::commands::{config, init_logs};
-use anyhow::Context;
+use crate::commands::{config, init_logs, open_input};
 use clap::Args;
 use gleaner_core::Config;
 use gleaner_dedup::offline::Report;
@@ -19,23 +18,8 @@ pub(crate) fn offline(
     explain: bool,
 ) -> anyhow::Result<()> {
     let settings: gleaner_dedup::DedupSettings = cfg.section()?;
-    let report = if input.as_os_str() == "-" {
-        gleaner_dedup::offline::run_explained(
-            settings.clone(),
-            std::io::BufReader::with_capacity(1 << 20, std::io::stdin()),
-            output,
-            explain,
-        )?
-    } else {
-        let f =
-            std::fs::File::open(input).with_context(|| format!("opening {}", input.display()))?;
-        gleaner_dedup::offline::run_explained(
-            settings.clone(),
-            std::io::BufReader::with_capacity(1 << 20, f),
-            output,
-            explain,
-        )?
-    };
+    let report =
+        gleaner_dedup::offline::run_explained(settings, open_input(input)?, output, explain)?;
     print_dedup_report(&report, output);
     Ok(())
 }

@@ -37,6 +37,19 @@ pub fn bad_input(msg: impl Into<String>) -> anyhow::Error {
     anyhow::Error::new(BadInput(msg.into()))
 }
 
+/// The lines an offline command reads: standard input for `-`, else the
+/// file (one that cannot be opened is bad input).
+pub fn open_input(path: &std::path::Path) -> anyhow::Result<Box<dyn std::io::BufRead + Send>> {
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(std::io::BufReader::with_capacity(
+            1 << 20,
+            std::io::stdin(),
+        )));
+    }
+    let f = std::fs::File::open(path).map_err(|e| bad_input(format!("{}: {e}", path.display())))?;
+    Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, f)))
+}
+
 /// Logs on stderr, coloured only on a terminal and without NO_COLOR (a
 /// log file gets no escape codes).
 pub fn init_logs(default: &str) {

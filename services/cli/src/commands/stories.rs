@@ -2,7 +2,7 @@
 //! same code over a file of Article JSON lines.
 
 use crate::args::{Common, Kafka};
-use crate::commands::{config, init_logs};
+use crate::commands::{config, init_logs, open_input};
 use anyhow::Context;
 use clap::Args;
 use std::path::PathBuf;
@@ -40,13 +40,7 @@ impl StoriesCmd {
         let settings: gleaner_stories::StorySettings = cfg.section()?;
         let output = self.output;
         tokio::task::spawn_blocking(move || -> anyhow::Result<()> {
-            let reader: Box<dyn std::io::BufRead> = if input.as_os_str() == "-" {
-                Box::new(std::io::BufReader::with_capacity(1 << 20, std::io::stdin()))
-            } else {
-                let f = std::fs::File::open(&input)
-                    .map_err(|e| crate::commands::bad_input(format!("{}: {e}", input.display())))?;
-                Box::new(std::io::BufReader::with_capacity(1 << 20, f))
-            };
+            let reader = open_input(&input)?;
             std::fs::create_dir_all(&output)
                 .with_context(|| format!("creating {}", output.display()))?;
             let create = |name: &str| -> anyhow::Result<std::io::BufWriter<std::fs::File>> {

@@ -34,6 +34,11 @@ impl Params {
 
     /// [`Params::with`] for several keys at once.
     pub fn with_all(&self, set: &[(&str, &str)], add: bool) -> String {
+        self.link_to("/", set, add)
+    }
+
+    /// [`Params::with_all`] for the page at `path`.
+    pub fn link_to(&self, path: &str, set: &[(&str, &str)], add: bool) -> String {
         let mut s = url::form_urlencoded::Serializer::new(String::new());
         for (k, v) in &self.0 {
             let replaced = !add && set.iter().any(|(key, _)| k == key);
@@ -45,7 +50,7 @@ impl Params {
         for (k, v) in set {
             s.append_pair(k, v);
         }
-        format!("/?{}", s.finish())
+        format!("{path}?{}", s.finish())
     }
 
     /// A link to the same search at `offset`.

@@ -55,7 +55,7 @@ pub fn render_list(list: &StoryList, p: &Params) -> String {
         if s == sort {
             let _ = write!(page, " <b aria-current=\"true\">{label}</b>");
         } else {
-            let link = p.with("sort", s, false).replacen("/?", "/stories?", 1);
+            let link = p.link_to("/stories", &[("sort", s)], false);
             let _ = write!(page, " <a href=\"{}\">{label}</a>", escape_attribute(link));
         }
     }
