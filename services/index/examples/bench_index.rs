@@ -84,7 +84,7 @@ fn main() -> anyhow::Result<()> {
     let rt = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()?;
-    let mut stage = gleaner_index::IndexStage::open(&dir, 50_000_000)?
+    let mut stage = gleaner_index::IndexStage::open(&dir, 50_000_000, 2)?
         .committing_every(Duration::from_millis(500));
     let started = Instant::now();
     let mut batch = Vec::with_capacity(64);

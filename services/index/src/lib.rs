@@ -1,15 +1,18 @@
 //! The index stage and search: a Tantivy index of summarized articles.
 //!
-//! Title and body are indexed as plain words, stemmed in the article's
-//! language, and as CJK bigrams (schema.rs). Documents are upserted by id,
+//! Title and body are indexed stemmed in the article's language (plain
+//! words in a language with no stemmer), and CJK text as bigrams
+//! (schema.rs). Documents are upserted by id,
 //! and the consumed offsets are stored in the Tantivy commit payload, so a
 //! replay after a crash neither loses nor repeats a document: inputs at or
 //! below the stored offset are skipped.
 
 mod cjk;
+mod collapse;
 mod facets;
 mod merges;
 pub mod metrics;
+mod query;
 mod request;
 mod schema;
 mod search;

@@ -1,8 +1,11 @@
-//! The index's fields and tokenizers. Title and body are indexed three
-//! ways: as plain lowercase words (stored, for snippets), with the stemmer
-//! of the article's language (one field per language Tantivy stems, so a
-//! query is stemmed by each language's rules against that language's
-//! articles only), and as CJK bigrams.
+//! The index's fields and tokenizers. Title and body are stored as they
+//! are, and their words indexed once: with the stemmer of the article's
+//! language (one field per language Tantivy stems, so a query is stemmed
+//! by each language's rules against that language's articles only), or as
+//! plain lowercase words in a language Tantivy does not stem; and CJK text
+//! again as bigrams. Indexing every text both plain and stemmed was twice
+//! the work for the same articles found (and twice the postings a query
+//! reads).
 
 use crate::cjk::CjkBigramTokenizer;
 use crate::stem::CachedStemmer;
@@ -64,9 +67,13 @@ fn stem_tokenizer(code: &str) -> String {
 pub(crate) struct Fields {
     pub(crate) id: Field,
     pub(crate) url: Field,
+    /// As written (stored, not indexed).
     pub(crate) title: Field,
+    /// Lowercase words, for an article in a language with no stemmer.
+    pub(crate) title_plain: Field,
     pub(crate) title_cjk: Field,
     pub(crate) body: Field,
+    pub(crate) body_plain: Field,
     pub(crate) body_cjk: Field,
     /// Title and body stemmed, one field each per language of `STEMMED`.
     pub(crate) title_stem: [Field; 18],
@@ -96,30 +103,27 @@ pub(crate) struct Fields {
 
 pub(crate) fn schema() -> (Schema, Fields) {
     let mut b = Schema::builder();
-    let text = |tok: &str, stored: bool| {
-        let o = TextOptions::default().set_indexing_options(
+    let text = |tok: &str| {
+        TextOptions::default().set_indexing_options(
             TextFieldIndexing::default()
                 .set_tokenizer(tok)
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
-        );
-        if stored {
-            o.set_stored()
-        } else {
-            o
-        }
+        )
     };
     let f = Fields {
         id: b.add_text_field("id", STRING | STORED),
         url: b.add_text_field("url", STRING | STORED),
-        title: b.add_text_field("title", text(PLAIN, true)),
-        title_cjk: b.add_text_field("title_cjk", text(CJK, false)),
-        body: b.add_text_field("body", text(PLAIN, true)),
-        body_cjk: b.add_text_field("body_cjk", text(CJK, false)),
+        title: b.add_text_field("title", STORED),
+        title_plain: b.add_text_field("title_plain", text(PLAIN)),
+        title_cjk: b.add_text_field("title_cjk", text(CJK)),
+        body: b.add_text_field("body", STORED),
+        body_plain: b.add_text_field("body_plain", text(PLAIN)),
+        body_cjk: b.add_text_field("body_cjk", text(CJK)),
         title_stem: STEMMED.map(|(code, _, _)| {
-            b.add_text_field(&format!("title_{code}"), text(&stem_tokenizer(code), false))
+            b.add_text_field(&format!("title_{code}"), text(&stem_tokenizer(code)))
         }),
         body_stem: STEMMED.map(|(code, _, _)| {
-            b.add_text_field(&format!("body_{code}"), text(&stem_tokenizer(code), false))
+            b.add_text_field(&format!("body_{code}"), text(&stem_tokenizer(code)))
         }),
         author: b.add_text_field("author", STORED),
         date: b.add_text_field("date", STRING | STORED),

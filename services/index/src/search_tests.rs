@@ -48,7 +48,7 @@ fn article(
 }
 
 async fn index(dir: &std::path::Path) -> SearchIndex {
-    let mut st = IndexStage::open(dir, 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir, 20_000_000, 1).unwrap();
     let inputs = [
         article(
             "a1s",
@@ -369,7 +369,7 @@ async fn a_query_with_a_typo_finds_the_words_within_one_edit() {
 #[tokio::test]
 async fn snippets_skip_a_leading_headline_and_take_the_length_asked() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let body = "Story t1 The ferry to the island runs again from Monday, the council said, after a winter of repairs to the pier.";
     let batch = [article("t1", "x.test", "en", "2026-03-03", None, body)];
     assert!(st.handle_batch(&batch).await.iter().all(|r| r.is_ok()));

@@ -5,8 +5,10 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct IndexSettings {
-    /// Tantivy writer memory budget.
+    /// Tantivy writer memory budget, shared by its threads.
     pub writer_heap_bytes: usize,
+    /// Threads Tantivy indexes on (each writes its own segments).
+    pub writer_threads: usize,
     /// In `gleaner run`: commit at most this often.
     pub commit_interval_ms: u64,
     /// Longest snippet in search results.
@@ -19,6 +21,7 @@ impl Default for IndexSettings {
     fn default() -> Self {
         IndexSettings {
             writer_heap_bytes: 50_000_000,
+            writer_threads: 2,
             commit_interval_ms: 500,
             snippet_chars: 200,
         }

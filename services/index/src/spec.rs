@@ -36,9 +36,10 @@ impl StageSpec for IndexSpec {
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let dir = ctx.data.join("index");
         let settings: IndexSettings = ctx.cfg.section()?;
-        let heap = settings.writer_heap_bytes;
+        let (heap, threads) = (settings.writer_heap_bytes, settings.writer_threads);
         // Opening an index reads its files: off the async runtime.
-        let stage = tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap)).await??;
+        let stage =
+            tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap, threads)).await??;
         let stage = stage.reading(ctx.input, ctx.kind);
         // On a bus that settles each batch (Kafka commits its offsets),
         // every batch is committed first; in one process nothing is durable

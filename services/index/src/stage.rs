@@ -20,7 +20,39 @@ use tantivy::TantivyDocument;
 /// without a bound, commits grew to 450 documents and a second each, and
 /// fetch to searchable to 2.7 s at p99 on bench-e2e's crawl (1.2-1.7 s
 /// with it). It also keeps a stalled disk holding the pipeline back.
+/// When documents come faster, the bound is what arrives in half a second
+/// (`UNSEARCHABLE_SECONDS`): at 256, commits of a quarter of a second's
+/// documents held a fast intake to 1,040 articles/s where 1,400 were
+/// possible (scripts/bench-search.sh's indexing, 20,000 articles), the
+/// time going to commits and to merging their small segments.
 const MAX_UNSEARCHABLE: usize = 256;
+const UNSEARCHABLE_SECONDS: f64 = 0.5;
+
+/// Documents taken in per second, over the last whole second.
+struct Intake {
+    since: Instant,
+    count: usize,
+    per_second: f64,
+}
+
+impl Intake {
+    fn new() -> Self {
+        Intake {
+            since: Instant::now(),
+            count: 0,
+            per_second: 0.0,
+        }
+    }
+
+    fn record(&mut self, n: usize) {
+        self.count += n;
+        let secs = self.since.elapsed().as_secs_f64();
+        if secs >= 1.0 {
+            self.per_second = self.count as f64 / secs;
+            (self.since, self.count) = (Instant::now(), 0);
+        }
+    }
+}
 
 /// The index stage: `summarized` in, nothing out.
 pub struct IndexStage {
@@ -51,6 +83,7 @@ pub struct IndexStage {
     committing_offsets: Offsets,
     /// Dead letters for lost documents not yet returned.
     unsent: Vec<Output>,
+    intake: Intake,
 }
 
 /// Documents a commit (or an add) lost, and why.
@@ -60,7 +93,9 @@ struct Lost {
 }
 
 impl IndexStage {
-    pub fn open(dir: &Path, heap_bytes: usize) -> anyhow::Result<Self> {
+    /// Opens (or creates) the index in `dir` with a writer of `threads`
+    /// indexing threads sharing `heap_bytes` (at least 15 MB each).
+    pub fn open(dir: &Path, heap_bytes: usize, threads: usize) -> anyhow::Result<Self> {
         let (index, fields) = open_or_create(dir)?;
         let payload = index.load_metas()?.payload;
         let offsets: Offsets = match payload {
@@ -69,7 +104,9 @@ impl IndexStage {
             }
             None => Offsets::new(),
         };
-        let writer = index.writer_with_num_threads(1, heap_bytes.max(15_000_000))?;
+        let threads = threads.max(1);
+        let writer =
+            index.writer_with_num_threads(threads, heap_bytes.max(threads * 15_000_000))?;
         let merges = crate::merges::StoryMerges::load(dir)?;
         Ok(IndexStage {
             index,
@@ -88,6 +125,7 @@ impl IndexStage {
             committing: Vec::new(),
             committing_offsets: Offsets::new(),
             unsent: Vec::new(),
+            intake: Intake::new(),
         })
     }
 
@@ -291,6 +329,17 @@ impl IndexStage {
         d.add_text(f.url, &a.url);
         d.add_text(f.title, &a.title);
         d.add_text(f.body, &a.text);
+        // The words once: stemmed in the article's language, else plain.
+        match schema::stem_slot(a.language.as_deref()) {
+            Some(i) => {
+                d.add_text(f.title_stem[i], &a.title);
+                d.add_text(f.body_stem[i], &a.text);
+            }
+            None => {
+                d.add_text(f.title_plain, &a.title);
+                d.add_text(f.body_plain, &a.text);
+            }
+        }
         // The CJK fields take only CJK runs: other text would be copied and
         // scanned for none (the same index, a little less work per page).
         if crate::cjk::has_cjk(&a.title) {
@@ -298,10 +347,6 @@ impl IndexStage {
         }
         if crate::cjk::has_cjk(&a.text) {
             d.add_text(f.body_cjk, &a.text);
-        }
-        if let Some(i) = schema::stem_slot(a.language.as_deref()) {
-            d.add_text(f.title_stem[i], &a.title);
-            d.add_text(f.body_stem[i], &a.text);
         }
         d.add_text(f.author, a.author.as_deref().unwrap_or(""));
         d.add_text(f.date, a.date.as_deref().unwrap_or(""));
@@ -415,8 +460,10 @@ impl Stage for IndexStage {
             }
             return results;
         }
+        self.intake.record(inputs.len());
         let mut lost = self.advance().await;
-        if self.pending.len() + self.committing.len() >= MAX_UNSEARCHABLE {
+        let bound = MAX_UNSEARCHABLE.max((self.intake.per_second * UNSEARCHABLE_SECONDS) as usize);
+        if self.pending.len() + self.committing.len() >= bound {
             lost.extend(self.commit_now().await);
         }
         let mut dead = self.dead_letters(lost);

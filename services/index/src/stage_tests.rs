@@ -55,7 +55,7 @@ fn input_in(
 #[tokio::test]
 async fn upsert_stem_cjk_and_offsets() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let r = st
         .handle_batch(&[
             input(
@@ -95,7 +95,7 @@ async fn upsert_stem_cjk_and_offsets() {
     assert_eq!(s.search("雨が降る", 10).unwrap()[0].id, "b");
 
     // Reopened, the stage knows offset 2 is done and skips a replay.
-    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     assert_eq!(st.offsets()["gleaner.summarized"][&0], 2);
     st.handle_batch(&[input("c", "Replayed", "should be skipped", 2)])
         .await;
@@ -110,7 +110,7 @@ async fn upsert_stem_cjk_and_offsets() {
 async fn closing_during_merges_keeps_every_document() {
     let dir = tempfile::tempdir().unwrap();
     for round in 0..2 {
-        let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+        let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
         for i in 0..20 {
             let id = format!("{round}-{i}");
             let text = format!("Report {id} on the harbour ferry timetable.");
@@ -134,7 +134,7 @@ async fn closing_during_merges_keeps_every_document() {
 #[tokio::test]
 async fn each_article_is_stemmed_in_its_language() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let text = "Die Häuser am Fluss wurden renoviert.";
     st.handle_batch(&[
         input_in(Some("de"), "de", None, "", "Am Fluss", text, 0),
@@ -157,7 +157,7 @@ async fn each_article_is_stemmed_in_its_language() {
 #[tokio::test]
 async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000)
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1)
         .unwrap()
         .committing_every(std::time::Duration::from_secs(3600));
     let docs = || SearchIndex::open(dir.path(), 200).map_or(0, |s| s.num_docs());
@@ -169,7 +169,7 @@ async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
     assert_eq!(docs(), 0, "nothing searchable before the commit");
     st.close().await.unwrap();
     assert_eq!(docs(), 2);
-    let st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     assert_eq!(
         st.offsets()["gleaner.summarized"][&0],
         1,
@@ -177,7 +177,7 @@ async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
     );
     drop(st);
     // The run has nothing else in flight: committed now, not when due.
-    let mut st = IndexStage::open(dir.path(), 20_000_000)
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1)
         .unwrap()
         .committing_every(std::time::Duration::from_secs(3600));
     st.handle_batch(&[input("b2", "Two", "second text again", 5)])
@@ -189,7 +189,7 @@ async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
 
     // Due at once: each batch starts a commit in the background, and the
     // stage holds its documents until the commit is done.
-    let st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let mut st = st.committing_every(std::time::Duration::ZERO);
     st.handle_batch(&[input("c", "Three", "third text", 6)])
         .await;
@@ -219,7 +219,7 @@ async fn commits_gather_batches_and_the_rest_is_committed_on_close() {
 #[tokio::test]
 async fn documents_waiting_for_a_commit_are_bounded() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000)
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1)
         .unwrap()
         .committing_every(std::time::Duration::from_secs(3600));
     let mut most = 0;
@@ -244,7 +244,7 @@ async fn documents_waiting_for_a_commit_are_bounded() {
 #[tokio::test]
 async fn on_kafka_each_batch_is_committed_before_it_returns() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let r = st
         .handle_batch(&[
             input("a", "One", "first text", 0),
@@ -260,7 +260,7 @@ async fn on_kafka_each_batch_is_committed_before_it_returns() {
 #[tokio::test]
 async fn copies_of_one_article_collapse_to_the_earliest_published() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let text = "The harbour bridge reopened after eight months of repairs.";
     let r = st
         .handle_batch(&[

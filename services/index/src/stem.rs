@@ -5,17 +5,23 @@
 //! index is the same either way (a test checks it).
 
 use rustc_hash::FxHashMap;
-use std::sync::{LazyLock, Mutex, PoisonError};
+use std::cell::RefCell;
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
 /// Words remembered per language; the cache is emptied when full, which
 /// keeps it bounded with no bookkeeping per hit.
 const CAPACITY: usize = 100_000;
 
-/// One cache for the process: the index adds documents on whichever of
-/// tokio's blocking threads is free, so per-thread caches stayed cold.
-type Stems = FxHashMap<frostem::Algorithm, FxHashMap<Box<str>, Box<str>>>;
-static STEMS: LazyLock<Mutex<Stems>> = LazyLock::new(Mutex::default);
+type Stems = FxHashMap<Box<str>, Box<str>>;
+
+thread_local! {
+    /// One cache per thread and language. Tokens are stemmed on Tantivy's
+    /// indexing thread (and on a searching thread for a query), which
+    /// lives as long as the writer; a cache shared under a lock cost a
+    /// lock and a second lookup per token, a fifth of the indexing
+    /// thread's time (perf over scripts/bench-search.sh's indexing).
+    static STEMS: RefCell<FxHashMap<frostem::Algorithm, Stems>> = RefCell::default();
+}
 
 /// A token filter that replaces each token by its stem in `algorithm`.
 #[derive(Clone, Copy)]
@@ -50,10 +56,15 @@ impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
     type TokenStream<'a> = CachedStemmerStream<T::TokenStream<'a>>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
+        // The language's cache leaves the thread's map for the stream's
+        // life (one lookup per field value, not per token) and goes back
+        // when the stream is dropped.
+        let stems = STEMS.with_borrow_mut(|all| all.remove(&self.algorithm).unwrap_or_default());
         CachedStemmerStream {
             tail: self.inner.token_stream(text),
             algorithm: self.algorithm,
             stemmer: frostem::Stemmer::new(self.algorithm),
+            stems,
         }
     }
 }
@@ -62,6 +73,15 @@ pub(crate) struct CachedStemmerStream<T> {
     tail: T,
     algorithm: frostem::Algorithm,
     stemmer: frostem::Stemmer,
+    stems: Stems,
+}
+
+impl<T> Drop for CachedStemmerStream<T> {
+    fn drop(&mut self) {
+        let stems = std::mem::take(&mut self.stems);
+        // During thread teardown the cache may already be gone: nothing to keep.
+        let _ = STEMS.try_with(|all| all.borrow_mut().insert(self.algorithm, stems));
+    }
 }
 
 impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
@@ -70,9 +90,7 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
             return false;
         }
         let token = self.tail.token_mut();
-        let mut stems = STEMS.lock().unwrap_or_else(PoisonError::into_inner);
-        let stems = stems.entry(self.algorithm).or_default();
-        if let Some(stem) = stems.get(token.text.as_str()) {
+        if let Some(stem) = self.stems.get(token.text.as_str()) {
             token.text.clear();
             token.text.push_str(stem);
             return true;
@@ -81,10 +99,10 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
         let word: Box<str> = token.text.as_str().into();
         token.text.clear();
         token.text.push_str(&stem);
-        if stems.len() >= CAPACITY {
-            stems.clear();
+        if self.stems.len() >= CAPACITY {
+            self.stems.clear();
         }
-        stems.insert(word, stem);
+        self.stems.insert(word, stem);
         true
     }
 

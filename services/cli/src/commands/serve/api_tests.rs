@@ -50,7 +50,7 @@ fn article_in(
 
 /// An index of 25 articles (two of them copies of one), opened for search.
 async fn index(dir: &std::path::Path) -> SearchIndex {
-    let mut st = gleaner_index::IndexStage::open(dir, 20_000_000).unwrap();
+    let mut st = gleaner_index::IndexStage::open(dir, 20_000_000, 1).unwrap();
     let mut inputs: Vec<Input> = (0..23)
         .map(|i| {
             let host = ["a.example.com", "b.example.org", "c.test"][i % 3];
@@ -284,7 +284,7 @@ async fn a_stream_pushes_each_new_match_within_a_second_of_its_commit() {
     let dir = tempfile::tempdir().unwrap();
     // A writer that commits every batch, as the index service does, and a
     // server reading the same directory.
-    let mut writer = gleaner_index::IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut writer = gleaner_index::IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let first = [article(
         "old",
         "a.example.com",
@@ -364,7 +364,7 @@ async fn streams_past_the_cap_are_refused() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn stories_are_listed_merged_and_grouped() {
     let dir = tempfile::tempdir().unwrap();
-    let mut st = gleaner_index::IndexStage::open(dir.path(), 20_000_000).unwrap();
+    let mut st = gleaner_index::IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
     let inputs = vec![
         article_in(
             "r2",

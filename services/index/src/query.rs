@@ -1,0 +1,321 @@
+//! Queries from a search request: the query language over the text fields
+//! that hold any words, the typo-tolerant retry, and the filters.
+//!
+//! Each article's words are in one field of a kind (schema.rs): its
+//! language's stemmed field, or the plain one when Tantivy has no stemmer
+//! for it. So a query word is looked up in every text field, and each
+//! article is found through exactly one of them.
+
+use crate::request::SearchRequest;
+use crate::search::SearchIndex;
+use std::ops::Bound;
+use tantivy::query::{
+    BooleanQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, QueryParser, RangeQuery,
+    TermQuery, TermSetQuery,
+};
+use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
+use tantivy::schema::{Field, IndexRecordOption};
+use tantivy::{DateTime, Searcher, Term};
+
+impl SearchIndex {
+    /// The text fields of `kind` (title or body) that hold any words now:
+    /// the plain and CJK ones and those of the languages the index has. A
+    /// field no article uses costs a dictionary look-up per segment and
+    /// word, and there are 18 languages of them.
+    fn fields_in_use(&self, searcher: &Searcher, title: bool) -> Vec<Field> {
+        let f = self.fields;
+        let all: Vec<Field> = if title {
+            [f.title_plain, f.title_cjk]
+                .into_iter()
+                .chain(f.title_stem)
+                .collect()
+        } else {
+            [f.body_plain, f.body_cjk]
+                .into_iter()
+                .chain(f.body_stem)
+                .collect()
+        };
+        let used: Vec<Field> = all
+            .iter()
+            .copied()
+            .filter(|&field| {
+                searcher.segment_readers().iter().any(|s| {
+                    s.inverted_index(field)
+                        .is_ok_and(|ii| ii.terms().num_terms() > 0)
+                })
+            })
+            .collect();
+        // An empty index: any field, so that a query still parses.
+        if used.is_empty() {
+            vec![all[0]]
+        } else {
+            used
+        }
+    }
+
+    /// The words of `q` as a query over every text field in use, titles
+    /// weighing double; every article when `q` has none. `title:` and
+    /// `body:` name every field of their kind.
+    pub(crate) fn text_query(&self, searcher: &Searcher, q: &str) -> Box<dyn Query> {
+        if q.trim().is_empty() {
+            return Box::new(tantivy::query::AllQuery);
+        }
+        let titles = self.fields_in_use(searcher, true);
+        let bodies = self.fields_in_use(searcher, false);
+        let mut parser =
+            QueryParser::for_index(&self.index, titles.iter().chain(&bodies).copied().collect());
+        // Every word must match, as people expect of a search box; OR says
+        // otherwise.
+        parser.set_conjunction_by_default();
+        for &title in &titles {
+            parser.set_field_boost(title, 2.0);
+        }
+        let name = |field: &Field| self.index.schema().get_field_name(*field).to_string();
+        let titles: Vec<String> = titles.iter().map(name).collect();
+        let bodies: Vec<String> = bodies.iter().map(name).collect();
+        let (ast, _) = query_grammar::parse_query_lenient(q);
+        let ast = spread_field(ast, &[("title", &titles), ("body", &bodies)]);
+        parser.build_query_from_user_input_ast_lenient(ast).0
+    }
+
+    /// The words of `q` again, those of five letters or more matched
+    /// within one edit, every word required: for a query that matched
+    /// nothing as written. `None` for a query with operators or phrases,
+    /// which say exactly what they want.
+    pub(crate) fn fuzzy_query(&self, searcher: &Searcher, q: &str) -> Option<Box<dyn Query>> {
+        if q.contains(['"', ':', '(', '+']) || q.split_whitespace().any(|w| w.starts_with('-')) {
+            return None;
+        }
+        let words = gleaner_text::words(q);
+        if words.is_empty() || !words.iter().any(|w| w.chars().count() >= 5) {
+            return None;
+        }
+        let mut fields = self.fields_in_use(searcher, true);
+        fields.extend(self.fields_in_use(searcher, false));
+        let f = self.fields;
+        fields.retain(|&field| field != f.title_cjk && field != f.body_cjk);
+        let plain = [f.title_plain, f.body_plain];
+        let clauses = words
+            .iter()
+            .map(|w| {
+                let fuzzy = w.chars().count() >= 5;
+                let near = if fuzzy { one_edit(w) } else { vec![w.clone()] };
+                let either: Vec<(Occur, Box<dyn Query>)> = fields
+                    .iter()
+                    .flat_map(|&field| -> Vec<Box<dyn Query>> {
+                        if fuzzy && plain.contains(&field) {
+                            let term = Term::from_field_text(field, w);
+                            return vec![Box::new(FuzzyTermQuery::new(term, 1, true))];
+                        }
+                        // A stemmed field holds stems, and a typo can hide
+                        // a suffix from the stemmer (brdge is not stemmed
+                        // as bridge is): every word within one edit, as
+                        // this field stems it, that the index has.
+                        self.terms_in_index(searcher, field, &near)
+                            .into_iter()
+                            .map(|t| {
+                                Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))
+                                    as Box<dyn Query>
+                            })
+                            .collect()
+                    })
+                    .map(|q| (Occur::Should, q))
+                    .collect();
+                (
+                    Occur::Must,
+                    Box::new(BooleanQuery::new(either)) as Box<dyn Query>,
+                )
+            })
+            .collect();
+        Some(Box::new(BooleanQuery::new(clauses)))
+    }
+
+    /// The terms `field`'s analyzer makes of `words` that some segment of
+    /// the index holds.
+    fn terms_in_index(&self, searcher: &Searcher, field: Field, words: &[String]) -> Vec<Term> {
+        let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else {
+            return Vec::new();
+        };
+        let mut tokens: Vec<String> = words
+            .iter()
+            .filter_map(|w| Some(analyzer.token_stream(w).next()?.text.clone()))
+            .collect();
+        tokens.sort_unstable();
+        tokens.dedup();
+        let dictionaries: Vec<_> = searcher
+            .segment_readers()
+            .iter()
+            .filter_map(|s| s.inverted_index(field).ok())
+            .collect();
+        tokens
+            .into_iter()
+            .filter(|t| {
+                dictionaries
+                    .iter()
+                    .any(|ii| ii.terms().get(t.as_bytes()).ok().flatten().is_some())
+            })
+            .map(|t| Term::from_field_text(field, &t))
+            .collect()
+    }
+
+    /// The filters of `req` as queries that match without scoring.
+    pub(crate) fn filters(&self, req: &SearchRequest) -> Vec<Box<dyn Query>> {
+        let f = self.fields;
+        let mut out: Vec<Box<dyn Query>> = Vec::new();
+        if !req.sites.is_empty() {
+            let terms = req
+                .sites
+                .iter()
+                .map(|s| Term::from_field_text(f.site, &s.trim().to_ascii_lowercase()));
+            out.push(Box::new(TermSetQuery::new(terms)));
+        }
+        if let Some(lang) = &req.lang {
+            let term = Term::from_field_text(f.language, &lang.trim().to_ascii_lowercase());
+            out.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+        }
+        if req.from.is_some() || req.to.is_some() {
+            let at = |secs: i64| {
+                Term::from_field_date_for_search(f.published, DateTime::from_timestamp_secs(secs))
+            };
+            let lower = req
+                .from
+                .map_or(Bound::Unbounded, |s| Bound::Included(at(s)));
+            let upper = req.to.map_or(Bound::Unbounded, |s| Bound::Excluded(at(s)));
+            out.push(Box::new(RangeQuery::new(lower, upper)));
+        }
+        if let Some(secs) = req.indexed_from {
+            let at =
+                Term::from_field_date_for_search(f.indexed, DateTime::from_timestamp_secs(secs));
+            out.push(Box::new(RangeQuery::new(
+                Bound::Included(at),
+                Bound::Unbounded,
+            )));
+        }
+        if let Some(has) = req.has_summary {
+            let term = Term::from_field_bool(f.has_summary, has);
+            out.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
+        }
+        out.into_iter()
+            .map(|q| Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>)
+            .collect()
+    }
+}
+
+/// `word` and every word one edit from it (a letter left out, added,
+/// changed, or two side by side swapped), the letters added or changed
+/// taken from the word's own and its script's lowercase alphabet.
+fn one_edit(word: &str) -> Vec<String> {
+    let chars: Vec<char> = word.chars().collect();
+    let mut alphabet: Vec<char> = chars.clone();
+    let scripts: [(char, char); 4] = [('a', 'z'), ('à', 'ÿ'), ('α', 'ω'), ('а', 'я')];
+    for (from, to) in scripts {
+        if from == 'a' || chars.iter().any(|c| (from..=to).contains(c)) {
+            alphabet.extend((from..=to).filter(|c| c.is_lowercase()));
+        }
+    }
+    alphabet.sort_unstable();
+    alphabet.dedup();
+    let mut out = vec![word.to_string()];
+    let join = |cs: &[char]| cs.iter().collect::<String>();
+    for i in 0..chars.len() {
+        let mut v = chars.clone();
+        v.remove(i);
+        out.push(join(&v));
+        if i + 1 < chars.len() {
+            let mut v = chars.clone();
+            v.swap(i, i + 1);
+            out.push(join(&v));
+        }
+        for &c in &alphabet {
+            let mut v = chars.clone();
+            v[i] = c;
+            out.push(join(&v));
+        }
+    }
+    for i in 0..=chars.len() {
+        for &c in &alphabet {
+            let mut v = chars.clone();
+            v.insert(i, c);
+            out.push(join(&v));
+        }
+    }
+    out.sort_unstable();
+    out.dedup();
+    out
+}
+
+/// `ast` with each word or phrase addressed to a name that `spread` maps to
+/// several fields (`title:` to every title field) asked of each of them,
+/// any one matching.
+fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInputAst {
+    match ast {
+        UserInputAst::Clause(clauses) => UserInputAst::Clause(
+            clauses
+                .into_iter()
+                .map(|(occur, a)| (occur, spread_field(a, spread)))
+                .collect(),
+        ),
+        UserInputAst::Boost(a, boost) => {
+            UserInputAst::Boost(Box::new(spread_field(*a, spread)), boost)
+        }
+        UserInputAst::Leaf(leaf) => match *leaf {
+            UserInputLeaf::Literal(literal) => {
+                let named = spread
+                    .iter()
+                    .find(|(name, _)| literal.field_name.as_deref() == Some(*name))
+                    .map(|(_, fields)| *fields);
+                match named {
+                    Some(fields) => UserInputAst::Clause(
+                        fields
+                            .iter()
+                            .map(|field| {
+                                let mut one = literal.clone();
+                                one.field_name = Some(field.clone());
+                                (
+                                    Some(query_grammar::Occur::Should),
+                                    UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(one))),
+                                )
+                            })
+                            .collect(),
+                    ),
+                    None => UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
+                }
+            }
+            other => UserInputAst::Leaf(Box::new(other)),
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_edit_makes_every_word_one_edit_away() {
+        let near = one_edit("brdge");
+        for w in ["brdge", "bridge", "brdg", "rbdge", "brdgs", "brdgee"] {
+            assert!(near.contains(&w.to_string()), "{w}");
+        }
+        assert!(!near.contains(&"bridg".to_string()), "two edits");
+        // A Cyrillic word takes Cyrillic letters, a Latin one none.
+        assert!(one_edit("дом").contains(&"дым".to_string()));
+        assert!(!one_edit("dom").iter().any(|w| w.contains('ы')));
+    }
+
+    #[test]
+    fn a_field_name_is_spread_over_its_fields() {
+        let (ast, _) = query_grammar::parse_query_lenient("title:bridge -body:\"old pier\" ferry");
+        let titles = vec!["title_en".to_string(), "title_de".to_string()];
+        let bodies = vec!["body_en".to_string()];
+        let spread = format!(
+            "{:?}",
+            spread_field(ast, &[("title", &titles), ("body", &bodies)])
+        );
+        assert!(
+            spread.contains("title_en") && spread.contains("title_de"),
+            "{spread}"
+        );
+        assert!(spread.contains("body_en"), "{spread}");
+        assert!(!spread.contains("\"title\":"), "{spread}");
+    }
+}
