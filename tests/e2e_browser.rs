@@ -2,7 +2,11 @@
 //! headless, loads `/?q=...` over an index made by `gleaner run` from the
 //! example site, and the DOM it builds has the hits; a query that tries to
 //! inject markup stays text. The JSON API it sits beside is checked too.
+//! A second test drives the page as a person does (over the DevTools
+//! protocol): typing, a facet, paging, an article, the keyboard.
 
+#[path = "browser/cdp.rs"]
+mod cdp;
 mod common;
 
 use common::*;
@@ -212,8 +216,9 @@ async fn the_search_page_shows_hits_in_a_browser() {
         "the matched word marked in its snippet: {dom}"
     );
     assert!(
-        !hostile.contains("<script"),
-        "a query stays text: {hostile}"
+        hostile.matches("<script").count() == 1
+            && hostile.contains("<script src=\"/search.js\" defer=\"\"></script>"),
+        "a query stays text, the page's own script the only one: {hostile}"
     );
     assert!(
         hostile.contains("alert(1)"),
@@ -250,4 +255,107 @@ async fn the_search_page_shows_hits_in_a_browser() {
             && narrowed.matches("<article class=\"hit\">").count() >= 1,
         "{narrowed}"
     );
+}
+
+/// The page driven as a person would: results appear as a query is typed
+/// (no submit, no reload), a facet narrows them, the next page and an
+/// article open, and "/" brings the caret back to the box.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_search_page_answers_as_you_type() {
+    let Some(chromium) = chromium() else {
+        return;
+    };
+    let (base, _log) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let (mut serve, listen) = serve_data(&cfg, &data).await;
+    let shots =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    let driven = tokio::task::spawn_blocking(move || drive(&chromium, &listen, &shots)).await;
+    let _ = serve.kill();
+    let _ = serve.wait();
+    driven.unwrap();
+}
+
+fn drive(chromium: &str, listen: &str, shots: &std::path::Path) {
+    let mut b = cdp::Browser::start(chromium, 1200, 900);
+    b.open(&format!("http://{listen}/"));
+    // A mark that a page load would wipe: typing must not reload.
+    b.eval("window.stayed = true; document.querySelector('input[name=q]').focus(); true");
+    b.type_text("bridge");
+    b.wait_for(
+        "document.querySelectorAll('#results article.hit').length > 0 \
+         && new URLSearchParams(location.search).get('q') === 'bridge'",
+    );
+    assert_eq!(
+        b.eval("window.stayed === true"),
+        serde_json::json!(true),
+        "no reload"
+    );
+    assert_eq!(
+        b.eval("document.getElementById('results').innerHTML.toLowerCase().includes('<mark>bridge</mark>')"),
+        serde_json::json!(true),
+        "the typed word marked in the results"
+    );
+    let shown = b.eval("Number(document.getElementById('results').dataset.shownMs)");
+    assert!(shown.as_f64().is_some_and(|ms| ms > 0.0), "{shown}");
+    eprintln!("results shown {shown} ms after the last keystroke");
+    b.screenshot(&shots.join("typed-desktop.png"));
+
+    // A facet is a link: it narrows the results.
+    let facet = b.eval(
+        "(() => { const a = document.querySelector('.facets a'); a.click(); return a.getAttribute('href'); })()",
+    );
+    let facet = facet.as_str().unwrap().to_string();
+    b.wait_for(&format!(
+        "location.pathname + location.search === {} && document.readyState === 'complete'",
+        serde_json::json!(facet)
+    ));
+    assert!(
+        b.eval("document.querySelectorAll('#results article.hit').length")
+            .as_u64()
+            .unwrap()
+            >= 1,
+        "hits under the facet {facet}"
+    );
+
+    // Paging: one article a page, then the next.
+    b.open(&format!(
+        "http://{listen}/?sort=newest&group=article&limit=1"
+    ));
+    b.eval("document.querySelector('a[rel=next]').click(); true");
+    b.wait_for(
+        "new URLSearchParams(location.search).get('offset') === '1' && document.readyState === 'complete'",
+    );
+    assert_eq!(
+        b.eval("document.querySelectorAll('#results article.hit').length"),
+        serde_json::json!(1)
+    );
+
+    // An article opens whole, with its summaries.
+    b.eval("document.querySelector('a[href^=\"/article/\"]').click(); true");
+    b.wait_for(
+        "location.pathname.startsWith('/article/') && document.readyState === 'complete' \
+         && document.body.innerText.includes('Summaries')",
+    );
+
+    // "/" brings the caret back to the search box.
+    b.open(&format!("http://{listen}/?q=bridge"));
+    b.eval("document.activeElement.blur(); true");
+    b.press("/");
+    assert_eq!(
+        b.eval("document.activeElement === document.querySelector('input[name=q]')"),
+        serde_json::json!(true)
+    );
+
+    // At phone width, typed as well.
+    let mut phone = cdp::Browser::start(chromium, 390, 844);
+    phone.open(&format!("http://{listen}/"));
+    phone.eval("document.querySelector('input[name=q]').focus(); true");
+    phone.type_text("bridge");
+    phone.wait_for("document.querySelectorAll('#results article.hit').length > 0");
+    phone.screenshot(&shots.join("typed-phone.png"));
 }

@@ -103,21 +103,29 @@ impl SearchIndex {
                 let either: Vec<(Occur, Box<dyn Query>)> = fields
                     .iter()
                     .flat_map(|&field| -> Vec<Box<dyn Query>> {
-                        if fuzzy && plain.contains(&field) {
+                        if !fuzzy {
+                            // Short words as written (as the field reads them).
+                            return self
+                                .stems_of(field, near.iter())
+                                .into_iter()
+                                .map(|t| {
+                                    let term = Term::from_field_text(field, &t);
+                                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
+                                        as Box<dyn Query>
+                                })
+                                .collect();
+                        }
+                        if plain.contains(&field) {
                             let term = Term::from_field_text(field, w);
                             return vec![Box::new(FuzzyTermQuery::new(term, 1, true))];
                         }
                         // A stemmed field holds stems, and a typo can hide
                         // a suffix from the stemmer (brdge is not stemmed
                         // as bridge is): every word within one edit, as
-                        // this field stems it, that the index has.
-                        self.terms_in_index(searcher, field, &near)
-                            .into_iter()
-                            .map(|t| {
-                                Box::new(TermQuery::new(t, IndexRecordOption::WithFreqs))
-                                    as Box<dyn Query>
-                            })
-                            .collect()
+                        // this field stems it, matched in one pass over
+                        // each segment's dictionary (looked up one by one,
+                        // a fallback took 90 ms on 200,000 articles).
+                        self.stems_query(field, &near).into_iter().collect()
                     })
                     .map(|q| (Occur::Should, q))
                     .collect();
@@ -130,32 +138,30 @@ impl SearchIndex {
         Some(Box::new(BooleanQuery::new(clauses)))
     }
 
-    /// The terms `field`'s analyzer makes of `words` that some segment of
-    /// the index holds.
-    fn terms_in_index(&self, searcher: &Searcher, field: Field, words: &[String]) -> Vec<Term> {
+    /// The terms `field`'s analyzer makes of `words` (its first of each),
+    /// sorted, each once.
+    fn stems_of<'a>(&self, field: Field, words: impl Iterator<Item = &'a String>) -> Vec<String> {
         let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else {
             return Vec::new();
         };
         let mut tokens: Vec<String> = words
-            .iter()
             .filter_map(|w| Some(analyzer.token_stream(w).next()?.text.clone()))
+            .filter(|t| !t.is_empty())
             .collect();
         tokens.sort_unstable();
         tokens.dedup();
-        let dictionaries: Vec<_> = searcher
-            .segment_readers()
-            .iter()
-            .filter_map(|s| s.inverted_index(field).ok())
-            .collect();
         tokens
-            .into_iter()
-            .filter(|t| {
-                dictionaries
-                    .iter()
-                    .any(|ii| ii.terms().get(t.as_bytes()).ok().flatten().is_some())
-            })
-            .map(|t| Term::from_field_text(field, &t))
-            .collect()
+    }
+
+    /// Any of the terms `field`'s analyzer makes of `words`, as one
+    /// automaton (Tantivy's term set) over each segment's dictionary.
+    fn stems_query(&self, field: Field, words: &[String]) -> Option<Box<dyn Query>> {
+        let tokens = self.stems_of(field, words.iter());
+        if tokens.is_empty() {
+            return None;
+        }
+        let terms = tokens.iter().map(|t| Term::from_field_text(field, t));
+        Some(Box::new(TermSetQuery::new(terms)))
     }
 
     /// The filters of `req` as queries that match without scoring.

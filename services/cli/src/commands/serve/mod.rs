@@ -92,12 +92,15 @@ async fn search(
 
 /// The search page: the form, and for a query (or filters) a page of
 /// results with their count, order, facets and paging. It takes the API's
-/// parameters, so every link is also an API query.
+/// parameters, so every link is also an API query. Asked with the header
+/// `X-Gleaner-Partial` (by search.js, as the user types), only the results
+/// part.
 async fn page(
     State(idx): State<Shared>,
+    headers: axum::http::HeaderMap,
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> axum::response::Html<String> {
-    use page::{render, Outcome};
+    use page::{render, results, Outcome};
     let raw = raw.unwrap_or_default();
     let params = browse::Params::parse(&raw);
     let q = params.get("q").unwrap_or("").to_string();
@@ -124,7 +127,24 @@ async fn page(
             }
         }
     };
+    if headers.contains_key("x-gleaner-partial") {
+        return axum::response::Html(results(&q, &outcome, idx.num_docs()));
+    }
     axum::response::Html(render(&q, &outcome, idx.num_docs()))
+}
+
+/// The page's script, from the binary (nothing is fetched from elsewhere).
+async fn script() -> impl axum::response::IntoResponse {
+    (
+        [
+            (
+                axum::http::header::CONTENT_TYPE,
+                "text/javascript; charset=utf-8",
+            ),
+            (axum::http::header::CACHE_CONTROL, "max-age=3600"),
+        ],
+        include_str!("search.js"),
+    )
 }
 
 /// One article whole, or 404.
@@ -196,6 +216,7 @@ pub fn router(
     }));
     Router::new()
         .route("/", get(page))
+        .route("/search.js", get(script))
         .route("/article/{id}", get(article_page))
         .route("/stories", get(story_pages::list))
         .route("/story/{id}", get(story_pages::one))

@@ -47,11 +47,23 @@ pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
          <meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">\
          <title>{}</title><style>{STYLE}</style></head><body>\
          <form action=\"/\" method=\"get\" role=\"search\">\
-         <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"Search {docs} articles\" aria-label=\"Search\" autofocus>\
-         <button type=\"submit\">Search</button></form>",
+         <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"Search {docs} articles\" aria-label=\"Search\" \
+         aria-controls=\"results\" autocomplete=\"off\" autofocus>\
+         <button type=\"submit\">Search</button></form><div id=\"results\" aria-live=\"polite\">",
         escape_text(&title),
         escape_attribute(query),
     );
+    page.push_str(&results(query, outcome, docs));
+    // Results as you type (search.js, served by gleaner itself); without
+    // it the form and the links do the same.
+    page.push_str("</div><script src=\"/search.js\" defer></script></body></html>");
+    page
+}
+
+/// The part of the page under the search box: what the script asks for
+/// as the user types.
+pub fn results(query: &str, outcome: &Outcome, docs: u64) -> String {
+    let mut page = String::with_capacity(8 * 1024);
     match outcome {
         Outcome::Empty => {
             let _ = write!(
@@ -93,7 +105,6 @@ pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
             page.push_str("</div>");
         }
     }
-    page.push_str("</body></html>");
     page
 }
 
@@ -280,5 +291,20 @@ mod tests {
         );
         let failed = render("a", &Outcome::Failed("index <gone>".into()), 3);
         assert!(failed.contains("Search failed: index &lt;gone&gt;"));
+    }
+
+    #[test]
+    fn the_page_holds_its_results_part_and_the_script() {
+        let outcome = results(vec![hit("Bridge", "https://example.com/a")], "q=bridge");
+        let part = super::results("bridge", &outcome, 7);
+        let page = render("bridge", &outcome, 7);
+        assert!(part.contains("<article class=\"hit\">") && !part.contains("<form"));
+        assert!(
+            page.contains(&format!(
+                "<div id=\"results\" aria-live=\"polite\">{part}</div>"
+            )),
+            "{page}"
+        );
+        assert!(page.contains("<script src=\"/search.js\" defer></script>"));
     }
 }

@@ -1,0 +1,57 @@
+// Results as you type. The page is whole without this script (a form and
+// links); with it, each change of the search box asks the server for the
+// same page's results part and puts it in place, the address following.
+// The server renders and escapes every value, as for the whole page.
+(() => {
+  "use strict";
+  const form = document.querySelector("form[role=search]");
+  const box = form && form.querySelector("input[name=q]");
+  const results = document.getElementById("results");
+  if (!box || !results || !window.fetch || !window.AbortController) return;
+  let inFlight = null;
+  let asked = 0;
+  let shown = 0;
+
+  // The page's other choices (filters, order) kept, paging reset.
+  const paramsFor = (q) => {
+    const p = new URLSearchParams(location.search);
+    p.set("q", q);
+    p.delete("offset");
+    p.delete("cursor");
+    return p;
+  };
+
+  const ask = () => {
+    const typedAt = performance.now();
+    const p = paramsFor(box.value);
+    const n = ++asked;
+    if (inFlight) inFlight.abort();
+    inFlight = new AbortController();
+    fetch("/?" + p, {
+      headers: { "X-Gleaner-Partial": "1" },
+      signal: inFlight.signal,
+    })
+      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.status))))
+      .then((html) => {
+        if (n < shown) return;
+        shown = n;
+        results.innerHTML = html;
+        history.replaceState(null, "", "/?" + p);
+        document.title = (box.value ? box.value + " · " : "") + "gleaner search";
+        // From the keystroke to its results on the page, for the bench.
+        results.dataset.shownMs = (performance.now() - typedAt).toFixed(1);
+      })
+      .catch(() => {});
+  };
+
+  box.addEventListener("input", ask);
+  // "/" anywhere else goes to the search box, as on most search sites.
+  document.addEventListener("keydown", (e) => {
+    const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
+    if (e.key === "/" && !typing && !e.ctrlKey && !e.metaKey && !e.altKey) {
+      e.preventDefault();
+      box.focus();
+      box.select();
+    }
+  });
+})();
