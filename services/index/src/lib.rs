@@ -10,6 +10,7 @@
 mod cjk;
 mod collapse;
 mod facets;
+mod fuzzy;
 mod merges;
 pub mod metrics;
 mod query;

@@ -1,5 +1,6 @@
 //! Queries from a search request: the query language over the text fields
-//! that hold any words, the typo-tolerant retry, and the filters.
+//! that hold any words, and the filters (the typo-tolerant retry is in
+//! fuzzy.rs).
 //!
 //! Each article's words are in one field of a kind (schema.rs): its
 //! language's stemmed field, or the plain one when Tantivy has no stemmer
@@ -9,10 +10,7 @@
 use crate::request::SearchRequest;
 use crate::search::SearchIndex;
 use std::ops::Bound;
-use tantivy::query::{
-    BooleanQuery, ConstScoreQuery, FuzzyTermQuery, Occur, Query, QueryParser, RangeQuery,
-    TermQuery, TermSetQuery,
-};
+use tantivy::query::{ConstScoreQuery, Query, QueryParser, RangeQuery, TermQuery, TermSetQuery};
 use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DateTime, Searcher, Term};
@@ -22,7 +20,7 @@ impl SearchIndex {
     /// the plain and CJK ones and those of the languages the index has. A
     /// field no article uses costs a dictionary look-up per segment and
     /// word, and there are 18 languages of them.
-    fn fields_in_use(&self, searcher: &Searcher, title: bool) -> Vec<Field> {
+    pub(crate) fn fields_in_use(&self, searcher: &Searcher, title: bool) -> Vec<Field> {
         let f = self.fields;
         let all: Vec<Field> = if title {
             [f.title_plain, f.title_cjk]
@@ -78,92 +76,6 @@ impl SearchIndex {
         parser.build_query_from_user_input_ast_lenient(ast).0
     }
 
-    /// The words of `q` again, those of five letters or more matched
-    /// within one edit, every word required: for a query that matched
-    /// nothing as written. `None` for a query with operators or phrases,
-    /// which say exactly what they want.
-    pub(crate) fn fuzzy_query(&self, searcher: &Searcher, q: &str) -> Option<Box<dyn Query>> {
-        if q.contains(['"', ':', '(', '+']) || q.split_whitespace().any(|w| w.starts_with('-')) {
-            return None;
-        }
-        let words = gleaner_text::words(q);
-        if words.is_empty() || !words.iter().any(|w| w.chars().count() >= 5) {
-            return None;
-        }
-        let mut fields = self.fields_in_use(searcher, true);
-        fields.extend(self.fields_in_use(searcher, false));
-        let f = self.fields;
-        fields.retain(|&field| field != f.title_cjk && field != f.body_cjk);
-        let plain = [f.title_plain, f.body_plain];
-        let clauses = words
-            .iter()
-            .map(|w| {
-                let fuzzy = w.chars().count() >= 5;
-                let near = if fuzzy { one_edit(w) } else { vec![w.clone()] };
-                let either: Vec<(Occur, Box<dyn Query>)> = fields
-                    .iter()
-                    .flat_map(|&field| -> Vec<Box<dyn Query>> {
-                        if !fuzzy {
-                            // Short words as written (as the field reads them).
-                            return self
-                                .stems_of(field, near.iter())
-                                .into_iter()
-                                .map(|t| {
-                                    let term = Term::from_field_text(field, &t);
-                                    Box::new(TermQuery::new(term, IndexRecordOption::WithFreqs))
-                                        as Box<dyn Query>
-                                })
-                                .collect();
-                        }
-                        if plain.contains(&field) {
-                            let term = Term::from_field_text(field, w);
-                            return vec![Box::new(FuzzyTermQuery::new(term, 1, true))];
-                        }
-                        // A stemmed field holds stems, and a typo can hide
-                        // a suffix from the stemmer (brdge is not stemmed
-                        // as bridge is): every word within one edit, as
-                        // this field stems it, matched in one pass over
-                        // each segment's dictionary (looked up one by one,
-                        // a fallback took 90 ms on 200,000 articles).
-                        self.stems_query(field, &near).into_iter().collect()
-                    })
-                    .map(|q| (Occur::Should, q))
-                    .collect();
-                (
-                    Occur::Must,
-                    Box::new(BooleanQuery::new(either)) as Box<dyn Query>,
-                )
-            })
-            .collect();
-        Some(Box::new(BooleanQuery::new(clauses)))
-    }
-
-    /// The terms `field`'s analyzer makes of `words` (its first of each),
-    /// sorted, each once.
-    fn stems_of<'a>(&self, field: Field, words: impl Iterator<Item = &'a String>) -> Vec<String> {
-        let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else {
-            return Vec::new();
-        };
-        let mut tokens: Vec<String> = words
-            .filter_map(|w| Some(analyzer.token_stream(w).next()?.text.clone()))
-            .filter(|t| !t.is_empty())
-            .collect();
-        tokens.sort_unstable();
-        tokens.dedup();
-        tokens
-    }
-
-    /// Any of the terms `field`'s analyzer makes of `words`, as one
-    /// automaton (Tantivy's term set) over each segment's dictionary.
-    fn stems_query(&self, field: Field, words: &[String]) -> Option<Box<dyn Query>> {
-        let tokens = self.stems_of(field, words.iter());
-        if tokens.is_empty() {
-            return None;
-        }
-        let terms = tokens.iter().map(|t| Term::from_field_text(field, t));
-        Some(Box::new(TermSetQuery::new(terms)))
-    }
-
     /// The filters of `req` as queries that match without scoring.
     pub(crate) fn filters(&self, req: &SearchRequest) -> Vec<Box<dyn Query>> {
         let f = self.fields;
@@ -205,49 +117,6 @@ impl SearchIndex {
             .map(|q| Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>)
             .collect()
     }
-}
-
-/// `word` and every word one edit from it (a letter left out, added,
-/// changed, or two side by side swapped), the letters added or changed
-/// taken from the word's own and its script's lowercase alphabet.
-fn one_edit(word: &str) -> Vec<String> {
-    let chars: Vec<char> = word.chars().collect();
-    let mut alphabet: Vec<char> = chars.clone();
-    let scripts: [(char, char); 4] = [('a', 'z'), ('à', 'ÿ'), ('α', 'ω'), ('а', 'я')];
-    for (from, to) in scripts {
-        if from == 'a' || chars.iter().any(|c| (from..=to).contains(c)) {
-            alphabet.extend((from..=to).filter(|c| c.is_lowercase()));
-        }
-    }
-    alphabet.sort_unstable();
-    alphabet.dedup();
-    let mut out = vec![word.to_string()];
-    let join = |cs: &[char]| cs.iter().collect::<String>();
-    for i in 0..chars.len() {
-        let mut v = chars.clone();
-        v.remove(i);
-        out.push(join(&v));
-        if i + 1 < chars.len() {
-            let mut v = chars.clone();
-            v.swap(i, i + 1);
-            out.push(join(&v));
-        }
-        for &c in &alphabet {
-            let mut v = chars.clone();
-            v[i] = c;
-            out.push(join(&v));
-        }
-    }
-    for i in 0..=chars.len() {
-        for &c in &alphabet {
-            let mut v = chars.clone();
-            v.insert(i, c);
-            out.push(join(&v));
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
 }
 
 /// `ast` with each word or phrase addressed to a name that `spread` maps to
@@ -295,18 +164,6 @@ fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInput
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn one_edit_makes_every_word_one_edit_away() {
-        let near = one_edit("brdge");
-        for w in ["brdge", "bridge", "brdg", "rbdge", "brdgs", "brdgee"] {
-            assert!(near.contains(&w.to_string()), "{w}");
-        }
-        assert!(!near.contains(&"bridg".to_string()), "two edits");
-        // A Cyrillic word takes Cyrillic letters, a Latin one none.
-        assert!(one_edit("дом").contains(&"дым".to_string()));
-        assert!(!one_edit("dom").iter().any(|w| w.contains('ы')));
-    }
 
     #[test]
     fn a_field_name_is_spread_over_its_fields() {
