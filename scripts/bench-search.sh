@@ -3,8 +3,9 @@
 # Zipfian vocabulary, real lengths, 50 sites, 5 languages, dates over a
 # year, 2% copies) made through the index stage, then 2,000 mixed queries
 # over HTTP against `gleaner serve` at concurrency 1 and 8 (facets and
-# snippets on). Prints indexing articles/s, index bytes per article and
-# query latency p50/p95/p99 with queries/s. Release build.
+# snippets on). Prints indexing articles/s, index bytes per article,
+# query latency p50/p95/p99 with queries/s, and (with chromium) how soon
+# the page shows results after a keystroke. Release build.
 # Usage: [REUSE_INDEX=1] scripts/bench-search.sh [N] [QUERIES]
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -28,3 +29,10 @@ for _ in $(seq 1 100); do
 done
 curl -fs "http://127.0.0.1:$port/api/v1/stats"; echo
 python3 scripts/bench-search.py "http://127.0.0.1:$port" "$work/vocab.txt" "$queries"
+# The page as a person types on it (chromium over the DevTools protocol),
+# when a chromium is installed (scripts/test.sh installs Debian's).
+if command -v "${GLEANER_TEST_CHROMIUM:-chromium}" >/dev/null; then
+  GLEANER_BENCH_URL="http://127.0.0.1:$port" GLEANER_BENCH_VOCAB="$PWD/$work/vocab.txt" \
+    cargo test --release -q -p gleaner --test e2e_browser -- --ignored --nocapture typing_latency 2>&1 \
+    | grep '^typing:'
+fi

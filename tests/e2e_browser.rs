@@ -359,3 +359,50 @@ fn drive(chromium: &str, listen: &str, shots: &std::path::Path) {
     phone.wait_for("document.querySelectorAll('#results article.hit').length > 0");
     phone.screenshot(&shots.join("typed-phone.png"));
 }
+
+/// Not a test: scripts/bench-search.sh's measure of the page's answer to
+/// typing, against the `gleaner serve` at GLEANER_BENCH_URL over its bench
+/// index. Types each of 40 words from GLEANER_BENCH_VOCAB (every fifth of
+/// the commonest 200) a key at a time and reads how long after the last
+/// key its results were on the page (search.js records it).
+#[test]
+#[ignore]
+fn typing_latency() {
+    let (Ok(url), Ok(vocab)) = (
+        std::env::var("GLEANER_BENCH_URL"),
+        std::env::var("GLEANER_BENCH_VOCAB"),
+    ) else {
+        panic!("set GLEANER_BENCH_URL and GLEANER_BENCH_VOCAB (scripts/bench-search.sh does)");
+    };
+    let chromium = chromium().expect("chromium");
+    let words: Vec<String> = std::fs::read_to_string(vocab)
+        .unwrap()
+        .lines()
+        .take(200)
+        .step_by(5)
+        .map(str::to_string)
+        .collect();
+    let mut b = cdp::Browser::start(&chromium, 1200, 900);
+    let mut shown = Vec::new();
+    for w in &words {
+        b.open(&format!("{url}/"));
+        b.eval("document.querySelector('input[name=q]').focus(); true");
+        b.type_text(w);
+        b.wait_for(&format!(
+            "new URLSearchParams(location.search).get('q') === {} \
+             && document.querySelectorAll('#results article.hit').length > 0",
+            serde_json::json!(w)
+        ));
+        let ms = b.eval("Number(document.getElementById('results').dataset.shownMs)");
+        shown.push(ms.as_f64().unwrap());
+    }
+    shown.sort_by(f64::total_cmp);
+    let at = |q: f64| shown[((shown.len() - 1) as f64 * q).round() as usize];
+    println!(
+        "typing: first results on the page after the last key: p50 {:.0} ms, p95 {:.0} ms, max {:.0} ms ({} words)",
+        at(0.5),
+        at(0.95),
+        at(1.0),
+        shown.len()
+    );
+}
