@@ -34,7 +34,10 @@ impl SearchIndex {
             "no index in {} (run `gleaner run` or the index service first)",
             dir.display()
         );
-        let (index, fields) = open_or_create(dir)?;
+        let (mut index, fields) = open_or_create(dir)?;
+        // A query's segments are searched on every core at once: one
+        // costly query (a phrase of common words) no longer waits on one.
+        index.set_default_multithread_executor()?;
         let reader = index
             .reader_builder()
             .reload_policy(ReloadPolicy::OnCommitWithDelay)
