@@ -305,6 +305,24 @@ fn drive(chromium: &str, listen: &str, shots: &std::path::Path) {
     eprintln!("results shown {shown} ms after the last keystroke");
     b.screenshot(&shots.join("typed-desktop.png"));
 
+    // A date range picked in the form narrows as well (to nothing here),
+    // and cleared gives the hits back.
+    let pick = |b: &mut cdp::Browser, day: &str| {
+        b.eval(&format!(
+            "(() => {{ const f = document.querySelector('input[name=from]'); f.value = '{day}'; \
+             f.dispatchEvent(new Event('change')); return true; }})()"
+        ));
+    };
+    pick(&mut b, "2030-01-01");
+    b.wait_for(
+        "new URLSearchParams(location.search).get('from') === '2030-01-01' \
+         && document.querySelectorAll('#results article.hit').length === 0",
+    );
+    pick(&mut b, "");
+    b.wait_for(
+        "!location.search.includes('from=') && document.querySelectorAll('#results article.hit').length > 0",
+    );
+
     // A facet is a link: it narrows the results.
     let facet = b.eval(
         "(() => { const a = document.querySelector('.facets a'); a.click(); return a.getAttribute('href'); })()",

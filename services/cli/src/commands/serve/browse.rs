@@ -19,6 +19,20 @@ impl Params {
         )
     }
 
+    /// The pairs with a value.
+    pub fn without_empty(self) -> Self {
+        Params(self.0.into_iter().filter(|(_, v)| !v.is_empty()).collect())
+    }
+
+    /// The pairs as a query string.
+    pub fn query_string(&self) -> String {
+        let mut s = url::form_urlencoded::Serializer::new(String::new());
+        for (k, v) in &self.0 {
+            s.append_pair(k, v);
+        }
+        s.finish()
+    }
+
     pub fn get(&self, key: &str) -> Option<&str> {
         self.0
             .iter()

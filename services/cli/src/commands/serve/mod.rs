@@ -101,9 +101,11 @@ async fn page(
     axum::extract::RawQuery(raw): axum::extract::RawQuery,
 ) -> axum::response::Html<String> {
     use page::{render, results, Outcome};
-    let raw = raw.unwrap_or_default();
-    let params = browse::Params::parse(&raw);
+    // The form sends its empty fields (no date chosen): they say nothing.
+    let params = browse::Params::parse(&raw.unwrap_or_default()).without_empty();
+    let raw = params.query_string();
     let q = params.get("q").unwrap_or("").to_string();
+    let page_params = browse::Params(params.0.clone());
     let outcome = if params.0.iter().all(|(_, v)| v.trim().is_empty()) {
         Outcome::Empty
     } else {
@@ -130,7 +132,7 @@ async fn page(
     if headers.contains_key("x-gleaner-partial") {
         return axum::response::Html(results(&q, &outcome, idx.num_docs()));
     }
-    axum::response::Html(render(&q, &outcome, idx.num_docs()))
+    axum::response::Html(render(&page_params, &outcome, idx.num_docs()))
 }
 
 /// The page's script, from the binary (nothing is fetched from elsewhere).

@@ -9,7 +9,8 @@ use htmlize::{escape_attribute, escape_text};
 use std::fmt::Write;
 
 pub(crate) const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem;color:#222}\
-form{display:flex;gap:.5rem;margin-bottom:1.5rem}input[type=search]{flex:1;font-size:1rem;padding:.4rem}\
+form{display:flex;flex-wrap:wrap;gap:.5rem;margin-bottom:1.5rem}.dates{flex-basis:100%;display:flex;flex-wrap:wrap;gap:.3rem 1rem;border:0;padding:0;margin:0;font-size:.9rem;color:#444}\
+.dates legend{float:left;margin-right:.5rem;padding:0}input[type=search]{flex:1;font-size:1rem;padding:.4rem}\
 button{font-size:1rem;padding:.4rem 1rem}mark{background:#fff2a8;color:inherit}.hit{margin-bottom:1.4rem}.hit h2{font-size:1.1rem;margin:0}\
 .meta{color:#666;font-size:.85rem}.url{color:#1a6b1a;font-size:.85rem;word-break:break-all}\
 .summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}\
@@ -32,9 +33,10 @@ pub enum Outcome {
     Failed(String),
 }
 
-/// The whole page for `query` and what the search gave; `docs` is the
-/// number of searchable articles.
-pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
+/// The whole page for the query in `params` and what the search gave;
+/// `docs` is the number of searchable articles.
+pub fn render(params: &Params, outcome: &Outcome, docs: u64) -> String {
+    let query = params.get("q").unwrap_or("");
     let mut page = String::with_capacity(8 * 1024);
     let title = if query.is_empty() {
         "gleaner search".to_string()
@@ -49,15 +51,61 @@ pub fn render(query: &str, outcome: &Outcome, docs: u64) -> String {
          <form action=\"/\" method=\"get\" role=\"search\">\
          <input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"Search {docs} articles\" aria-label=\"Search\" \
          aria-controls=\"results\" autocomplete=\"off\" autofocus>\
-         <button type=\"submit\">Search</button></form><div id=\"results\" aria-live=\"polite\">",
+         <button type=\"submit\">Search</button>",
         escape_text(&title),
         escape_attribute(query),
     );
+    write_form_rest(&mut page, params);
+    page.push_str("</form><div id=\"results\" aria-live=\"polite\">");
     page.push_str(&results(query, outcome, docs));
     // Results as you type (search.js, served by gleaner itself); without
     // it the form and the links do the same.
     page.push_str("</div><script src=\"/search.js\" defer></script></body></html>");
     page
+}
+
+/// The rest of the search form: the published date range, and the page's
+/// other choices (sites, language, order, grouping, page size) kept as
+/// hidden fields, so that a new query keeps them. Empty fields are dropped
+/// by the server (and by the script).
+fn write_form_rest(page: &mut String, params: &Params) {
+    // A date input holds a day; a full timestamp from a link is kept as is.
+    let day = |key: &str| {
+        params
+            .get(key)
+            .filter(|v| v.len() == 10)
+            .unwrap_or("")
+            .to_string()
+    };
+    let _ = write!(
+        page,
+        "<fieldset class=\"dates\"><legend>Published</legend>\
+         <label>from <input type=\"date\" name=\"from\" value=\"{}\"></label>\
+         <label>to <input type=\"date\" name=\"to\" value=\"{}\"></label></fieldset>",
+        escape_attribute(day("from")),
+        escape_attribute(day("to")),
+    );
+    for (k, v) in &params.0 {
+        let dated = (k == "from" || k == "to") && v.len() == 10;
+        let kept = [
+            "site",
+            "lang",
+            "sort",
+            "group",
+            "limit",
+            "has_summary",
+            "from",
+            "to",
+        ];
+        if kept.contains(&k.as_str()) && !dated && !v.is_empty() {
+            let _ = write!(
+                page,
+                "<input type=\"hidden\" name=\"{}\" value=\"{}\">",
+                escape_attribute(k),
+                escape_attribute(v)
+            );
+        }
+    }
 }
 
 /// The part of the page under the search box: what the script asks for
@@ -242,7 +290,7 @@ mod tests {
     #[test]
     fn hits_are_rendered_and_everything_is_escaped() {
         let page = render(
-            "\"><script>alert(1)</script>",
+            &Params(vec![("q".into(), "\"><script>alert(1)</script>".into())]),
             &results(
                 vec![
                     hit("Bridge <reopens>", "https://example.com/a?x=1&y=2"),
@@ -285,11 +333,11 @@ mod tests {
 
     #[test]
     fn no_query_no_hits_and_failures_say_so() {
-        assert!(render("", &Outcome::Empty, 3).contains("3 articles searchable"));
-        assert!(
-            render("zzz", &results(vec![], "q=zzz"), 3).contains("No article matches <b>zzz</b>")
-        );
-        let failed = render("a", &Outcome::Failed("index <gone>".into()), 3);
+        let q = |q: &str| Params(vec![("q".into(), q.into())]);
+        assert!(render(&q(""), &Outcome::Empty, 3).contains("3 articles searchable"));
+        assert!(render(&q("zzz"), &results(vec![], "q=zzz"), 3)
+            .contains("No article matches <b>zzz</b>"));
+        let failed = render(&q("a"), &Outcome::Failed("index <gone>".into()), 3);
         assert!(failed.contains("Search failed: index &lt;gone&gt;"));
     }
 
@@ -297,7 +345,7 @@ mod tests {
     fn the_page_holds_its_results_part_and_the_script() {
         let outcome = results(vec![hit("Bridge", "https://example.com/a")], "q=bridge");
         let part = super::results("bridge", &outcome, 7);
-        let page = render("bridge", &outcome, 7);
+        let page = render(&Params::parse("q=bridge"), &outcome, 7);
         assert!(part.contains("<article class=\"hit\">") && !part.contains("<form"));
         assert!(
             page.contains(&format!(
@@ -306,5 +354,29 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("<script src=\"/search.js\" defer></script>"));
+    }
+
+    #[test]
+    fn the_form_keeps_the_choices_and_holds_the_dates() {
+        let params = Params::parse(
+            "q=bridge&site=a.com&site=b.com&lang=de&sort=newest&from=2026-03-01&to=2026-03-31T12:00:00Z&offset=20&x=\"><b>",
+        );
+        let page = render(&params, &Outcome::Empty, 1);
+        let form = &page[page.find("<form").unwrap()..page.find("</form>").unwrap()];
+        for kept in [
+            "<input type=\"hidden\" name=\"site\" value=\"a.com\">",
+            "<input type=\"hidden\" name=\"site\" value=\"b.com\">",
+            "<input type=\"hidden\" name=\"lang\" value=\"de\">",
+            "<input type=\"hidden\" name=\"sort\" value=\"newest\">",
+            "name=\"from\" value=\"2026-03-01\"",
+            "<input type=\"hidden\" name=\"to\" value=\"2026-03-31T12:00:00Z\">",
+        ] {
+            assert!(form.contains(kept), "{kept}: {form}");
+        }
+        assert!(!form.contains("offset") && !form.contains("<b>"), "{form}");
+        assert!(
+            form.contains("name=\"to\" value=\"\""),
+            "a timestamp is no day: {form}"
+        );
     }
 }

@@ -12,18 +12,19 @@
   let asked = 0;
   let shown = 0;
 
-  // The page's other choices (filters, order) kept, paging reset.
-  const paramsFor = (q) => {
-    const p = new URLSearchParams(location.search);
-    p.set("q", q);
-    p.delete("offset");
-    p.delete("cursor");
+  // What the form holds (the query, dates, the kept choices), without its
+  // empty fields; paging starts again.
+  const paramsFor = () => {
+    const p = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) {
+      if (v !== "") p.append(k, v);
+    }
     return p;
   };
 
   const ask = () => {
     const typedAt = performance.now();
-    const p = paramsFor(box.value);
+    const p = paramsFor();
     const n = ++asked;
     if (inFlight) inFlight.abort();
     inFlight = new AbortController();
@@ -45,6 +46,8 @@
   };
 
   box.addEventListener("input", ask);
+  // A date picked asks again too.
+  for (const d of form.querySelectorAll("input[type=date]")) d.addEventListener("change", ask);
   // "/" anywhere else goes to the search box, as on most search sites.
   document.addEventListener("keydown", (e) => {
     const typing = e.target instanceof HTMLInputElement || e.target instanceof HTMLTextAreaElement;
