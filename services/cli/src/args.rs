@@ -38,7 +38,8 @@ pub struct Kafka {
     #[arg(long, value_name = "ADDR")]
     pub metrics: Option<String>,
     /// This instance's name in its stage's consumer group (default:
-    /// kafka.instance); each instance of one stage needs its own.
+    /// kafka.instance, else the host name); each instance of one stage
+    /// needs its own.
     #[arg(long, value_name = "NAME")]
     pub instance: Option<String>,
 }

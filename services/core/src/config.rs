@@ -123,7 +123,8 @@ pub struct Kafka {
     pub batch_max: usize,
     pub partitions: i32,
     pub replication: i32,
-    /// This instance's name in its stage's group (static membership).
+    /// This instance's name in its stage's group (static membership);
+    /// empty: the machine's host name.
     pub instance: String,
     pub session_timeout_ms: u64,
     /// Exit after this long without partitions while the input waits (0: never).
@@ -148,7 +149,7 @@ impl Default for Kafka {
             batch_max: 64,
             partitions: 4,
             replication: 1,
-            instance: "1".into(),
+            instance: String::new(),
             session_timeout_ms: 45_000,
             unassigned_exit_ms: 60_000,
             replay_check_records: 256,
@@ -258,13 +259,11 @@ impl Config {
         );
         anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
         anyhow::ensure!(
-            !self.kafka.instance.is_empty()
-                && self
-                    .kafka
-                    .instance
-                    .chars()
-                    .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
-            "kafka.instance must be a non-empty name of letters, digits, '-', '_' or '.' (got {:?})",
+            self.kafka
+                .instance
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            "kafka.instance must be a name of letters, digits, '-', '_' or '.' (got {:?})",
             self.kafka.instance
         );
         Ok(())

@@ -30,9 +30,7 @@ impl Reporter {
             stage: stage.to_string(),
             instance: cfg.kafka.instance.clone(),
             topic: cfg.topic_name(Topic::STATUS),
-            host: std::fs::read_to_string("/proc/sys/kernel/hostname")
-                .map(|h| h.trim().to_string())
-                .unwrap_or_default(),
+            host: crate::namesake::host_name(),
             last: None,
             assignments: 0,
             last_commit_ms: None,

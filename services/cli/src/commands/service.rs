@@ -25,6 +25,17 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         cfg.kafka.instance = instance.clone();
         cfg.validate()?;
     }
+    if cfg.kafka.instance.is_empty() {
+        // One instance of a stage per machine (or container) by default,
+        // under a name that a restart there reclaims.
+        let host = gleaner_kafka::host_name();
+        let valid = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
+        cfg.kafka.instance = if !host.is_empty() && host.chars().all(valid) {
+            host
+        } else {
+            "1".into()
+        };
+    }
     let registry = stages::registry();
     let flow = stages::flow(&cfg, &registry)?;
     let placed = flow.get(name).ok_or_else(|| {
