@@ -39,14 +39,8 @@ fn chromium() -> Option<String> {
 fn screenshot(chromium: &str, url: &str, size: &str, path: &std::path::Path) {
     let profile = tempfile::tempdir().unwrap();
     let status = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--hide-scrollbars",
-        ])
+        .args(cdp::HEADLESS)
+        .arg("--hide-scrollbars")
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .arg(format!("--window-size={size}"))
         .arg(format!("--screenshot={}", path.display()))
@@ -62,13 +56,7 @@ fn screenshot(chromium: &str, url: &str, size: &str, path: &std::path::Path) {
 fn dump_dom(chromium: &str, url: &str) -> String {
     let profile = tempfile::tempdir().unwrap();
     let mut child = Command::new(chromium)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-        ])
+        .args(cdp::HEADLESS)
         .arg(format!("--user-data-dir={}", profile.path().display()))
         .args(["--dump-dom", url])
         .stdout(Stdio::piped())
@@ -94,17 +82,49 @@ fn dump_dom(chromium: &str, url: &str) -> String {
     dom
 }
 
+/// The example site crawled by `gleaner run` and served by `gleaner serve`.
+struct Served {
+    /// The site's base URL.
+    base: String,
+    serve: std::process::Child,
+    /// Where `gleaner serve` listens.
+    listen: String,
+    _site: Log,
+    _data: tempfile::TempDir,
+}
+
+async fn served_example() -> Served {
+    let (base, site) = start_site().await;
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let data = tmp.path().join("data");
+    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
+    let (serve, listen) = serve_data(&cfg, &data).await;
+    Served {
+        base,
+        serve,
+        listen,
+        _site: site,
+        _data: tmp,
+    }
+}
+
+/// Where screenshots are kept for a person to look at.
+fn screenshots_dir() -> std::path::PathBuf {
+    let shots =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
+    std::fs::create_dir_all(&shots).unwrap();
+    shots
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_search_page_shows_hits_in_a_browser() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let (base, _log) = start_site().await;
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = test_config(tmp.path(), None);
-    let data = tmp.path().join("data");
-    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
-    let (mut serve, listen) = serve_data(&cfg, &data).await;
+    // Kept whole: the site and the data directory live as long as it.
+    let mut served = served_example().await;
+    let (base, listen) = (served.base.clone(), served.listen.clone());
 
     let (c, l) = (chromium.clone(), listen.clone());
     let dom = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/?q=bridge")))
@@ -178,9 +198,7 @@ async fn the_search_page_shows_hits_in_a_browser() {
     let story = tokio::task::spawn_blocking(move || dump_dom(&c, &format!("http://{l}/story/{s}")))
         .await
         .unwrap();
-    let shots =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
+    let shots = screenshots_dir();
     for (name, size, path) in [
         ("results-desktop", "1200,900", "/?q=bridge"),
         ("results-phone", "390,844", "/?q=bridge"),
@@ -197,8 +215,8 @@ async fn the_search_page_shows_hits_in_a_browser() {
     }
     assert_eq!(api("").await.unwrap().0, 400);
     assert_eq!(api("?q=%22harbour+AND+(").await.unwrap().0, 200);
-    let _ = serve.kill();
-    let _ = serve.wait();
+    let _ = served.serve.kill();
+    let _ = served.serve.wait();
 
     assert!(
         dom.contains("value=\"bridge\""),
@@ -265,18 +283,13 @@ async fn the_search_page_answers_as_you_type() {
     let Some(chromium) = chromium() else {
         return;
     };
-    let (base, _log) = start_site().await;
-    let tmp = tempfile::tempdir().unwrap();
-    let cfg = test_config(tmp.path(), None);
-    let data = tmp.path().join("data");
-    run_summary(&run_on_site(&cfg, &data, &base).await, &data);
-    let (mut serve, listen) = serve_data(&cfg, &data).await;
-    let shots =
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-screenshots");
-    std::fs::create_dir_all(&shots).unwrap();
+    // Kept whole: the site and the data directory live as long as it.
+    let mut served = served_example().await;
+    let listen = served.listen.clone();
+    let shots = screenshots_dir();
     let driven = tokio::task::spawn_blocking(move || drive(&chromium, &listen, &shots)).await;
-    let _ = serve.kill();
-    let _ = serve.wait();
+    let _ = served.serve.kill();
+    let _ = served.serve.wait();
     driven.unwrap();
 }
 

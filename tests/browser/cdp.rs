@@ -10,6 +10,15 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 use tungstenite::{Message, WebSocket};
 
+/// How the tests run chromium: headless, in a container, no first-run tour.
+pub const HEADLESS: [&str; 5] = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-dev-shm-usage",
+    "--no-first-run",
+];
+
 pub struct Browser {
     child: Child,
     ws: WebSocket<TcpStream>,
@@ -24,15 +33,8 @@ impl Browser {
     pub fn start(path: &str, width: u32, height: u32) -> Browser {
         let profile = tempfile::tempdir().unwrap();
         let mut child = Command::new(path)
-            .args([
-                "--headless",
-                "--no-sandbox",
-                "--disable-gpu",
-                "--disable-dev-shm-usage",
-                "--no-first-run",
-                "--hide-scrollbars",
-                "--remote-debugging-port=0",
-            ])
+            .args(HEADLESS)
+            .args(["--hide-scrollbars", "--remote-debugging-port=0"])
             .arg(format!("--user-data-dir={}", profile.path().display()))
             .arg(format!("--window-size={width},{height}"))
             .arg("about:blank")
