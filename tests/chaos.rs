@@ -9,7 +9,10 @@
 //! `kafka.unassigned_exit_ms` at 20 s), and the seconds from the restart to
 //! the index moving again (after the last supervised restart, if any) or,
 //! if later, to the last "partitions assigned" line after the restart (of
-//! the restarted stage; for the broker, of any stage).
+//! the restarted stage; for the broker, of any stage), and pages asked of
+//! their host more than once. The namesake case starts a second fetch
+//! under the first one's name mid-crawl and leaves it running: it must
+//! wait without consuming (nothing fetched twice).
 //! `CHAOS_CASES="extract:6 broker:5"` runs some cases only.
 
 mod common;
@@ -28,6 +31,10 @@ struct Row {
     doubled: [usize; 3],
     stuck: String,
     recovery: Option<f64>,
+    /// Pages asked of their host more than once.
+    refetched: usize,
+    /// For a namesake case: whether the namesake waited and never consumed.
+    namesake_waited: Option<bool>,
 }
 
 /// Runs one case (`None`: no fault) and says what came of it.
@@ -64,19 +71,26 @@ async fn run_case(
         while log.lock().unwrap().len() < 200 && t0.elapsed() < Duration::from_secs(120) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        if target == "broker" {
-            broker.kill();
+        if let Some(stage) = target.strip_prefix("namesake-") {
+            // A second instance under the same name, left running: it must
+            // wait, not consume (no kill, so nothing to recover from).
+            tokio::time::sleep(Duration::from_secs(delay)).await;
+            farm.spawn_as(stage, "1", &format!("{stage}/1-namesake"));
         } else {
-            farm.kill(&format!("{target}/1"));
+            if target == "broker" {
+                broker.kill();
+            } else {
+                farm.kill(&format!("{target}/1"));
+            }
+            tokio::time::sleep(Duration::from_secs(delay)).await;
+            if target == "broker" {
+                broker.restart();
+            } else {
+                farm.spawn(target, "1");
+            }
+            restarted_at = Some(Instant::now());
+            restarted_wall = Some(jiff::Timestamp::now());
         }
-        tokio::time::sleep(Duration::from_secs(delay)).await;
-        if target == "broker" {
-            broker.restart();
-        } else {
-            farm.spawn(target, "1");
-        }
-        restarted_at = Some(Instant::now());
-        restarted_wall = Some(jiff::Timestamp::now());
     }
     // Until everything expected is indexed and nothing moves for 10 s, or
     // three minutes.
@@ -107,7 +121,7 @@ async fn run_case(
         let done = !expected.is_empty() && docs as usize >= expected.len();
         // Stillness counts only once the restarted process is back: a
         // stage away for 15 s holds the index still for longer than that.
-        let back = fault.is_none() || recovery.is_some();
+        let back = restarted_at.is_none() || recovery.is_some();
         if (done && still.elapsed() > Duration::from_secs(5))
             || (back && still.elapsed() > Duration::from_secs(45))
             || start.elapsed() > Duration::from_secs(240)
@@ -130,6 +144,21 @@ async fn run_case(
             recovery = Some(r.max(secs));
         }
     }
+    let refetched = {
+        let mut seen = BTreeSet::new();
+        log.lock()
+            .unwrap()
+            .iter()
+            .filter(|(_, path, _)| !path.ends_with("robots.txt"))
+            .filter(|(host, path, _)| !seen.insert((*host, path.clone())))
+            .count()
+    };
+    let namesake_waited = fault
+        .and_then(|(target, _)| target.strip_prefix("namesake-"))
+        .map(|stage| {
+            let log = farm.log_of(&format!("{stage}/1-namesake"));
+            log.contains("another instance named") && !log.contains("partitions assigned")
+        });
     let mut stuck = farm.exited();
     stuck.extend(supervised.iter().map(|k| format!("{k} restarted")));
     let stuck = stuck.join(", ");
@@ -153,6 +182,8 @@ async fn run_case(
         ],
         stuck: if stuck.is_empty() { "-".into() } else { stuck },
         recovery,
+        refetched,
+        namesake_waited,
     };
     (row, summarized)
 }
@@ -171,23 +202,32 @@ async fn chaos_matrix() {
         Err(_) => STAGES
             .iter()
             .flat_map(|s| [0, 6, 15].map(|d| (s.to_string(), d)))
-            .chain([("broker".to_string(), 5)])
+            .chain([("broker".to_string(), 5), ("namesake-fetch".to_string(), 0)])
             .collect(),
     };
     let (base, expected) = run_case(&mut broker, &bases, &log, None, &BTreeSet::new()).await;
     let header = format!(
-        "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18}  {:<8} {:>9}",
-        "case", "expected", "indexed", "lost", "twice", "dup unique/sum/dup", "stuck", "recovery"
+        "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18} {:>9}  {:<8} {:>9}",
+        "case",
+        "expected",
+        "indexed",
+        "lost",
+        "twice",
+        "dup unique/sum/dup",
+        "refetched",
+        "stuck",
+        "recovery"
     );
     let line = |r: &Row| {
         format!(
-            "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18}  {:<8} {:>9}",
+            "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18} {:>9}  {:<8} {:>9}",
             r.case,
             r.expected,
             r.indexed,
             r.lost,
             r.twice,
             format!("{}/{}/{}", r.doubled[0], r.doubled[1], r.doubled[2]),
+            r.refetched,
             r.stuck,
             r.recovery.map_or("-".into(), |s| format!("{s:.1} s"))
         )
@@ -205,7 +245,11 @@ async fn chaos_matrix() {
         println!("{}", line(&row));
         // A stage that exited and was restarted by the supervisor is how
         // a stuck stage should behave; losing or doubling is not.
-        if row.lost > 0 || row.twice > 0 || row.doubled.iter().any(|d| *d > 0) {
+        // A namesake must wait: nothing fetched twice, it never consumed.
+        let namesake_failed = row
+            .namesake_waited
+            .is_some_and(|waited| !waited || row.refetched > 0);
+        if row.lost > 0 || row.twice > 0 || row.doubled.iter().any(|d| *d > 0) || namesake_failed {
             failed.push(row.case.clone());
         }
     }

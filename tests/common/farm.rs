@@ -220,6 +220,12 @@ impl Farm {
     /// Starts (or starts again) instance `instance` of `stage`; each fetch
     /// instance has its own state directory.
     pub fn spawn(&mut self, stage: &str, instance: &str) {
+        self.spawn_as(stage, instance, &format!("{stage}/{instance}"));
+    }
+
+    /// [`Farm::spawn`] kept under `key`: a second process under one
+    /// instance name (a namesake) is another key.
+    pub fn spawn_as(&mut self, stage: &str, instance: &str, key: &str) {
         let dir = self.tmp.path();
         let state = dir
             .join(format!("fetch-state-{instance}"))
@@ -232,16 +238,16 @@ impl Farm {
             "index" => args.extend(["--data", &data]),
             _ => {}
         }
-        let key = format!("{stage}/{instance}");
-        let runs = self.procs.get(&key).map_or(0, |p| p.runs) + 1;
-        let log = dir.join(format!("{stage}-{instance}-{runs}.log"));
+        let runs = self.procs.get(key).map_or(0, |p| p.runs) + 1;
+        let log = dir.join(format!("{}-{runs}.log", key.replace('/', "-")));
         let child = gleaner(&args, &self.cfg, &self.brokers)
             .env("NO_COLOR", "1")
             .stdout(Stdio::null())
             .stderr(std::fs::File::create(&log).unwrap())
             .spawn()
             .unwrap();
-        self.procs.insert(key, Proc { child, log, runs });
+        self.procs
+            .insert(key.to_string(), Proc { child, log, runs });
     }
 
     /// Every process's log, kept in target/KIND/CASE/ (the farm's own

@@ -16,6 +16,6 @@ mod state;
 pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};
 pub use client::{producer, BusContext, GroupState, Producer};
 pub use guard::ReplayGuard;
-pub use namesake::host_name;
+pub use namesake::{host_name, wait_for_no_namesake};
 pub use runner::{produce_all, run_stage};
 pub use state::KafkaState;

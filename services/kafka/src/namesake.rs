@@ -5,7 +5,9 @@
 //! page fetched twice, hosts hit faster than their delay). So before it
 //! joins its group an instance reads the status topic, where every
 //! instance reports its host, process and time every few seconds, and
-//! waits while another live one has its stage and name.
+//! waits while another live one has its stage and name; the binary asks
+//! before it builds the stage, so that one that waited rebuilds its state
+//! (dedup's window, fetch's fetched set) from what the other left.
 
 use gleaner_core::messages::StageStatus;
 use gleaner_core::{Config, Topic};
@@ -64,7 +66,7 @@ pub fn host_name() -> String {
 
 /// Waits while a live namesake runs, saying so in one line each time it
 /// looks; `false` when told to stop meanwhile.
-pub(crate) async fn wait_for_no_namesake(
+pub async fn wait_for_no_namesake(
     cfg: &Config,
     brokers: &str,
     stage: &str,

@@ -59,9 +59,6 @@ pub async fn run_stage(
 ) -> anyhow::Result<()> {
     let Wired { wiring, mut stage } = wired;
     let name = wiring.name;
-    if !crate::namesake::wait_for_no_namesake(cfg, brokers, name, &mut stop).await {
-        return stage.close().await;
-    }
     let group = format!("{}-{}", cfg.kafka.group_prefix, name);
     let state = Arc::new(GroupState::default());
     let mut membership = Membership::Static;

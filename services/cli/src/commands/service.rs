@@ -62,13 +62,19 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         output: None,
         cfg: cfg.clone(),
     };
+    let mut stop = gleaner_core::shutdown::shutdown_signal();
+    // Before the stage is built: an instance that waits for a namesake to
+    // go rebuilds its state (dedup's window, the fetched set) only when it
+    // takes over, from what the other left.
+    if !gleaner_kafka::wait_for_no_namesake(&cfg, &brokers, name, &mut stop).await {
+        return Ok(());
+    }
     let stage = placed.build(&ctx).await?;
     gleaner_core::metrics::describe(placed.spec.metrics());
     gleaner_core::metrics::describe(gleaner_kafka::metrics::METRICS);
     if let Some(addr) = &kafka.metrics {
         crate::metrics_server::serve(addr).await?;
     }
-    let stop = gleaner_core::shutdown::shutdown_signal();
     gleaner_kafka::run_stage(stage, &cfg, &brokers, stop).await
 }
 
