@@ -158,7 +158,8 @@ impl State {
     }
 
     /// HTML's implied end tags for the common cases (`<p>` closed by a block,
-    /// `<li>` by the next `<li>`, table cells and rows, and a `<head>` left
+    /// `<li>` by the next `<li>`, table cells and rows, a ruby reading by
+    /// the next, and a `<head>` left
     /// open by `<body>`, which would otherwise drop the whole page).
     pub(crate) fn close_implied(&mut self, tag: &str) {
         if tag == "body" {
@@ -175,6 +176,7 @@ impl State {
                 "td" | "th" => matches!(tag, "td" | "th" | "tr"),
                 "tr" => tag == "tr",
                 "option" => tag == "option",
+                "rt" | "rp" => matches!(tag, "rt" | "rp"),
                 _ => false,
             }
         };

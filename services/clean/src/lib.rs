@@ -223,6 +223,20 @@ mod tests {
     }
 
     #[test]
+    fn ruby_readings_stay_out_of_the_text() {
+        let html = "<body><p>漢<ruby>字<rt>じ</rt></ruby>の読み、<ruby>東<rp>(</rp><rt>とう</rt><rp>)</rp>\
+                    京<rp>(</rp><rt>きょう</rt><rp>)</rp></ruby>。</p>\
+                    <p><ruby>明<rt>めい<rt>x</ruby>日も続く。</p><p>The end.</p></body>";
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        // End tags left out close with the ruby: nothing after is lost.
+        assert_eq!(
+            texts,
+            vec!["漢字の読み、東京。", "明日も続く。", "The end."]
+        );
+    }
+
+    #[test]
     fn labels_carry_id_and_classes_as_written() {
         let html = r#"<body><DIV ID=main Class="story  wide x/y more" data-id="no"><p class=''>a</p>
             <section title="id" class="s1"><p id="p.1" CLASS='c&amp;d'>b</p></section><p class id>c</p></DIV></body>"#;

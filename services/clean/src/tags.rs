@@ -1,11 +1,15 @@
 //! Which elements are dropped, which start a block, and which close an
 //! open <p> (the HTML parsing rules clean needs).
 
-/// Elements whose text is never content.
+/// Elements whose text is never content. Ruby readings (`<rt>`, and the
+/// parentheses `<rp>` puts around them for browsers without ruby) would
+/// put a word's pronunciation inside the sentence: 漢字(かんじ).
 pub(crate) fn is_dropped(tag: &str) -> bool {
     matches!(
         tag,
         "script"
+            | "rt"
+            | "rp"
             | "style"
             | "noscript"
             | "template"
