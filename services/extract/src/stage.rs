@@ -22,7 +22,7 @@ use gleaner_core::Topic;
 #[derive(Clone)]
 pub struct ExtractStage {
     extractor: Extractor,
-    min_text_chars: usize,
+    min_text_words: usize,
     max_link_share: f64,
     site: std::sync::Arc<std::sync::Mutex<SiteState>>,
     /// Where extraction runs (see [`StageContext::intake`]).
@@ -33,7 +33,7 @@ impl ExtractStage {
     pub fn new(extractor: Extractor, cfg: &ExtractSettings) -> Self {
         ExtractStage {
             extractor,
-            min_text_chars: cfg.min_text_chars,
+            min_text_words: cfg.min_text_words,
             max_link_share: cfg.max_link_share,
             site: Default::default(),
             cpu: CpuPool::blocking(),
@@ -94,11 +94,11 @@ impl MapStage for ExtractStage {
                 (article, links as f64 / text.max(1) as f64)
             })
             .await?;
-        let chars = article.text.chars().count();
-        if chars < self.min_text_chars {
+        let words = gleaner_text::word_count(&article.text);
+        if words < self.min_text_words {
             return Err(NOT_ARTICLE.because(format!(
-                "not an article: main text has {chars} characters, fewer than extract.min_text_chars = {}",
-                self.min_text_chars
+                "not an article: main text has {words} words (a CJK character counts as one), fewer than extract.min_text_words = {}",
+                self.min_text_words
             )));
         }
         if link_share > self.max_link_share {
@@ -117,7 +117,7 @@ impl MapStage for ExtractStage {
 pub const NOT_ARTICLE: Reason = Reason::skip(
     "not_article",
     "not an article",
-    "pages whose main text is short or mostly links (home, index and listing pages) are passed over: extract.min_text_chars, extract.max_link_share",
+    "pages whose main text is short or mostly links (home, index and listing pages) are passed over: extract.min_text_words, extract.max_link_share",
 );
 
 /// The extract stage in the registry.
@@ -185,4 +185,46 @@ async fn load_rules(stage: &ExtractStage, ctx: &StageContext) -> anyhow::Result<
     }
     tracing::info!(records = n, "site rules loaded from the rules topic");
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    async fn outcome(html: &str) -> Handled {
+        let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
+        let cleaned = Cleaned {
+            id: "x".into(),
+            url: "http://x.test/a".into(),
+            final_url: "http://x.test/a".into(),
+            fetched_at: String::new(),
+            title,
+            meta,
+            blocks,
+        };
+        let input = Input {
+            topic: Topic::CLEANED,
+            key: Some("x.test".into()),
+            payload: Some(Output::new(Topic::CLEANED, "x".to_string(), cleaned).payload),
+            origin: None,
+        };
+        ExtractStage::new(Extractor::Auto, &ExtractSettings::default())
+            .map(&input)
+            .await
+    }
+
+    /// One threshold for every script: a short Chinese news item (about
+    /// 60 characters, as much news as 35 English words) is an article; an
+    /// English text of the same number of characters is not.
+    #[tokio::test]
+    async fn the_length_threshold_counts_cjk_characters_as_words() {
+        let zh = "<html><body><article><p>市政府周一宣布，港口大桥经过八个月的维修后重新通车，维修费用超过四千万元，过桥费下月起上调。</p></article></body></html>";
+        let en = "<html><body><article><p>The harbour bridge reopened on Monday after repairs.</p></article></body></html>";
+        assert!(outcome(zh).await.is_ok(), "{:?}", outcome(zh).await.err());
+        let short = outcome(en).await.unwrap_err().to_string();
+        assert!(
+            short.contains("fewer than extract.min_text_words"),
+            "{short}"
+        );
+    }
 }
