@@ -40,7 +40,8 @@ mod tests {
     use super::*;
     use gleaner_core::messages::Cleaned;
 
-    fn page(html: &str) -> Cleaned {
+    /// A page of `html` at http://x.test/a, as clean makes it.
+    pub(crate) fn page(html: &str) -> Cleaned {
         let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
         Cleaned {
             id: "x".into(),

@@ -192,16 +192,7 @@ mod tests {
     use super::*;
 
     async fn outcome(html: &str) -> Handled {
-        let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
-        let cleaned = Cleaned {
-            id: "x".into(),
-            url: "http://x.test/a".into(),
-            final_url: "http://x.test/a".into(),
-            fetched_at: String::new(),
-            title,
-            meta,
-            blocks,
-        };
+        let cleaned = crate::tests::page(html);
         let input = Input {
             topic: Topic::CLEANED,
             key: Some("x.test".into()),
