@@ -137,6 +137,15 @@ pub struct Kafka {
     pub idempotence: bool,
 }
 
+/// Whether `name` can name an instance in its group (and in
+/// `group.instance.id`): letters, digits, '-', '_' and '.'.
+pub fn is_instance_name(name: &str) -> bool {
+    !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c))
+}
+
 /// The values pipelines.toml documents (a test in the binary checks that
 /// the file and these agree).
 impl Default for Kafka {
@@ -259,10 +268,7 @@ impl Config {
         );
         anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
         anyhow::ensure!(
-            self.kafka
-                .instance
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "-_.".contains(c)),
+            self.kafka.instance.is_empty() || is_instance_name(&self.kafka.instance),
             "kafka.instance must be a name of letters, digits, '-', '_' or '.' (got {:?})",
             self.kafka.instance
         );

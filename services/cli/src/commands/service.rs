@@ -29,8 +29,7 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         // One instance of a stage per machine (or container) by default,
         // under a name that a restart there reclaims.
         let host = gleaner_kafka::host_name();
-        let valid = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-        cfg.kafka.instance = if !host.is_empty() && host.chars().all(valid) {
+        cfg.kafka.instance = if gleaner_core::config::is_instance_name(&host) {
             host
         } else {
             "1".into()

@@ -8,6 +8,7 @@ use htmlize::{escape_attribute, escape_text};
 use std::fmt::Write;
 
 /// The page's query string as pairs, to make links that change one thing.
+#[derive(Clone)]
 pub struct Params(pub Vec<(String, String)>);
 
 impl Params {

@@ -105,7 +105,7 @@ async fn page(
     let params = browse::Params::parse(&raw.unwrap_or_default()).without_empty();
     let raw = params.query_string();
     let q = params.get("q").unwrap_or("").to_string();
-    let page_params = browse::Params(params.0.clone());
+    let page_params = params.clone();
     let outcome = if params.0.iter().all(|(_, v)| v.trim().is_empty()) {
         Outcome::Empty
     } else {
