@@ -3,7 +3,9 @@
 //! published member. Groups and dates come from the fast fields, so only
 //! the documents shown are read from the store (reading a stored document
 //! decompresses its block; the hits read to fill a page are four times
-//! those shown).
+//! those shown). Not measured faster on its own: timed beside other
+//! changes, queries of words alone were 0.4-1.5 ms slower, likely from
+//! opening the string columns per segment; worth timing alone.
 
 use rustc_hash::FxHashMap;
 use tantivy::columnar::{Column, StrColumn};

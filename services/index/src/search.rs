@@ -124,7 +124,8 @@ impl SearchIndex {
         // counting apart and ranking apart is quicker (took_ms on
         // bench-search's 200,000 articles: a phrase of two common words
         // 193 ms in two passes, 131 in one; two common words 12.3 ms in
-        // two, 14.8 in one).
+        // two, 14.8 in one; the builds compared also grouped copies
+        // differently, see collapse.rs).
         let (total, facets, mut ranked) = if req.q.contains('"') {
             ranked(searcher, &*query, req.sort, depth, Some(req.facets))?
         } else {
