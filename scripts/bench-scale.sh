@@ -9,5 +9,5 @@ cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
 scripts/tansu-install.sh
 export CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
-cargo test --release -p gleaner --test scale -- --ignored --nocapture --test-threads 1 2>&1 \
+cargo test --release -p gleaner --test scale -- --ignored --nocapture --test-threads 1 "${@}" 2>&1 \
   | grep --line-buffered -v '^produced\|^created' | tee target/bench-scale.txt

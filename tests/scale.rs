@@ -39,56 +39,10 @@ async fn scale_out() {
     let mut failures = Vec::new();
     for layout in &layouts {
         requests.lock().unwrap().clear();
-        let mut farm = Farm::new(&broker.addr(), "scale", DELAY_MS);
-        for (stage, n) in STAGES.iter().zip(layout.instances) {
-            for i in 1..=n {
-                farm.spawn(stage, &i.to_string());
-            }
-        }
-        // Every instance has joined its group before the seeds go in.
-        let t0 = Instant::now();
-        while t0.elapsed() < Duration::from_secs(60) {
-            let joined = STAGES.iter().zip(layout.instances).all(|(s, n)| {
-                (1..=n).all(|i| {
-                    farm.log_of(&format!("{s}/{i}"))
-                        .contains("partitions assigned")
-                })
-            });
-            if joined {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(200)).await;
-        }
-        let seeds: Vec<String> = bases.iter().map(|b| format!("{b}/")).collect();
-        // Depth 1, as bench-e2e: the hosts' index pages and their pages. (At
-        // the default depth 2 the pages' own site links, thousands of them,
-        // are fetched too and answer 404.)
-        let mut args = vec!["seed", "--depth", "1"];
-        args.extend(seeds.iter().map(String::as_str));
-        let started = Instant::now();
-        assert!(gleaner(&args, &farm.cfg, &farm.brokers)
-            .status()
-            .unwrap()
-            .success());
+        let mut farm = start_farm(&broker, "scale", DELAY_MS, layout.instances).await;
+        let started = seed(&farm, &bases);
         let pages = HOSTS * PER_HOST;
-        let (mut fetched_in, mut last, mut still) = (None, u64::MAX, Instant::now());
-        loop {
-            let n = requests.lock().unwrap().len();
-            if n >= pages && fetched_in.is_none() {
-                fetched_in = Some(started.elapsed());
-            }
-            let docs = farm.docs();
-            if docs != last {
-                (last, still) = (docs, Instant::now());
-            }
-            if (fetched_in.is_some() && still.elapsed() > Duration::from_secs(5))
-                || started.elapsed() > Duration::from_secs(300)
-            {
-                break;
-            }
-            tokio::time::sleep(Duration::from_millis(100)).await;
-        }
-        let indexed_in = still.duration_since(started);
+        let (fetched_in, indexed_in) = wait_until_indexed(&farm, &requests, started).await;
         let exited = farm.exited();
         farm.stop();
         farm.keep_logs("scale-logs", layout.name);
@@ -132,7 +86,6 @@ async fn scale_out() {
         let (uniq_records, unique) = farm.ids("unique");
         let (sum_records, summarized) = farm.ids("summarized");
         let docs = farm.docs();
-        let fetched_in = fetched_in.unwrap_or(started.elapsed());
         println!(
             "{:<12} {} pages in {:.1} s: {:.1} pages/s; {docs} articles indexed in {:.1} s: {:.1}/s; \
              fetched twice {twice}; shortest gap to one host {} ms (delay {DELAY_MS}); \
@@ -185,4 +138,237 @@ async fn scale_out() {
         indexed_by[0], indexed_by[1],
         "both layouts index the same articles"
     );
+}
+
+/// A farm with `instances` of each stage (in [`STAGES`]' order), once every
+/// instance has joined its group.
+async fn start_farm(broker: &Broker, name: &str, delay_ms: u64, instances: [usize; 7]) -> Farm {
+    let mut farm = Farm::new(&broker.addr(), name, delay_ms);
+    apply_bench_set(&farm.cfg);
+    for (stage, n) in STAGES.iter().zip(instances) {
+        for i in 1..=n {
+            farm.spawn(stage, &i.to_string());
+        }
+    }
+    let t0 = Instant::now();
+    while t0.elapsed() < Duration::from_secs(60) {
+        let joined = STAGES.iter().zip(instances).all(|(s, n)| {
+            (1..=n).all(|i| {
+                farm.log_of(&format!("{s}/{i}"))
+                    .contains("partitions assigned")
+            })
+        });
+        if joined {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(200)).await;
+    }
+    farm
+}
+
+/// `BENCH_SET="key=value ..."` sets pipelines.toml keys (the first line
+/// of each name), to compare settings in one build.
+fn apply_bench_set(cfg: &std::path::Path) {
+    let Ok(set) = std::env::var("BENCH_SET") else {
+        return;
+    };
+    let mut text = std::fs::read_to_string(cfg).unwrap();
+    for kv in set.split_whitespace() {
+        let (key, value) = kv.split_once('=').expect("BENCH_SET takes key=value");
+        let start = format!("{key} = ");
+        let line = text
+            .lines()
+            .find(|l| l.starts_with(&start))
+            .unwrap_or_else(|| panic!("no key {key} in pipelines.toml"))
+            .to_string();
+        text = text.replacen(&line, &format!("{start}{value}"), 1);
+    }
+    std::fs::write(cfg, text).unwrap();
+}
+
+/// Depth 1, as bench-e2e: the hosts' index pages and their pages. (At the
+/// default depth 2 the pages' own site links, thousands of them, are
+/// fetched too and answer 404.) Returns when the seeds were produced.
+fn seed(farm: &Farm, bases: &[String]) -> Instant {
+    let seeds = seed_urls(bases);
+    let mut args = vec!["seed", "--depth", "1"];
+    args.extend(seeds.iter().map(String::as_str));
+    let started = Instant::now();
+    assert!(gleaner(&args, &farm.cfg, &farm.brokers)
+        .status()
+        .unwrap()
+        .success());
+    started
+}
+
+fn seed_urls(bases: &[String]) -> Vec<String> {
+    bases.iter().map(|b| format!("{b}/")).collect()
+}
+
+/// Waits until every page was asked for and the index has not grown for
+/// 5 s (at most 300 s); returns when the last page was asked for and when
+/// the last article became searchable, from `started`.
+async fn wait_until_indexed(
+    farm: &Farm,
+    requests: &Requests,
+    started: Instant,
+) -> (Duration, Duration) {
+    let pages = HOSTS * PER_HOST;
+    let (mut fetched_in, mut last, mut still) = (None, u64::MAX, Instant::now());
+    loop {
+        let n = requests.lock().unwrap().len();
+        if n >= pages && fetched_in.is_none() {
+            fetched_in = Some(started.elapsed());
+        }
+        let docs = farm.docs();
+        if docs != last {
+            (last, still) = (docs, Instant::now());
+        }
+        if (fetched_in.is_some() && still.elapsed() > Duration::from_secs(5))
+            || started.elapsed() > Duration::from_secs(300)
+        {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    (
+        fetched_in.unwrap_or(started.elapsed()),
+        still.duration_since(started),
+    )
+}
+
+/// CPU seconds of every process now, by name.
+fn cpu_now(farm: &Farm, broker: &Broker) -> BTreeMap<String, f64> {
+    let mut cpu: BTreeMap<String, f64> = farm
+        .pids()
+        .into_iter()
+        .filter_map(|(k, pid)| Some((k, cpu_seconds(pid)?)))
+        .collect();
+    cpu.insert("broker".into(), cpu_seconds(broker.pid()).unwrap_or(0.0));
+    cpu
+}
+
+/// Issue 31's measure: the same crawl (600 real pages on six loopback
+/// hosts, no politeness delay) as one process per stage on the dev broker
+/// and then as `gleaner run`, in one invocation. Prints pages/s of each,
+/// the CPU seconds per page of every process (from /proc, counted from the
+/// seeds on: what each spent on these pages, not on starting), the
+/// broker's among them, and the ratios the issue sets targets for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+#[ignore = "a bench of a minute or two: scripts/bench-scale.sh"]
+async fn kafka_against_in_process() {
+    let broker = Broker::start();
+    let (bases, requests) = start_hosts(dataset_pages()).await;
+    let mut farm = start_farm(&broker, "efficiency", 0, [1; 7]).await;
+    // What the processes spend waiting, with nothing to do.
+    let idle_from = cpu_now(&farm, &broker);
+    tokio::time::sleep(Duration::from_secs(5)).await;
+    let before = cpu_now(&farm, &broker);
+    let started = seed(&farm, &bases);
+    let (_, kafka_in) = wait_until_indexed(&farm, &requests, started).await;
+    let after = cpu_now(&farm, &broker);
+    let kafka_docs = farm.docs();
+    farm.stop();
+    // Records each page cost the broker, by topic.
+    let mut records = Vec::new();
+    for topic in [
+        "seeds",
+        "frontier",
+        "pages",
+        "cleaned",
+        "articles",
+        "unique",
+        "duplicates",
+        "grouped",
+        "story-log",
+        "summarized",
+        "dead-letter",
+        "skipped",
+        "status",
+    ] {
+        let on = read_topic(&farm.brokers, &format!("{}.{topic}", farm.prefix));
+        let bytes: usize = on.iter().map(Vec::len).sum();
+        records.push(format!("{topic} {} ({} kB)", on.len(), bytes / 1000));
+    }
+    println!("records: {}", records.join(", "));
+    farm.keep_logs("scale-logs", "efficiency");
+    let pages = requests.lock().unwrap().len() as f64;
+
+    // The same crawl in one process, on the same configuration; its CPU
+    // from bash's `times` (the children's user and system seconds).
+    requests.lock().unwrap().clear();
+    let data = farm.tmp.path().join("in-process");
+    let mut script = format!(
+        "'{GLEANER}' run --allow-private --config '{}' --data '{}' --depth 1 --seeds",
+        farm.cfg.display(),
+        data.display()
+    );
+    for s in seed_urls(&bases) {
+        script.push_str(&format!(" '{s}'"));
+    }
+    script.push_str(" >/dev/null 2>&1; times");
+    let t0 = Instant::now();
+    let out = tokio::task::spawn_blocking(move || {
+        std::process::Command::new("bash")
+            .args(["-c", &script])
+            .output()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let run_in = t0.elapsed();
+    let times = String::from_utf8_lossy(&out.stdout).into_owned();
+    let run_cpu = children_cpu(&times).unwrap_or_else(|| panic!("bash's times said {times:?}"));
+    let run_pages = requests.lock().unwrap().len() as f64;
+    let run_docs = gleaner_index::SearchIndex::open(&data.join("index"), 200)
+        .map(|s| s.num_docs())
+        .unwrap_or(0);
+
+    println!("process        CPU s   ms/page   idle CPU s/s");
+    let mut stages = 0.0;
+    for (name, end) in &after {
+        let used = end - before.get(name).copied().unwrap_or(0.0);
+        if name != "broker" {
+            stages += used;
+        }
+        let idle = (before[name] - idle_from.get(name).copied().unwrap_or(0.0)) / 5.0;
+        println!(
+            "{name:<12} {used:>7.2} {:>9.2} {idle:>14.3}",
+            1000.0 * used / pages
+        );
+    }
+    let broker_cpu = after["broker"] - before["broker"];
+    println!(
+        "{:<12} {stages:>7.2} {:>9.2}\n{:<12} {run_cpu:>7.2} {:>9.2}",
+        "stages",
+        1000.0 * stages / pages,
+        "in-process",
+        1000.0 * run_cpu / run_pages
+    );
+    let kafka_rate = pages / kafka_in.as_secs_f64();
+    let run_rate = run_pages / run_in.as_secs_f64();
+    println!(
+        "kafka: {pages} pages, {kafka_docs} indexed in {:.1} s ({kafka_rate:.0} pages/s); \
+         in-process: {run_pages} pages, {run_docs} indexed in {:.1} s ({run_rate:.0} pages/s)\n\
+         pages/s kafka / in-process {:.3} (target >= 0.5); \
+         gleaner CPU per page kafka / in-process {:.2} (target <= 1.5); \
+         broker {:.2} ms CPU per page",
+        kafka_in.as_secs_f64(),
+        run_in.as_secs_f64(),
+        kafka_rate / run_rate,
+        (stages / pages) / (run_cpu / run_pages),
+        1000.0 * broker_cpu / pages,
+    );
+    assert_eq!(kafka_docs, run_docs, "both forms index the same articles");
+}
+
+/// The children's CPU seconds from bash's `times` (its second line:
+/// "0m1.234s 0m0.456s").
+fn children_cpu(times: &str) -> Option<f64> {
+    let line = times.lines().nth(1)?;
+    let secs = |t: &str| -> Option<f64> {
+        let (m, s) = t.strip_suffix('s')?.split_once('m')?;
+        Some(m.parse::<f64>().ok()? * 60.0 + s.parse::<f64>().ok()?)
+    };
+    line.split_whitespace().map(secs).sum()
 }

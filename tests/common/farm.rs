@@ -152,6 +152,22 @@ impl Broker {
     pub fn restart(&mut self) {
         self.child = Self::spawn(self.dir.path(), self.port);
     }
+
+    pub fn pid(&self) -> u32 {
+        self.child.id()
+    }
+}
+
+/// CPU seconds (user and system) a live process has used so far, from
+/// /proc (ticks of 1/100 s, Linux's USER_HZ everywhere it runs).
+pub fn cpu_seconds(pid: u32) -> Option<f64> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    // The command name may hold spaces: fields are counted after its ')'.
+    let rest = &stat[stat.rfind(')')? + 2..];
+    let fields: Vec<&str> = rest.split_whitespace().collect();
+    let ticks = |i: usize| fields.get(i)?.parse::<f64>().ok();
+    // utime and stime are fields 14 and 15 of stat(5), 11 and 12 here.
+    Some((ticks(11)? + ticks(12)?) / 100.0)
 }
 
 /// A broker outlives its test otherwise (a `Child` is not killed when
@@ -303,6 +319,14 @@ impl Farm {
         self.procs
             .iter_mut()
             .filter_map(|(n, p)| p.child.try_wait().unwrap().map(|s| format!("{n} ({s})")))
+            .collect()
+    }
+
+    /// Every live instance's process id, by key ("stage/instance").
+    pub fn pids(&self) -> Vec<(String, u32)> {
+        self.procs
+            .iter()
+            .map(|(k, p)| (k.clone(), p.child.id()))
             .collect()
     }
 

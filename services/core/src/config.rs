@@ -121,6 +121,10 @@ pub struct Kafka {
     pub compression: String,
     pub max_record_bytes: usize,
     pub batch_max: usize,
+    /// Batches whose outputs may be unacknowledged while the next is handled.
+    pub batches_in_flight: usize,
+    /// How long the producer gathers records into one request.
+    pub linger_ms: u64,
     pub partitions: i32,
     pub replication: i32,
     /// This instance's name in its stage's group (static membership);
@@ -153,17 +157,19 @@ impl Default for Kafka {
         Kafka {
             brokers: "127.0.0.1:9092".into(),
             group_prefix: "gleaner".into(),
-            compression: "lz4".into(),
+            compression: "none".into(),
             max_record_bytes: 5_000_000,
             batch_max: 64,
+            batches_in_flight: 4,
+            linger_ms: 5,
             partitions: 4,
             replication: 1,
             instance: String::new(),
             session_timeout_ms: 45_000,
             unassigned_exit_ms: 60_000,
             replay_check_records: 256,
-            fetch_wait_ms: 20,
-            idempotence: true,
+            fetch_wait_ms: 100,
+            idempotence: false,
         }
     }
 }
@@ -267,6 +273,10 @@ impl Config {
             "run.channel_capacity must be > 0"
         );
         anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
+        anyhow::ensure!(
+            self.kafka.batches_in_flight > 0,
+            "kafka.batches_in_flight must be > 0"
+        );
         anyhow::ensure!(
             self.kafka.instance.is_empty() || is_instance_name(&self.kafka.instance),
             "kafka.instance must be a name of letters, digits, '-', '_' or '.' (got {:?})",

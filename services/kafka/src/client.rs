@@ -194,7 +194,7 @@ pub(crate) fn producer_for(
         .set("compression.type", &cfg.kafka.compression)
         .set("acks", "all")
         .set("enable.idempotence", cfg.kafka.idempotence.to_string())
-        .set("linger.ms", "5")
+        .set("linger.ms", cfg.kafka.linger_ms.to_string())
         .set(
             "message.max.bytes",
             (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),

@@ -7,11 +7,13 @@
 mod admin;
 mod client;
 mod guard;
+mod inflight;
 pub mod metrics;
 mod namesake;
 mod report;
 mod runner;
 mod state;
+mod workers;
 
 pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};
 pub use client::{producer, BusContext, GroupState, Producer};

@@ -11,6 +11,8 @@
 use super::admin::group_lag;
 use super::client::{consumer, producer_for, BusContext, GroupState, Membership, Producer};
 use super::guard::ReplayGuard;
+use super::inflight::{InFlight, Positions};
+use super::workers::Workers;
 use anyhow::Context;
 use futures::future::join_all;
 use gleaner_core::config::{Config, Topic};
@@ -21,7 +23,7 @@ use rdkafka::message::Message;
 use rdkafka::producer::FutureRecord;
 use rdkafka::util::Timeout;
 use rdkafka::{Offset, TopicPartitionList};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tokio::sync::watch;
@@ -41,9 +43,6 @@ pub async fn produce_all(producer: &Producer, cfg: &Config, outs: &[Output]) -> 
     }
     Ok(())
 }
-
-/// Where a stage's consumption stands: the next offset per partition.
-type Positions = BTreeMap<(String, i32), i64>;
 
 /// Runs one stage on Kafka until `stop` turns true, then finishes the batch
 /// in hand, produces what the stage drains and commits. Returns an error
@@ -88,6 +87,8 @@ pub async fn run_stage(
     let mut handled_total: u64 = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    let mut workers = Workers::new(&*stage, cfg);
+    let mut flow = Flow::default();
     loop {
         let ticked = async {
             tokio::select! {
@@ -95,8 +96,29 @@ pub async fn run_stage(
                 () = stage.ready() => {}
             }
         };
+        let room = flow.room(cfg.kafka.batches_in_flight);
         let first = tokio::select! {
-            m = consumer.recv() => Some(m),
+            // Answers first: they free room and let offsets be committed.
+            biased;
+            settled = flow.inflight.oldest_answered(), if !flow.inflight.is_empty() => {
+                let outputs = settled.outputs;
+                if let Some((e, outs)) = settled.resend {
+                    tracing::error!(stage = name, error = %e, "producing outputs failed, producing them again");
+                    produce_until_acked(&producer, &state, cfg, name, &outs, "outputs").await;
+                }
+                state.broker_reached(name);
+                crash.at("after-produce", outputs > 0);
+                flow.acked.extend(settled.positions);
+                if flow.inflight.is_empty() {
+                    stage.produced().await;
+                    flow.last_empty = Instant::now();
+                }
+                if flow.inflight.is_empty() || flow.last_commit.elapsed() >= COMMIT_EVERY {
+                    flow.commit(&consumer, &mut positions, name, &mut reporter);
+                }
+                continue;
+            }
+            m = consumer.recv(), if room => Some(m),
             _ = stop.wait_for(|s| *s) => None,
             () = ticked => {
                 // A static member waits one session before joining again as
@@ -129,9 +151,9 @@ pub async fn run_stage(
                 reporter.maybe_report(&producer, &consumer, &state).await;
                 let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
                 crash.at("before-produce", !due.is_empty());
-                produce_until_acked(&producer, &state, cfg, name, &due, "scheduled work").await;
-                crash.at("after-produce", !due.is_empty());
-                stage.produced().await;
+                if !due.is_empty() {
+                    flow.inflight.send(&producer, cfg, due, Positions::new()).await;
+                }
                 continue;
             }
         };
@@ -161,7 +183,7 @@ pub async fn run_stage(
         }
         guard.reload_if_reassigned(&state, name);
         let started = Instant::now();
-        let results = stage.handle_batch(&batch).await;
+        let results = workers.handle(&mut stage, &batch).await;
         gleaner_core::metrics::observe(
             "gleaner_stage_batch_seconds",
             &[("stage", name)],
@@ -178,17 +200,24 @@ pub async fn run_stage(
         }
         let outs = guard.fresh(outs, cfg, name);
         crash.at("before-produce", !outs.is_empty());
-        // Committing before the outputs are acknowledged would lose them
-        // on a crash.
-        produce_until_acked(&producer, &state, cfg, name, &outs, "outputs").await;
-        crash.at("after-produce", !outs.is_empty());
-        stage.produced().await;
-        if commit(&consumer, &batch, &mut positions, CommitMode::Async, name) {
-            reporter.last_commit_ms = Some(gleaner_core::util::unix_millis());
-        }
+        // Committed once these (and every batch's before them) are
+        // acknowledged: committing before would lose them on a crash.
+        flow.inflight
+            .send(&producer, cfg, outs, positions_of(&batch))
+            .await;
         handled_total += batch.len() as u64;
         reporter.handled = handled_total;
     }
+    // What is in flight is acknowledged and committed before the stage drains.
+    while !flow.inflight.is_empty() {
+        let settled = flow.inflight.oldest_answered().await;
+        if let Some((_, outs)) = settled.resend {
+            produce_until_acked(&producer, &state, cfg, name, &outs, "outputs").await;
+        }
+        flow.acked.extend(settled.positions);
+    }
+    stage.produced().await;
+    flow.commit(&consumer, &mut positions, name, &mut reporter);
     tracing::info!(
         stage = name,
         handled = handled_total,
@@ -272,28 +301,71 @@ fn fatal(stage: &str, instance: &str, e: &KafkaError) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Commits the next offset of every partition the batch read from, with
-/// the commit time (Unix milliseconds) as metadata (where the broker keeps
-/// it; the dev broker does not, so the status topic carries it too).
-/// Returns whether there was anything to commit.
-fn commit(
-    consumer: &StreamConsumer<BusContext>,
-    batch: &[Input],
-    positions: &mut Positions,
-    mode: CommitMode,
-    stage: &str,
-) -> bool {
-    let mut now = Positions::new();
+/// The next offset of every partition `batch` read from.
+fn positions_of(batch: &[Input]) -> Positions {
+    let mut next = Positions::new();
     for o in batch.iter().filter_map(|i| i.origin.as_ref()) {
-        let next = now.entry((o.topic.clone(), o.partition)).or_insert(0);
-        *next = (*next).max(o.offset + 1);
+        let n = next.entry((o.topic.clone(), o.partition)).or_insert(0);
+        *n = (*n).max(o.offset + 1);
     }
-    if now.is_empty() {
-        return false;
+    next
+}
+
+/// Offsets are committed at least this often while batches stay in
+/// flight, and at once whenever none is (fewer commit requests for the
+/// broker than one per batch; a crash replays at most this much more).
+const COMMIT_EVERY: Duration = Duration::from_millis(250);
+
+/// Fetch's stage makes what it emitted durable in `produced()`, which runs
+/// when nothing is in flight: the runner lets the pipeline empty at least
+/// this often.
+const EMPTY_EVERY: Duration = Duration::from_secs(1);
+
+/// Batches in flight and offsets acknowledged but not yet committed.
+struct Flow {
+    inflight: InFlight,
+    acked: Positions,
+    last_commit: Instant,
+    last_empty: Instant,
+}
+
+impl Default for Flow {
+    fn default() -> Self {
+        Flow {
+            inflight: InFlight::default(),
+            acked: Positions::new(),
+            last_commit: Instant::now(),
+            last_empty: Instant::now(),
+        }
     }
-    commit_positions(consumer, &now, mode, stage);
-    positions.extend(now);
-    true
+}
+
+impl Flow {
+    /// Whether another batch may be taken now.
+    fn room(&self, limit: usize) -> bool {
+        self.inflight.is_empty()
+            || (self.inflight.len() < limit && self.last_empty.elapsed() < EMPTY_EVERY)
+    }
+
+    /// Commits the acknowledged offsets, with the commit time as metadata
+    /// (where the broker keeps it; the dev broker does not, so the status
+    /// topic carries it too).
+    fn commit(
+        &mut self,
+        consumer: &StreamConsumer<BusContext>,
+        positions: &mut Positions,
+        stage: &str,
+        reporter: &mut super::report::Reporter,
+    ) {
+        self.last_commit = Instant::now();
+        if self.acked.is_empty() {
+            return;
+        }
+        let acked = std::mem::take(&mut self.acked);
+        commit_positions(consumer, &acked, CommitMode::Async, stage);
+        positions.extend(acked);
+        reporter.last_commit_ms = Some(gleaner_core::util::unix_millis());
+    }
 }
 
 fn commit_positions(
