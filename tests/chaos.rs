@@ -12,14 +12,19 @@
 //! the restarted stage; for the broker, of any stage), and pages asked of
 //! their host more than once. The namesake case starts a second fetch
 //! under the first one's name mid-crawl and leaves it running: it must
-//! wait without consuming (nothing fetched twice).
+//! wait without consuming (nothing fetched twice). The standby case runs
+//! a second dedup beside the first, kills the active one for good and
+//! checks the standby took over. The last host serves copies of the first
+//! host's first pages, so that every case also checks that reposts across
+//! sites are still recognised (one of each pair kept, the other on
+//! `duplicates`).
 //! `CHAOS_CASES="extract:6 broker:5"` runs some cases only.
 
 mod common;
 
 use common::farm::*;
 use common::*;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::{Duration, Instant};
 
 struct Row {
@@ -35,6 +40,59 @@ struct Row {
     refetched: usize,
     /// For a namesake case: whether the namesake waited and never consumed.
     namesake_waited: Option<bool>,
+    /// Reposts across sites kept as articles of their own (both copies kept).
+    missed: usize,
+    /// For a standby case: whether the standby took over.
+    took_over: Option<bool>,
+}
+
+/// Whether an instance of `stage` that stood by was given partitions.
+fn took_over(farm: &Farm, stage: &str) -> bool {
+    farm.pids()
+        .into_iter()
+        .filter(|(k, _)| k.starts_with(&format!("{stage}/")))
+        .any(|(k, _)| {
+            let log = farm.log_of(&k);
+            log.contains("standby:") && log.contains("partitions assigned")
+        })
+}
+
+/// Pages of the first host that the last one serves again (reposts).
+const REPOSTS: usize = 50;
+
+/// A kept article's page, the same for both copies of a repost:
+/// "host/path", the first host's for a copy.
+fn story_of(url: &str, bases: &[String]) -> Option<String> {
+    let (h, path) = bases
+        .iter()
+        .enumerate()
+        .find_map(|(h, b)| Some((h, url.strip_prefix(b.as_str())?)))?;
+    let page: Option<usize> = path
+        .strip_prefix("/p/")
+        .and_then(|p| p.strip_suffix(".html"))
+        .and_then(|n| n.parse().ok());
+    let h = match page {
+        Some(i) if h == HOSTS - 1 && i < REPOSTS => 0,
+        _ => h,
+    };
+    Some(format!("{h}{path}"))
+}
+
+/// The pages whose articles were kept (see [`story_of`]) and how many were
+/// kept twice, under both copies' URLs.
+fn kept(farm: &Farm, bases: &[String]) -> (BTreeSet<String>, usize) {
+    let mut urls: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+    for r in read_topic(&farm.brokers, &format!("{}.summarized", farm.prefix)) {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&r) else {
+            continue;
+        };
+        let url = v["url"].as_str().unwrap_or_default().to_string();
+        if let Some(story) = story_of(&url, bases) {
+            urls.entry(story).or_default().insert(url);
+        }
+    }
+    let twice = urls.values().filter(|u| u.len() > 1).count();
+    (urls.into_keys().collect(), twice)
 }
 
 /// Runs one case (`None`: no fault) and says what came of it.
@@ -56,6 +114,10 @@ async fn run_case(
     for s in STAGES {
         farm.spawn(s, "1");
     }
+    let standby = fault.and_then(|(target, _)| target.strip_prefix("standby-"));
+    if let Some(stage) = standby {
+        farm.spawn(stage, "2");
+    }
     let seeds: Vec<String> = bases.iter().map(|b| format!("{b}/")).collect();
     let mut args = vec!["seed"];
     args.extend(seeds.iter().map(String::as_str));
@@ -71,7 +133,17 @@ async fn run_case(
         while log.lock().unwrap().len() < 200 && t0.elapsed() < Duration::from_secs(120) {
             tokio::time::sleep(Duration::from_millis(50)).await;
         }
-        if let Some(stage) = target.strip_prefix("namesake-") {
+        if let Some(stage) = standby {
+            // The active one (the one given partitions) dies for good.
+            let active = ["1", "2"]
+                .map(|i| format!("{stage}/{i}"))
+                .into_iter()
+                .find(|k| farm.log_of(k).contains("partitions assigned"))
+                .unwrap_or_else(|| format!("{stage}/1"));
+            farm.kill_for_good(&active);
+            restarted_at = Some(Instant::now());
+            restarted_wall = Some(jiff::Timestamp::now());
+        } else if let Some(stage) = target.strip_prefix("namesake-") {
             // A second instance under the same name, left running: it must
             // wait, not consume (no kill, so nothing to recover from).
             tokio::time::sleep(Duration::from_secs(delay)).await;
@@ -108,8 +180,11 @@ async fn run_case(
         }
         let docs = farm.docs();
         if let (Some(t), None) = (restarted_at, recovery) {
-            // Back when the index moves again (or has everything).
-            let back = docs > docs_at_restart || docs as usize >= expected.len().max(1);
+            // Back when the index moves again (or has everything); in the
+            // standby case, once the standby took over (before, the index
+            // moves with what the dead one had sent).
+            let back = (docs > docs_at_restart || docs as usize >= expected.len().max(1))
+                && standby.is_none_or(|stage| took_over(&farm, stage));
             if back {
                 recovery = Some(t.elapsed().as_secs_f64());
                 still = Instant::now();
@@ -136,6 +211,12 @@ async fn run_case(
     if let (Some((target, _)), Some(at), Some(r)) = (fault, restarted_wall, recovery) {
         let keys: Vec<String> = if target == "broker" {
             STAGES.iter().map(|s| format!("{s}/1")).collect()
+        } else if let Some(stage) = standby {
+            farm.pids()
+                .into_iter()
+                .map(|(k, _)| k)
+                .filter(|k| k.starts_with(&format!("{stage}/")))
+                .collect()
         } else {
             vec![format!("{target}/1")]
         };
@@ -159,6 +240,7 @@ async fn run_case(
             let log = farm.log_of(&format!("{stage}/1-namesake"));
             log.contains("another instance named") && !log.contains("partitions assigned")
         });
+    let took_over = standby.map(|stage| took_over(&farm, stage));
     let mut stuck = farm.exited();
     stuck.extend(supervised.iter().map(|k| format!("{k} restarted")));
     let stuck = stuck.join(", ");
@@ -168,12 +250,13 @@ async fn run_case(
     let (uniq_records, unique) = farm.ids("unique");
     let (sum_records, summarized) = farm.ids("summarized");
     let (dup_records, dups) = farm.ids("duplicates");
+    let (stories, missed) = kept(&farm, bases);
     let indexed = farm.docs();
     let row = Row {
         case,
         expected: expected.len(),
         indexed,
-        lost: expected.difference(&summarized).count(),
+        lost: expected.difference(&stories).count(),
         twice: indexed.saturating_sub(summarized.len() as u64),
         doubled: [
             uniq_records - unique.len(),
@@ -184,15 +267,21 @@ async fn run_case(
         recovery,
         refetched,
         namesake_waited,
+        missed,
+        took_over,
     };
-    (row, summarized)
+    (row, stories)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "the whole chaos matrix takes about 20 minutes: scripts/chaos.sh"]
 async fn chaos_matrix() {
     let mut broker = Broker::start();
-    let (bases, log) = start_hosts(dataset_pages()).await;
+    let mut pages = dataset_pages();
+    for i in 0..REPOSTS {
+        pages[(HOSTS - 1) * PER_HOST + i] = pages[i].clone();
+    }
+    let (bases, log) = start_hosts(pages).await;
     let cases: Vec<(String, u64)> = match std::env::var("CHAOS_CASES") {
         Ok(c) => c
             .split_whitespace()
@@ -202,12 +291,16 @@ async fn chaos_matrix() {
         Err(_) => STAGES
             .iter()
             .flat_map(|s| [0, 6, 15].map(|d| (s.to_string(), d)))
-            .chain([("broker".to_string(), 5), ("namesake-fetch".to_string(), 0)])
+            .chain([
+                ("broker".to_string(), 5),
+                ("namesake-fetch".to_string(), 0),
+                ("standby-dedup".to_string(), 0),
+            ])
             .collect(),
     };
     let (base, expected) = run_case(&mut broker, &bases, &log, None, &BTreeSet::new()).await;
     let header = format!(
-        "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18} {:>9}  {:<8} {:>9}",
+        "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18} {:>9} {:>7}  {:<8} {:>9}",
         "case",
         "expected",
         "indexed",
@@ -215,12 +308,13 @@ async fn chaos_matrix() {
         "twice",
         "dup unique/sum/dup",
         "refetched",
+        "missed",
         "stuck",
         "recovery"
     );
     let line = |r: &Row| {
         format!(
-            "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18} {:>9}  {:<8} {:>9}",
+            "{:<16} {:>8} {:>8} {:>5} {:>6} {:>18} {:>9} {:>7}  {:<8} {:>9}",
             r.case,
             r.expected,
             r.indexed,
@@ -228,6 +322,7 @@ async fn chaos_matrix() {
             r.twice,
             format!("{}/{}/{}", r.doubled[0], r.doubled[1], r.doubled[2]),
             r.refetched,
+            r.missed,
             r.stuck,
             r.recovery.map_or("-".into(), |s| format!("{s:.1} s"))
         )
@@ -249,7 +344,14 @@ async fn chaos_matrix() {
         let namesake_failed = row
             .namesake_waited
             .is_some_and(|waited| !waited || row.refetched > 0);
-        if row.lost > 0 || row.twice > 0 || row.doubled.iter().any(|d| *d > 0) || namesake_failed {
+        let standby_failed = row.took_over == Some(false);
+        if row.lost > 0
+            || row.twice > 0
+            || row.missed > 0
+            || row.doubled.iter().any(|d| *d > 0)
+            || namesake_failed
+            || standby_failed
+        {
             failed.push(row.case.clone());
         }
     }

@@ -1,5 +1,6 @@
 //! Instances of one stage on the dev broker: a namesake (a second
-//! instance under a name a live one has) waits instead of consuming.
+//! instance under a name a live one has) waits instead of consuming; a
+//! second dedup stands by and takes over when the active one dies.
 
 mod common;
 
@@ -65,6 +66,118 @@ async fn kafka_a_namesake_waits_for_the_live_instance() {
     first.wait().unwrap();
     // Its reports stop; after three report intervals the second joins.
     until(&second_log, "partitions assigned", 60);
+    let _ = second.kill();
+    let _ = second.wait();
+}
+
+/// Two dedup instances under their own names: one is active, the other
+/// says it stands by and consumes nothing; when the active one dies the
+/// standby takes over with the window rebuilt from the topics, so a
+/// repost of an article the dead one kept is still recognised.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_a_second_dedup_stands_by_and_takes_over() {
+    let Some(brokers) = test_brokers("kafka_a_second_dedup_stands_by_and_takes_over") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "standby", &brokers).await;
+    let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
+    let produce = |id: &str| {
+        let article = gleaner_core::messages::Article {
+            id: id.into(),
+            url: format!("http://{id}.test/story"),
+            title: "Harbour bridge reopens".into(),
+            author: None,
+            date: None,
+            language: None,
+            text: "The harbour bridge reopened to traffic on Monday after eight months of repairs that cost the city \
+                   more than forty million dollars. Engineers replaced the corroded suspension cables."
+                .into(),
+            extractor: "auto".into(),
+            fetched_at: String::new(),
+            cluster: None,
+            story: None,
+        };
+        let out = gleaner_core::stage::Output::of(
+            gleaner_core::Topic::ARTICLES,
+            format!("{id}.test"),
+            &article,
+        );
+        let (producer, cfg) = (&producer, &cfg);
+        async move {
+            gleaner_kafka::produce_all(producer, cfg, &[out])
+                .await
+                .unwrap()
+        }
+    };
+    let records = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}"));
+    let start = |instance: &str| {
+        let log = tmp.path().join(format!("dedup-{instance}.log"));
+        let child = gleaner(&["dedup", "--instance", instance], &cfg_path, &brokers)
+            .env("NO_COLOR", "1")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(&log).unwrap())
+            .spawn()
+            .unwrap();
+        (child, log)
+    };
+    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
+    let second_log_path = tmp.path().join("dedup-b.log");
+    let until = |what: &dyn Fn() -> bool, secs: u64, why: &str| {
+        let t0 = Instant::now();
+        while !what() {
+            assert!(
+                t0.elapsed() < Duration::from_secs(secs),
+                "{why}; the second's log:\n{}",
+                read(&second_log_path)
+            );
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    };
+    let (mut first, first_log) = start("a");
+    until(
+        &|| read(&first_log).contains("partitions assigned"),
+        60,
+        "the first dedup was never given partitions",
+    );
+    produce("original").await;
+    until(
+        &|| records("unique").len() == 1,
+        60,
+        "the original never came",
+    );
+    let (mut second, second_log) = start("b");
+    until(
+        &|| read(&second_log).contains("standby: instance \"a\""),
+        30,
+        "the second dedup did not stand by",
+    );
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        !read(&second_log).contains("partitions assigned"),
+        "the standby consumed: {}",
+        read(&second_log)
+    );
+    first.kill().unwrap();
+    first.wait().unwrap();
+    until(
+        &|| read(&second_log).contains("partitions assigned"),
+        60,
+        "the standby never took over",
+    );
+    produce("repost").await;
+    until(
+        &|| records("duplicates").len() == 1,
+        60,
+        "the repost was not recognised after the handover",
+    );
+    let dup: gleaner_core::messages::Duplicate =
+        serde_json::from_slice(&records("duplicates")[0]).unwrap();
+    assert_eq!(
+        (dup.id.as_str(), dup.original_id.as_str()),
+        ("repost", "original")
+    );
+    assert_eq!(records("unique").len(), 1);
     let _ = second.kill();
     let _ = second.wait();
 }

@@ -287,6 +287,12 @@ impl Farm {
         }
     }
 
+    /// SIGKILL to instance `key`, which no supervisor starts again.
+    pub fn kill_for_good(&mut self, key: &str) {
+        self.kill(key);
+        self.procs.remove(key);
+    }
+
     /// SIGKILL to instance `key` ("stage/instance").
     pub fn kill(&mut self, key: &str) {
         let p = self.procs.get_mut(key).unwrap();

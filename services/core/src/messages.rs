@@ -294,6 +294,10 @@ pub struct StageStatus {
     pub handled: u64,
     /// When this report was made (Unix milliseconds).
     pub at_ms: u64,
+    /// For a stage with one active instance (dedup, stories): since when
+    /// this one is the active one; absent while it waits as a standby.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub active_since_ms: Option<u64>,
 }
 
 /// `gleaner.rules`: extraction rules for one site (key = host; null deletes).

@@ -35,13 +35,6 @@ pub trait BusState: Send + Sync {
             .filter_map(|(_, v)| v)
             .collect())
     }
-
-    /// Whether the bus takes a batch's inputs as done once the batch is
-    /// answered (Kafka commits their offsets): a stage that makes its work
-    /// durable itself (the index) must then do so before answering. In
-    /// one process nothing is durable before the index, so it may gather
-    /// batches.
-    fn settles_each_batch(&self) -> bool;
 }
 
 /// The in-process bus keeps what the run writes to its sink files in the
@@ -82,9 +75,6 @@ impl BusState for InProcess {
             }
         }
         Ok(tail.into_iter().map(|v| (None, Some(v))).collect())
-    }
-    fn settles_each_batch(&self) -> bool {
-        false
     }
 }
 
@@ -175,6 +165,14 @@ pub trait StageSpec: Send + Sync {
     /// Whether its output carries the same kind of message as its input
     /// (a stage that filters, counts or annotates and passes messages on).
     fn passes_through(&self) -> bool {
+        false
+    }
+
+    /// Whether one instance must see all of its input, as dedup and
+    /// stories do (they compare across every host). On Kafka one instance
+    /// of such a stage is active and the others wait as standbys, one of
+    /// which takes over (and builds its state then) when it stops.
+    fn single_active(&self) -> bool {
         false
     }
 

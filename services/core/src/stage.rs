@@ -8,6 +8,9 @@ use crate::util;
 use async_trait::async_trait;
 use serde::Serialize;
 
+/// The next offset to read per (topic, partition) of a stage's input.
+pub type InputPositions = std::collections::BTreeMap<(String, i32), i64>;
+
 /// Where an input came from on the broker (absent in-process).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Origin {
@@ -182,6 +185,17 @@ pub trait Stage: Send + 'static {
     /// kept until then can be let go or made durable (fetch records its
     /// fetched URLs and lets go of their parked entries).
     async fn produced(&mut self) {}
+
+    /// Of `acked` (the next offset per input topic and partition whose
+    /// inputs' outputs the broker acknowledged), how far this stage's own
+    /// state also holds them: the Kafka runner commits offsets no further,
+    /// so that a restart resumes where that state ends. A stage that makes
+    /// its inputs durable itself at its own pace answers less (the index:
+    /// up to its last commit, which it makes every `index.commit_interval_ms`);
+    /// by default everything acknowledged.
+    fn committable(&self, acked: &InputPositions) -> InputPositions {
+        acked.clone()
+    }
 
     /// Called by the Kafka runner when it stops, before [`Stage::close`]:
     /// answers for what the stage holds, finished or handed back (for

@@ -40,6 +40,11 @@ impl StageSpec for DedupSpec {
     fn side_outputs(&self) -> &'static [Topic] {
         &[Topic::DUPLICATES]
     }
+    /// One window for every host: on Kafka one instance is active, the
+    /// others are standbys.
+    fn single_active(&self) -> bool {
+        true
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let settings: DedupSettings = ctx.cfg.section()?;
         let window_count = settings.window_count;

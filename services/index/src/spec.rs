@@ -40,16 +40,15 @@ impl StageSpec for IndexSpec {
         // Opening an index reads its files: off the async runtime.
         let stage =
             tokio::task::spawn_blocking(move || IndexStage::open(&dir, heap, threads)).await??;
-        let stage = stage.reading(ctx.input, ctx.kind);
-        // On a bus that settles each batch (Kafka commits its offsets),
-        // every batch is committed first; in one process nothing is durable
-        // before the index, so commits gather many batches.
-        Ok(Box::new(if ctx.bus.settles_each_batch() {
+        // Commits gather batches, on Kafka too: there the runner commits
+        // the consumer's offsets no further than the last index commit
+        // (`Stage::committable`), so a restart resumes where the index ends.
+        Ok(Box::new(
             stage
-        } else {
-            stage.committing_every(std::time::Duration::from_millis(
-                settings.commit_interval_ms,
-            ))
-        }))
+                .reading(ctx.input, ctx.kind)
+                .committing_every(std::time::Duration::from_millis(
+                    settings.commit_interval_ms,
+                )),
+        ))
     }
 }

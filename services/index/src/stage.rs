@@ -8,7 +8,7 @@ use anyhow::Context;
 use async_trait::async_trait;
 use gleaner_core::messages::Summarized;
 use gleaner_core::metrics;
-use gleaner_core::stage::{Handled, Input, Output, Stage};
+use gleaner_core::stage::{Handled, Input, InputPositions, Output, Stage};
 use gleaner_core::Topic;
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -475,6 +475,24 @@ impl Stage for IndexStage {
             }
         }
         results
+    }
+
+    /// Up to the last commit's offsets for the topics it indexes (nothing
+    /// of a partition none of whose records is committed yet); the story
+    /// log, whose merges are written down as they come, as acknowledged.
+    fn committable(&self, acked: &InputPositions) -> InputPositions {
+        acked
+            .iter()
+            .filter_map(|((topic, partition), next)| {
+                let indexes =
+                    self.pending_offsets.contains_key(topic) || self.offsets.contains_key(topic);
+                if !indexes {
+                    return Some(((topic.clone(), *partition), *next));
+                }
+                let done = self.offsets.get(topic)?.get(partition)?;
+                Some(((topic.clone(), *partition), (*next).min(done + 1)))
+            })
+            .collect()
     }
 
     async fn tick(&mut self) -> Vec<Output> {

@@ -91,7 +91,8 @@ pub fn read_records(brokers: &str, topic: &str, per_partition: i64) -> anyhow::R
         return Ok(Vec::new());
     };
     let mut tpl = TopicPartitionList::new();
-    let mut want = 0usize;
+    // The end of each partition read, as it was when asked.
+    let mut ends = std::collections::HashMap::new();
     for p in t.partitions() {
         let (low, high) = c.fetch_watermarks(topic, p.id(), Duration::from_secs(10))?;
         if high > low {
@@ -100,9 +101,10 @@ pub fn read_records(brokers: &str, topic: &str, per_partition: i64) -> anyhow::R
                 p.id(),
                 Offset::Offset((high - per_partition).max(low)),
             )?;
-            want += 1;
+            ends.insert(p.id(), high);
         }
     }
+    let want = ends.len();
     if want == 0 {
         return Ok(Vec::new());
     }
@@ -111,10 +113,20 @@ pub fn read_records(brokers: &str, topic: &str, per_partition: i64) -> anyhow::R
     let deadline = std::time::Instant::now() + Duration::from_secs(60);
     while done.len() < want && std::time::Instant::now() < deadline {
         match c.poll(Duration::from_millis(500)) {
-            Some(Ok(m)) => out.push((
-                m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
-                m.payload().map(<[u8]>::to_vec),
-            )),
+            Some(Ok(m)) => {
+                // Done at the end it had when asked, without waiting for
+                // the end-of-partition event (which can come late).
+                if ends
+                    .get(&m.partition())
+                    .is_some_and(|&end| m.offset() + 1 >= end)
+                {
+                    done.insert(m.partition());
+                }
+                out.push((
+                    m.key().map(|k| String::from_utf8_lossy(k).into_owned()),
+                    m.payload().map(<[u8]>::to_vec),
+                ))
+            }
             Some(Err(KafkaError::PartitionEOF(p))) => {
                 done.insert(p);
             }

@@ -222,18 +222,24 @@ pub(crate) enum Membership {
     Dynamic,
 }
 
+/// `static_id` is its `group.instance.id`: the group and the instance
+/// name, or for a stage with one active instance (dedup, stories) the
+/// group and "active", the same for every instance, so that a standby
+/// taking over takes the dead one's partitions at once instead of after its
+/// session (on tansu 0.6.0, not even then).
 pub(crate) fn consumer(
     stage: &str,
     cfg: &Config,
     brokers: &str,
     group: &str,
+    static_id: &str,
     state: Arc<GroupState>,
     membership: Membership,
 ) -> anyhow::Result<StreamConsumer<BusContext>> {
     let instance = format!("{group}-{}", cfg.kafka.instance);
     let mut config = ClientConfig::new();
     if membership == Membership::Static {
-        config.set("group.instance.id", &instance);
+        config.set("group.instance.id", static_id);
     }
     config
         .set("bootstrap.servers", brokers)

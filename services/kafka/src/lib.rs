@@ -12,6 +12,7 @@ pub mod metrics;
 mod namesake;
 mod report;
 mod runner;
+mod standby;
 mod state;
 mod workers;
 
@@ -20,4 +21,5 @@ pub use client::{producer, BusContext, GroupState, Producer};
 pub use guard::ReplayGuard;
 pub use namesake::{host_name, wait_for_no_namesake};
 pub use runner::{produce_all, run_stage};
+pub use standby::wait_to_be_active;
 pub use state::KafkaState;

@@ -38,17 +38,23 @@ pub(crate) fn live_namesake(reports: &[StageStatus], me: &Me, now_ms: u64) -> Op
         .iter()
         .filter(|r| r.stage == me.stage && r.instance == me.instance)
         .max_by_key(|r| r.at_ms)?;
-    let fresh = now_ms.saturating_sub(latest.at_ms) < LIVE_MS;
-    let alive = if latest.host == me.host {
-        latest.pid != me.pid && std::path::Path::new(&format!("/proc/{}", latest.pid)).exists()
+    is_live(latest, me, now_ms).then(|| latest.clone())
+}
+
+/// Whether `report` is from another live process: recent, and on this
+/// host from a process still running that is not this one.
+pub(crate) fn is_live(report: &StageStatus, me: &Me, now_ms: u64) -> bool {
+    let fresh = now_ms.saturating_sub(report.at_ms) < LIVE_MS;
+    let alive = if report.host == me.host {
+        report.pid != me.pid && std::path::Path::new(&format!("/proc/{}", report.pid)).exists()
     } else {
         true
     };
-    (fresh && alive).then(|| latest.clone())
+    fresh && alive
 }
 
 /// The reports on the status topic's recent tail.
-fn reports(cfg: &Config, brokers: &str) -> Vec<StageStatus> {
+pub(crate) fn reports(cfg: &Config, brokers: &str) -> Vec<StageStatus> {
     let topic = cfg.topic_name(Topic::STATUS);
     crate::read_records(brokers, &topic, 500)
         .unwrap_or_default()
@@ -115,6 +121,7 @@ mod tests {
             last_commit_ms: None,
             handled: 0,
             at_ms,
+            active_since_ms: None,
         }
     }
 

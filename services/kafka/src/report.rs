@@ -22,6 +22,8 @@ pub struct Reporter {
     assignments: u64,
     pub last_commit_ms: Option<u64>,
     pub handled: u64,
+    /// Since when this instance is its stage's active one (dedup, stories).
+    pub active_since_ms: Option<u64>,
 }
 
 impl Reporter {
@@ -35,6 +37,7 @@ impl Reporter {
             assignments: 0,
             last_commit_ms: None,
             handled: 0,
+            active_since_ms: None,
         }
     }
 
@@ -70,6 +73,7 @@ impl Reporter {
             last_commit_ms: self.last_commit_ms,
             handled: self.handled,
             at_ms: gleaner_core::util::unix_millis(),
+            active_since_ms: self.active_since_ms,
         };
         let Ok(value) = serde_json::to_vec(&status) else {
             return;

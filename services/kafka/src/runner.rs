@@ -55,13 +55,28 @@ pub async fn run_stage(
     cfg: &Config,
     brokers: &str,
     mut stop: watch::Receiver<bool>,
+    active_since_ms: Option<u64>,
 ) -> anyhow::Result<()> {
     let Wired { wiring, mut stage } = wired;
     let name = wiring.name;
     let group = format!("{}-{}", cfg.kafka.group_prefix, name);
     let state = Arc::new(GroupState::default());
     let mut membership = Membership::Static;
-    let mut consumer = consumer(name, cfg, brokers, &group, state.clone(), membership)?;
+    // One active instance (dedup, stories) joins under the one name the
+    // active instance has, whichever process it is.
+    let static_id = match active_since_ms {
+        Some(_) => format!("{group}-active"),
+        None => format!("{group}-{}", cfg.kafka.instance),
+    };
+    let mut consumer = consumer(
+        name,
+        cfg,
+        brokers,
+        &group,
+        &static_id,
+        state.clone(),
+        membership,
+    )?;
     let producer = producer_for(name, cfg, brokers, state.clone())?;
     let inputs: HashMap<String, Topic> = wiring
         .inputs
@@ -80,6 +95,7 @@ pub async fn run_stage(
     let mut guard = Guard::new(&*stage, &wiring, cfg, brokers);
     let mut crash = CrashPoint::from_env(name);
     let mut reporter = super::report::Reporter::new(name, cfg);
+    reporter.active_since_ms = active_since_ms;
     let health = state.clone();
     gleaner_core::health::register(name, move || health.health());
     let mut watchdog = Watchdog::default();
@@ -114,7 +130,7 @@ pub async fn run_stage(
                     flow.last_empty = Instant::now();
                 }
                 if flow.inflight.is_empty() || flow.last_commit.elapsed() >= COMMIT_EVERY {
-                    flow.commit(&consumer, &mut positions, name, &mut reporter);
+                    flow.commit(&consumer, &mut positions, &*stage, name, &mut reporter);
                 }
                 continue;
             }
@@ -142,7 +158,7 @@ pub async fn run_stage(
                         "no partitions as a static member; joining the group again as a dynamic member"
                     );
                     membership = Membership::Dynamic;
-                    let fresh = super::client::consumer(name, cfg, brokers, &group, state.clone(), membership)?;
+                    let fresh = super::client::consumer(name, cfg, brokers, &group, &static_id, state.clone(), membership)?;
                     close_in_background(std::mem::replace(&mut consumer, fresh), name);
                     consumer.subscribe(&topics).context("subscribing")?;
                     watchdog = Watchdog::default();
@@ -153,6 +169,10 @@ pub async fn run_stage(
                 crash.at("before-produce", !due.is_empty());
                 if !due.is_empty() {
                     flow.inflight.send(&producer, cfg, due, Positions::new()).await;
+                }
+                // What the stage has made durable since (the index's commits).
+                if flow.inflight.is_empty() {
+                    flow.commit(&consumer, &mut positions, &*stage, name, &mut reporter);
                 }
                 continue;
             }
@@ -217,7 +237,7 @@ pub async fn run_stage(
         flow.acked.extend(settled.positions);
     }
     stage.produced().await;
-    flow.commit(&consumer, &mut positions, name, &mut reporter);
+    flow.commit(&consumer, &mut positions, &*stage, name, &mut reporter);
     tracing::info!(
         stage = name,
         handled = handled_total,
@@ -235,6 +255,9 @@ pub async fn run_stage(
     .await;
     stage.produced().await;
     stage.close().await?;
+    // Closed, the stage holds all it took (the index committed it).
+    let held = stage.committable(&flow.acked);
+    positions.extend(held);
     // Outputs were acknowledged above; what may still be queued is a status
     // report, not worth a long wait on a broker that is gone.
     if let Err(e) =
@@ -347,23 +370,31 @@ impl Flow {
             || (self.inflight.len() < limit && self.last_empty.elapsed() < EMPTY_EVERY)
     }
 
-    /// Commits the acknowledged offsets, with the commit time as metadata
-    /// (where the broker keeps it; the dev broker does not, so the status
-    /// topic carries it too).
+    /// Commits the acknowledged offsets as far as the stage's own state
+    /// holds them ([`Stage::committable`]), with the commit time as
+    /// metadata (where the broker keeps it; the dev broker does not, so the
+    /// status topic carries it too). What the stage does not hold yet
+    /// stays, for a later commit.
     fn commit(
         &mut self,
         consumer: &StreamConsumer<BusContext>,
         positions: &mut Positions,
-        stage: &str,
+        stage: &dyn Stage,
+        name: &str,
         reporter: &mut super::report::Reporter,
     ) {
         self.last_commit = Instant::now();
         if self.acked.is_empty() {
             return;
         }
-        let acked = std::mem::take(&mut self.acked);
-        commit_positions(consumer, &acked, CommitMode::Async, stage);
-        positions.extend(acked);
+        let mut ready = stage.committable(&self.acked);
+        self.acked.retain(|k, next| ready.get(k) != Some(next));
+        ready.retain(|k, next| positions.get(k) != Some(next));
+        if ready.is_empty() {
+            return;
+        }
+        commit_positions(consumer, &ready, CommitMode::Async, name);
+        positions.extend(ready);
         reporter.last_commit_ms = Some(gleaner_core::util::unix_millis());
     }
 }

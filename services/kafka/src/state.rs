@@ -13,7 +13,4 @@ impl BusState for KafkaState {
     fn read(&self, topic: Topic, per_partition: i64) -> anyhow::Result<Vec<Record>> {
         crate::read_records(&self.brokers, &self.cfg.topic_name(topic), per_partition)
     }
-    fn settles_each_batch(&self) -> bool {
-        true
-    }
 }

@@ -44,6 +44,11 @@ impl StageSpec for StoriesSpec {
     fn state_topics(&self) -> &'static [Topic] {
         &[GROUPED, Topic::STORY_LOG]
     }
+    /// One window for every host: on Kafka one instance is active, the
+    /// others are standbys.
+    fn single_active(&self) -> bool {
+        true
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let settings: StorySettings = ctx.cfg.section()?;
         let per_partition =

@@ -68,13 +68,23 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     if !gleaner_kafka::wait_for_no_namesake(&cfg, &brokers, name, &mut stop).await {
         return Ok(());
     }
+    // A stage with one active instance (dedup, stories) waits as a standby
+    // while another is active, and builds its state when it takes over.
+    let active_since = if placed.spec.single_active() {
+        match gleaner_kafka::wait_to_be_active(&cfg, &brokers, name, &mut stop).await? {
+            Some(since) => Some(since),
+            None => return Ok(()),
+        }
+    } else {
+        None
+    };
     let stage = placed.build(&ctx).await?;
     gleaner_core::metrics::describe(placed.spec.metrics());
     gleaner_core::metrics::describe(gleaner_kafka::metrics::METRICS);
     if let Some(addr) = &kafka.metrics {
         crate::metrics_server::serve(addr).await?;
     }
-    gleaner_kafka::run_stage(stage, &cfg, &brokers, stop).await
+    gleaner_kafka::run_stage(stage, &cfg, &brokers, stop, active_since).await
 }
 
 /// The options of `gleaner fetch`.

@@ -210,6 +210,7 @@ mod tests {
             last_commit_ms: Some(at_ms - 100),
             handled: 0,
             at_ms,
+            active_since_ms: None,
         }
     }
 
