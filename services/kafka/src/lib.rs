@@ -14,6 +14,7 @@ mod report;
 mod runner;
 mod standby;
 mod state;
+mod watchdog;
 mod workers;
 
 pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};

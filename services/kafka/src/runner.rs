@@ -8,10 +8,10 @@
 //! records for the same input, by fetch's seen set, dedup's ids and the
 //! index's upserts for the others.
 
-use super::admin::group_lag;
 use super::client::{consumer, producer_for, BusContext, GroupState, Membership, Producer};
 use super::guard::ReplayGuard;
 use super::inflight::{InFlight, Positions};
+use super::watchdog::Watchdog;
 use super::workers::Workers;
 use anyhow::Context;
 use futures::future::join_all;
@@ -106,7 +106,14 @@ pub async fn run_stage(
     let mut workers = Workers::new(&*stage, cfg);
     let mut flow = Flow::default();
     loop {
+        // While the pipeline empties the stage's held work waits: its
+        // readiness is not asked (it would answer at once, again and again).
+        let emptying = flow.emptying();
         let ticked = async {
+            if emptying {
+                tick.tick().await;
+                return;
+            }
             tokio::select! {
                 _ = tick.tick() => {}
                 () = stage.ready() => {}
@@ -165,6 +172,11 @@ pub async fn run_stage(
                     continue;
                 }
                 reporter.maybe_report(&producer, &consumer, &state).await;
+                if emptying {
+                    // The stage's held work waits until what is in flight
+                    // is acknowledged and `produced()` has run.
+                    continue;
+                }
                 let due = limit_unsourced(name, stage.tick().await, Some(cfg.kafka.max_record_bytes));
                 crash.at("before-produce", !due.is_empty());
                 if !due.is_empty() {
@@ -341,8 +353,9 @@ const COMMIT_EVERY: Duration = Duration::from_millis(250);
 
 /// Fetch's stage makes what it emitted durable in `produced()`, which runs
 /// when nothing is in flight: the runner lets the pipeline empty at least
-/// this often.
-const EMPTY_EVERY: Duration = Duration::from_secs(1);
+/// this often (taking no batch and no tick's work meanwhile), so that a
+/// crash fetches again at most about this much.
+const EMPTY_EVERY: Duration = Duration::from_millis(500);
 
 /// Batches in flight and offsets acknowledged but not yet committed.
 struct Flow {
@@ -366,8 +379,12 @@ impl Default for Flow {
 impl Flow {
     /// Whether another batch may be taken now.
     fn room(&self, limit: usize) -> bool {
-        self.inflight.is_empty()
-            || (self.inflight.len() < limit && self.last_empty.elapsed() < EMPTY_EVERY)
+        self.inflight.is_empty() || (self.inflight.len() < limit && !self.emptying())
+    }
+
+    /// Whether the pipeline is being let empty (see [`EMPTY_EVERY`]).
+    fn emptying(&self) -> bool {
+        !self.inflight.is_empty() && self.last_empty.elapsed() >= EMPTY_EVERY
     }
 
     /// Commits the acknowledged offsets as far as the stage's own state
@@ -587,74 +604,5 @@ impl Guard {
             );
         }
         kept
-    }
-}
-
-/// Notices a stage left without partitions while its input waits (lag and
-/// no progress by any member of the group). The runner then joins the
-/// group again as a dynamic member (after one session), and if that does
-/// not help either, exits with an error after `kafka.unassigned_exit_ms`
-/// rather than idle for ever, for a supervisor to restart it. (Seen on
-/// tansu 0.6.0: a static member back just after its old session expired is
-/// assigned its partitions, has them revoked a second later and is never
-/// given them again, nor after restarts under the same instance name; a
-/// dynamic member is.) A hot standby (more instances than partitions) sees
-/// the others commit, and stays.
-#[derive(Default)]
-struct Watchdog {
-    last_check: Option<Instant>,
-    /// Since when the group's committed offsets have not moved, and their sum.
-    still_since: Option<(Instant, i64)>,
-}
-
-impl Watchdog {
-    fn check(
-        &mut self,
-        consumer: &StreamConsumer<BusContext>,
-        state: &GroupState,
-        limit: Duration,
-        topics: &[&str],
-    ) -> anyhow::Result<()> {
-        let Some(unassigned) = state.unassigned_for().filter(|_| !limit.is_zero()) else {
-            self.still_since = None;
-            return Ok(());
-        };
-        let every = (limit / 4).clamp(Duration::from_millis(500), Duration::from_secs(5));
-        // Without a broker there is no lag to read (and each try would
-        // block for seconds); being unassigned then is the broker's doing.
-        if state.broker_down() {
-            self.still_since = None;
-            return Ok(());
-        }
-        if unassigned < every || self.last_check.is_some_and(|t| t.elapsed() < every) {
-            return Ok(());
-        }
-        self.last_check = Some(Instant::now());
-        let (lag, committed) = match tokio::task::block_in_place(|| group_lag(consumer, topics)) {
-            Ok(l) => l,
-            Err(e) => {
-                tracing::debug!(error = %e, "reading the group's lag failed");
-                return Ok(());
-            }
-        };
-        match self.still_since {
-            Some((_, sum)) if sum == committed && lag > 0 => {}
-            _ => self.still_since = (lag > 0).then_some((Instant::now(), committed)),
-        }
-        if let Some((since, _)) = self.still_since {
-            let waited = since.elapsed().min(unassigned);
-            tracing::warn!(
-                lag,
-                waited_s = waited.as_secs(),
-                "no partitions while the input has lag"
-            );
-            if waited >= limit {
-                anyhow::bail!(
-                    "no partitions for {} s while the input has {lag} records of lag that no member of the group consumes; exiting so that a supervisor restarts this stage (kafka.unassigned_exit_ms)",
-                    waited.as_secs()
-                );
-            }
-        }
-        Ok(())
     }
 }
