@@ -387,31 +387,10 @@ async fn kafka_dedup_window_survives_restart() {
     let tmp = tempfile::tempdir().unwrap();
     let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "dedup", &brokers).await;
     let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
-    let article = |id: &str| {
-        Article {
-        id: id.into(),
-        url: format!("http://x.test/{id}"),
-        title: "Harbour bridge reopens".into(),
-        author: None,
-        date: None,
-        language: None,
-        text: "The harbour bridge reopened to traffic on Monday after eight months of repairs that cost the city \
-               more than forty million dollars. Engineers replaced the corroded suspension cables."
-            .into(),
-        extractor: "auto".into(),
-        fetched_at: String::new(),
-        cluster: None,
-        story: None,
-    }
-    };
+    let article = |id: &str| harbour_article(id, &format!("http://x.test/{id}"));
     let produce = |a: Article| {
-        let out = gleaner_core::stage::Output::of(gleaner_core::Topic::ARTICLES, "x.test", &a);
         let (producer, cfg) = (&producer, &cfg);
-        async move {
-            gleaner_kafka::produce_all(producer, cfg, &[out])
-                .await
-                .unwrap()
-        }
+        async move { produce_article(producer, cfg, "x.test", &a).await }
     };
     let count = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}")).len();
     let wait_for = |t: &'static str, n: usize| {

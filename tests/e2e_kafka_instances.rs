@@ -83,32 +83,10 @@ async fn kafka_a_second_dedup_stands_by_and_takes_over() {
     let (prefix, cfg_path, cfg) = kafka_test_config(tmp.path(), "standby", &brokers).await;
     let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
     let produce = |id: &str| {
-        let article = gleaner_core::messages::Article {
-            id: id.into(),
-            url: format!("http://{id}.test/story"),
-            title: "Harbour bridge reopens".into(),
-            author: None,
-            date: None,
-            language: None,
-            text: "The harbour bridge reopened to traffic on Monday after eight months of repairs that cost the city \
-                   more than forty million dollars. Engineers replaced the corroded suspension cables."
-                .into(),
-            extractor: "auto".into(),
-            fetched_at: String::new(),
-            cluster: None,
-            story: None,
-        };
-        let out = gleaner_core::stage::Output::of(
-            gleaner_core::Topic::ARTICLES,
-            format!("{id}.test"),
-            &article,
-        );
+        let article = harbour_article(id, &format!("http://{id}.test/story"));
+        let key = format!("{id}.test");
         let (producer, cfg) = (&producer, &cfg);
-        async move {
-            gleaner_kafka::produce_all(producer, cfg, &[out])
-                .await
-                .unwrap()
-        }
+        async move { produce_article(producer, cfg, &key, &article).await }
     };
     let records = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}"));
     let start = |instance: &str| {

@@ -6,6 +6,7 @@
 
 mod admin;
 mod client;
+mod flow;
 mod guard;
 mod inflight;
 pub mod metrics;
