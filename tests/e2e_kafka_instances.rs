@@ -136,6 +136,12 @@ async fn kafka_a_second_dedup_stands_by_and_takes_over() {
         "the standby consumed: {}",
         read(&second_log)
     );
+    let status = gleaner(&["status"], &cfg_path, &brokers).output().unwrap();
+    let status = String::from_utf8_lossy(&status.stdout);
+    assert!(
+        status.contains("standing by: dedup/b"),
+        "gleaner status does not show the standby:\n{status}"
+    );
     first.kill().unwrap();
     first.wait().unwrap();
     until(

@@ -119,16 +119,22 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
                 p.lag(),
             )?;
         }
+        let waiting = standing_by(&reports, name, now);
         writeln!(
             out,
-            "{name:<10} {:<28} {:>10} {:>10} {total:>8}  {} member(s)\n",
+            "{name:<10} {:<28} {:>10} {:>10} {total:>8}  {} member(s){}\n",
             "total",
             "",
             "",
             owners
                 .values()
                 .collect::<std::collections::HashSet<_>>()
-                .len()
+                .len(),
+            if waiting.is_empty() {
+                String::new()
+            } else {
+                format!("; standing by: {}", waiting.join(", "))
+            }
         )?;
     }
     Ok(out)
@@ -174,6 +180,19 @@ fn owners(reports: &[StageStatus], now: u64) -> HashMap<String, (String, Option<
         }
     }
     owners
+}
+
+/// The live instances of `stage` that own no partition (a standby of
+/// dedup or stories, or an instance beyond the partition count), by name.
+fn standing_by(reports: &[StageStatus], stage: &str, now: u64) -> Vec<String> {
+    let mut names: Vec<String> = reports
+        .iter()
+        .filter(|r| r.stage == stage && r.owned.is_empty())
+        .filter(|r| now.saturating_sub(r.at_ms) <= STALE_MS)
+        .map(|r| format!("{}/{}", r.stage, r.instance))
+        .collect();
+    names.sort();
+    names
 }
 
 /// The options of `gleaner status`.
@@ -226,5 +245,17 @@ mod tests {
         );
         assert_eq!(o["p[0]"].0, "clean/1 (stale)");
         assert_eq!(o["p[1]"], ("clean/2".to_string(), Some(now - 1_100)));
+    }
+
+    #[test]
+    fn live_instances_without_partitions_are_standing_by() {
+        let now = 100_000;
+        let reports = [
+            report("1", &["p[0]"], now - 1_000),
+            report("b", &[], now - 2_000),
+            report("gone", &[], now - 60_000),
+        ];
+        assert_eq!(standing_by(&reports, "clean", now), ["clean/b"]);
+        assert!(standing_by(&reports, "dedup", now).is_empty());
     }
 }
