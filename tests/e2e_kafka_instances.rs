@@ -9,6 +9,20 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
+/// `gleaner ARGS` on the broker, its log (without colours) in `log`.
+fn start_logged(args: &[&str], cfg: &Path, brokers: &str, log: &Path) -> std::process::Child {
+    gleaner(args, cfg, brokers)
+        .env("NO_COLOR", "1")
+        .stdout(Stdio::null())
+        .stderr(std::fs::File::create(log).unwrap())
+        .spawn()
+        .unwrap()
+}
+
+fn read(log: &Path) -> String {
+    std::fs::read_to_string(log).unwrap_or_default()
+}
+
 /// Two instances of a stage under one name (the dev broker does not fence
 /// them): the second says so in one line and waits, consuming nothing,
 /// while the first runs; it takes over once the first is gone.
@@ -26,15 +40,11 @@ async fn kafka_a_namesake_waits_for_the_live_instance() {
         .success());
     let start = |n: u32| {
         let log = tmp.path().join(format!("clean-{n}.log"));
-        let child = gleaner(&["clean", "--instance", "same"], &cfg, &brokers)
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        (child, log)
+        (
+            start_logged(&["clean", "--instance", "same"], &cfg, &brokers, &log),
+            log,
+        )
     };
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
     let until = |p: &Path, what: &str, secs: u64| {
         let t0 = Instant::now();
         while !read(p).contains(what) {
@@ -91,15 +101,9 @@ async fn kafka_a_second_dedup_stands_by_and_takes_over() {
     let records = |t: &str| read_topic(&brokers, &format!("{prefix}.{t}"));
     let start = |instance: &str| {
         let log = tmp.path().join(format!("dedup-{instance}.log"));
-        let child = gleaner(&["dedup", "--instance", instance], &cfg_path, &brokers)
-            .env("NO_COLOR", "1")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(&log).unwrap())
-            .spawn()
-            .unwrap();
-        (child, log)
+        let args = ["dedup", "--instance", instance];
+        (start_logged(&args, &cfg_path, &brokers, &log), log)
     };
-    let read = |p: &Path| std::fs::read_to_string(p).unwrap_or_default();
     let second_log_path = tmp.path().join("dedup-b.log");
     let until = |what: &dyn Fn() -> bool, secs: u64, why: &str| {
         let t0 = Instant::now();

@@ -187,6 +187,16 @@ pub struct Run {
     pub progress_interval_ms: u64,
 }
 
+impl Run {
+    /// Workers of each map stage: `workers`, or one per core when 0.
+    pub fn worker_count(&self) -> usize {
+        match self.workers {
+            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
+            n => n,
+        }
+    }
+}
+
 impl Default for Run {
     fn default() -> Self {
         Run {

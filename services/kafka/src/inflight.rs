@@ -9,7 +9,7 @@ use anyhow::anyhow;
 use gleaner_core::config::Config;
 use gleaner_core::stage::Output;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::FutureRecord;
+use rdkafka::producer::{DeliveryFuture, FutureRecord};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -52,16 +52,7 @@ impl InFlight {
         positions: Positions,
     ) {
         let acked = match enqueue(producer, cfg, &outs).await {
-            Ok(deliveries) => tokio::spawn(async move {
-                for d in futures::future::join_all(deliveries).await {
-                    match d {
-                        Ok(Ok(_)) => {}
-                        Ok(Err((e, _))) => return Err(anyhow!("produce failed: {e}")),
-                        Err(_) => return Err(anyhow!("produce failed: the producer went away")),
-                    }
-                }
-                Ok(())
-            }),
+            Ok(deliveries) => tokio::spawn(acknowledged(deliveries)),
             Err(e) => tokio::spawn(async move { Err(e) }),
         };
         self.queue.push_back(Sending {
@@ -103,12 +94,25 @@ pub(crate) struct Settled {
     pub positions: Positions,
 }
 
+/// Waits for the broker's answer to every record: `Ok` when all were
+/// acknowledged.
+pub(crate) async fn acknowledged(deliveries: Vec<DeliveryFuture>) -> anyhow::Result<()> {
+    for d in futures::future::join_all(deliveries).await {
+        match d {
+            Ok(Ok(_)) => {}
+            Ok(Err((e, _))) => return Err(anyhow!("produce failed: {e}")),
+            Err(_) => return Err(anyhow!("produce failed: the producer went away")),
+        }
+    }
+    Ok(())
+}
+
 /// Queues every record with the producer, waiting while its queue is full.
-async fn enqueue(
+pub(crate) async fn enqueue(
     producer: &Producer,
     cfg: &Config,
     outs: &[Output],
-) -> anyhow::Result<Vec<rdkafka::producer::DeliveryFuture>> {
+) -> anyhow::Result<Vec<DeliveryFuture>> {
     let mut deliveries = Vec::with_capacity(outs.len());
     for o in outs {
         let topic = cfg.topic_name(o.topic);

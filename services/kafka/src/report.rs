@@ -75,20 +75,31 @@ impl Reporter {
             at_ms: gleaner_core::util::unix_millis(),
             active_since_ms: self.active_since_ms,
         };
-        let Ok(value) = serde_json::to_vec(&status) else {
-            return;
-        };
-        let key = format!("{}/{}", self.stage, self.instance);
-        let record = FutureRecord::to(&self.topic).key(&key).payload(&value);
-        // Waits a second at most, for the queue and for the delivery (which
-        // without a broker would take message.timeout.ms); the record stays
-        // queued either way.
-        let sent = producer.send(record, Timeout::After(Duration::from_secs(1)));
-        match tokio::time::timeout(Duration::from_secs(1), sent).await {
-            Ok(Err((e, _))) => tracing::debug!(error = %e, "status report not sent"),
-            Err(_) => tracing::debug!("status report not acknowledged within a second"),
-            Ok(Ok(_)) => {}
+        // A second at most: a report is worth nothing late.
+        if let Err(e) = publish(producer, &self.topic, &status, Duration::from_secs(1)).await {
+            tracing::debug!(error = %e, "status report not sent");
         }
+    }
+}
+
+/// Puts `status` on the status topic (key "stage/instance") and waits up
+/// to `wait` for the queue and for the broker's acknowledgement (without a
+/// broker that would take message.timeout.ms); the record stays queued
+/// either way.
+pub(crate) async fn publish(
+    producer: &Producer,
+    topic: &str,
+    status: &StageStatus,
+    wait: Duration,
+) -> anyhow::Result<()> {
+    let value = serde_json::to_vec(status)?;
+    let key = format!("{}/{}", status.stage, status.instance);
+    let record = FutureRecord::to(topic).key(&key).payload(&value);
+    let sent = producer.send(record, Timeout::After(wait));
+    match tokio::time::timeout(wait, sent).await {
+        Ok(Err((e, _))) => Err(e.into()),
+        Err(_) => anyhow::bail!("not acknowledged within {} s", wait.as_secs()),
+        Ok(Ok(_)) => Ok(()),
     }
 }
 

@@ -11,17 +11,15 @@
 use super::client::{consumer, producer_for, BusContext, GroupState, Membership, Producer};
 use super::flow::{commit_positions, positions_of, Flow, COMMIT_EVERY};
 use super::guard::ReplayGuard;
-use super::inflight::Positions;
+use super::inflight::{acknowledged, enqueue, Positions};
 use super::watchdog::Watchdog;
 use super::workers::Workers;
 use anyhow::Context;
-use futures::future::join_all;
 use gleaner_core::config::{Config, Topic};
 use gleaner_core::stage::{limit_unsourced, settle, Input, Origin, Output, Stage, Wired, Wiring};
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
-use rdkafka::producer::FutureRecord;
 use rdkafka::util::Timeout;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -30,18 +28,7 @@ use tokio::sync::watch;
 
 /// Produces records and waits until the broker acknowledged all of them.
 pub async fn produce_all(producer: &Producer, cfg: &Config, outs: &[Output]) -> anyhow::Result<()> {
-    let sends = outs.iter().map(|o| {
-        let topic = cfg.topic_name(o.topic);
-        async move {
-            let bytes = o.payload.bytes();
-            let record = FutureRecord::to(&topic).key(&o.key).payload(bytes.as_ref());
-            producer.send(record, Timeout::Never).await
-        }
-    });
-    for r in join_all(sends).await {
-        r.map_err(|(e, _)| anyhow::anyhow!("produce failed: {e}"))?;
-    }
-    Ok(())
+    acknowledged(enqueue(producer, cfg, outs).await?).await
 }
 
 /// Runs one stage on Kafka until `stop` turns true, then finishes the batch

@@ -17,10 +17,9 @@
 //! partitions between the instances instead.
 
 use crate::namesake::{is_live, reports, Me};
+use crate::report::publish;
 use gleaner_core::messages::StageStatus;
 use gleaner_core::{Config, Topic};
-use rdkafka::producer::FutureRecord;
-use rdkafka::util::Timeout;
 use std::time::Duration;
 use tokio::sync::watch;
 
@@ -91,16 +90,8 @@ async fn report(producer: &crate::Producer, cfg: &Config, me: &Me<'_>, since: Op
         at_ms: gleaner_core::util::unix_millis(),
         active_since_ms: since,
     };
-    let Ok(value) = serde_json::to_vec(&status) else {
-        return;
-    };
     let topic = cfg.topic_name(Topic::STATUS);
-    let key = format!("{}/{}", me.stage, me.instance);
-    let record = FutureRecord::to(&topic).key(&key).payload(&value);
-    if let Err((e, _)) = producer
-        .send(record, Timeout::After(Duration::from_secs(5)))
-        .await
-    {
+    if let Err(e) = publish(producer, &topic, &status, Duration::from_secs(5)).await {
         tracing::warn!(stage = me.stage, error = %e, "status report not sent");
     }
 }

@@ -15,11 +15,9 @@ pub(crate) struct Workers {
 impl Workers {
     /// `run.workers` workers (0: one per core), as in `gleaner run`.
     pub fn new(stage: &dyn Stage, cfg: &Config) -> Self {
-        let n = match cfg.run.workers {
-            0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-            n => n,
-        };
-        let forks = (1..n).map_while(|_| stage.fork()).collect();
+        let forks = (1..cfg.run.worker_count())
+            .map_while(|_| stage.fork())
+            .collect();
         Workers { forks }
     }
 

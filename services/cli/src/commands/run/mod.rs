@@ -89,10 +89,7 @@ pub(crate) async fn run_embedded(
             .map_err(|e| anyhow::anyhow!("forgetting {}: {e}", fetch_state.display()))?;
     }
     let flow = crate::stages::flow(cfg, registry)?;
-    let workers = match cfg.run.workers {
-        0 => std::thread::available_parallelism().map_or(1, |n| n.get()),
-        n => n,
-    };
+    let workers = cfg.run.worker_count();
     let base = StageContext {
         cfg: cfg.clone(),
         input: Topic::SEEDS,
