@@ -54,6 +54,7 @@ async fn embedded_run_end_to_end() {
         index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200)
             .unwrap()
             .num_docs(),
+        shards: Vec::new(),
     };
     check(&base, &log, &cfg, &data, &outcome);
 }

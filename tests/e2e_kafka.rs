@@ -8,6 +8,9 @@
 //! - navigation, sidebar and footer text is in no article;
 //! - the path robots.txt disallows was never requested;
 //! - no message is lost: the counts on every topic add up.
+//!
+//! On Kafka two index instances write a shard each; searched as one they
+//! give what one index of the same topic gives.
 
 mod common;
 
@@ -37,6 +40,10 @@ async fn kafka_services_end_to_end() {
 
     let started = Instant::now();
     let data_arg = data.to_string_lossy().into_owned();
+    let data2 = tmp.path().join("data2");
+    let data2_arg = data2.to_string_lossy().into_owned();
+    let shards = vec![data.clone(), data2.clone()];
+    let shard_dirs = vec![data.join("index"), data2.join("index")];
     // Two instances of every stage that scales out: they share the work
     // (the checks below find nothing doubled or lost).
     let services: Vec<Vec<&str>> = vec![
@@ -50,9 +57,19 @@ async fn kafka_services_end_to_end() {
         vec!["stories"],
         vec!["summarize", "--instance", "1"],
         vec!["summarize", "--instance", "2"],
-        vec!["index", "--data", &data_arg],
+        vec!["index", "--data", &data_arg, "--instance", "1"],
+        vec!["index", "--data", &data2_arg, "--instance", "2"],
     ];
     let log_name = |a: &[&str]| format!("{}-{}.log", a[0], a.last().unwrap().replace('/', "_"));
+    assert_eq!(
+        services
+            .iter()
+            .map(|a| log_name(a))
+            .collect::<BTreeSet<_>>()
+            .len(),
+        services.len(),
+        "a log per service"
+    );
     let mut children = Vec::new();
     for args in &services {
         let log_file = std::fs::File::create(tmp.path().join(log_name(args))).unwrap();
@@ -76,7 +93,7 @@ async fn kafka_services_end_to_end() {
     let deadline = Instant::now() + Duration::from_secs(180);
     let mut docs = 0;
     while Instant::now() < deadline {
-        docs = gleaner_index::SearchIndex::open(&data.join("index"), 200)
+        docs = gleaner_index::SearchIndex::open_shards(&shard_dirs, 200)
             .map(|s| s.num_docs())
             .unwrap_or(0);
         if docs >= ARTICLES.len() as u64 {
@@ -197,11 +214,121 @@ async fn kafka_services_end_to_end() {
         duplicates,
         dead_letters,
         skipped,
-        index_docs: gleaner_index::SearchIndex::open(&data.join("index"), 200)
+        index_docs: gleaner_index::SearchIndex::open_shards(&shard_dirs, 200)
             .unwrap()
             .num_docs(),
+        shards: shards.clone(),
     };
     check(&base, &log, &cfg, &data, &o);
+    for dir in &shard_dirs {
+        let one = gleaner_index::SearchIndex::open(dir, 200)
+            .unwrap()
+            .num_docs();
+        assert!(
+            one > 0,
+            "{} holds no article: one shard took all",
+            dir.display()
+        );
+    }
+    same_hits_as_one_index(&cfg, &brokers, &prefix, tmp.path(), &shard_dirs);
+}
+
+/// One more index instance, in a group of its own, indexes the same topic
+/// into one index: the shards searched as one give its totals, facets and
+/// hits, scores included.
+fn same_hits_as_one_index(
+    cfg: &Path,
+    brokers: &str,
+    prefix: &str,
+    tmp: &Path,
+    shard_dirs: &[std::path::PathBuf],
+) {
+    let one_cfg = tmp.join("one.toml");
+    let text = std::fs::read_to_string(cfg).unwrap().replace(
+        &format!("group_prefix = \"{prefix}\""),
+        &format!("group_prefix = \"{prefix}one\""),
+    );
+    std::fs::write(&one_cfg, text).unwrap();
+    let one_data = tmp.join("one");
+    let mut index = gleaner(
+        &[
+            "index",
+            "--data",
+            &one_data.to_string_lossy(),
+            "--instance",
+            "one",
+        ],
+        &one_cfg,
+        brokers,
+    )
+    .stdout(Stdio::null())
+    .stderr(std::fs::File::create(tmp.join("index-one.log")).unwrap())
+    .spawn()
+    .unwrap();
+    let t0 = Instant::now();
+    let one = loop {
+        let docs = gleaner_index::SearchIndex::open(&one_data.join("index"), 200)
+            .map(|s| s.num_docs())
+            .unwrap_or(0);
+        if docs >= ARTICLES.len() as u64 {
+            break gleaner_index::SearchIndex::open(&one_data.join("index"), 200).unwrap();
+        }
+        assert!(
+            t0.elapsed() < Duration::from_secs(60),
+            "the single index has {docs} articles: {}",
+            std::fs::read_to_string(tmp.join("index-one.log")).unwrap_or_default()
+        );
+        std::thread::sleep(Duration::from_millis(250));
+    };
+    // Stopped, it commits what it read of the story log under its own
+    // group, so that a restart goes on from there.
+    let term = Command::new("kill")
+        .args(["-TERM", &index.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(term.success() && index.wait().unwrap().success());
+    let reader: rdkafka::consumer::BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("group.id", format!("{prefix}one-index-one-whole"))
+        .create()
+        .unwrap();
+    let story_log = format!("{prefix}.story-log");
+    let read = gleaner_kafka::group_offsets(&reader, &[&story_log]).unwrap();
+    assert!(read.iter().any(|p| p.high > 0), "no story log: {read:?}");
+    assert!(
+        read.iter().all(|p| p.lag() == 0),
+        "the story log read whole is not committed: {:?}",
+        read.iter()
+            .map(|p| (p.partition, p.committed, p.high))
+            .collect::<Vec<_>>()
+    );
+    let shards = gleaner_index::SearchIndex::open_shards(shard_dirs, 200).unwrap();
+    let shown = |r: &gleaner_index::SearchResults| {
+        let mut v: Vec<(i64, String, Option<String>, u32)> = r
+            .hits
+            .iter()
+            .map(|h| {
+                let score = (h.score * 1000.0).round() as i64;
+                (-score, h.url.clone(), h.story.clone(), h.copies)
+            })
+            .collect();
+        // Equal scores may come in either order.
+        v.sort();
+        v
+    };
+    let mut queries: Vec<String> = ARTICLES.iter().map(|(_, p)| p.to_string()).collect();
+    queries.extend(["bridge", "the council", "harbour OR budget", ""].map(String::from));
+    for q in queries {
+        let ask = gleaner_index::SearchRequest {
+            q: q.clone(),
+            limit: 50,
+            facets: true,
+            ..Default::default()
+        };
+        let (a, b) = (one.find(&ask).unwrap(), shards.find(&ask).unwrap());
+        assert_eq!((a.total, &a.facets), (b.total, &b.facets), "{q:?}");
+        assert_eq!(shown(&a), shown(&b), "{q:?}");
+    }
 }
 
 /// Records up to `kafka.max_record_bytes` must come back from the broker

@@ -243,14 +243,23 @@ pub fn run_summary(out: &std::process::Output, data: &Path) -> serde_json::Value
 }
 
 pub fn search(cfg: &Path, data: &Path, query: &str) -> Vec<serde_json::Value> {
-    let out = Command::new(GLEANER)
-        .args(["search", "--json", "--limit", "20", "--config"])
+    search_shards(cfg, &[data.to_path_buf()], query)
+}
+
+/// `gleaner search --json` over the index of `data[0]`, or with more than
+/// one, over the shards of all of them.
+pub fn search_shards(cfg: &Path, data: &[PathBuf], query: &str) -> Vec<serde_json::Value> {
+    let mut cmd = Command::new(GLEANER);
+    cmd.args(["search", "--json", "--limit", "20", "--config"])
         .arg(cfg)
         .arg("--data")
-        .arg(data)
-        .arg(query)
-        .output()
-        .unwrap();
+        .arg(&data[0]);
+    if data.len() > 1 {
+        for d in data {
+            cmd.arg("--shard").arg(d);
+        }
+    }
+    let out = cmd.arg(query).output().unwrap();
     assert!(
         out.status.success(),
         "search failed: {}",
@@ -271,12 +280,22 @@ pub struct Outcome {
     pub dead_letters: Vec<DeadLetter>,
     /// Inputs passed over by design (robots.txt, not an article).
     pub skipped: Vec<DeadLetter>,
+    /// Documents in the index (in every shard).
     pub index_docs: u64,
+    /// The data directories of the index instances when there are several
+    /// (each a shard, searched as one); empty: the one index in `data`.
+    pub shards: Vec<PathBuf>,
 }
 
 /// The checks both modes must pass.
 pub fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
     let url = |p: &str| format!("{base}{p}");
+    let dirs = if o.shards.is_empty() {
+        vec![data.to_path_buf()]
+    } else {
+        o.shards.clone()
+    };
+    let search = |_: &Path, _: &Path, q: &str| search_shards(cfg, &dirs, q);
     // Every article is searchable by a phrase from its body, exactly once.
     for (path, phrase) in ARTICLES {
         let hits = search(cfg, data, &format!("\"{phrase}\""));

@@ -26,6 +26,7 @@ trait Wire: Stage + Sized {
                 name,
                 inputs: inputs.to_vec(),
                 outputs: outputs.to_vec(),
+                every_instance: Vec::new(),
             },
             stage: Box::new(self),
         }

@@ -176,6 +176,14 @@ pub trait StageSpec: Send + Sync {
         false
     }
 
+    /// Side inputs that every instance reads whole, whatever partitions of
+    /// its input it owns (the index: the story log, as each index instance
+    /// writes a shard of its own and applies every merge to it). On Kafka
+    /// each instance reads them apart from its group (`kafka` runner).
+    fn every_instance_reads(&self) -> &'static [Topic] {
+        &[]
+    }
+
     /// Builds the stage, rebuilding its state first where it has any.
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>>;
 }
@@ -312,6 +320,7 @@ impl Placed<'_> {
             name: self.spec.name(),
             inputs,
             outputs,
+            every_instance: self.spec.every_instance_reads().to_vec(),
         }
     }
 }

@@ -127,6 +127,9 @@ pub struct Wiring {
     pub name: &'static str,
     pub inputs: Vec<Topic>,
     pub outputs: Vec<Topic>,
+    /// Those of `inputs` every instance reads whole
+    /// (`StageSpec::every_instance_reads`).
+    pub every_instance: Vec<Topic>,
 }
 
 /// A built stage in its place, for a bus to run.

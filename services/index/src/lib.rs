@@ -18,6 +18,7 @@ mod request;
 mod schema;
 mod search;
 mod settings;
+mod shards;
 mod snippet;
 mod spec;
 mod stage;

@@ -183,6 +183,23 @@ pub(crate) fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
     Ok((index, fields))
 }
 
+/// Several shards, searched as one read-only index (shards.rs).
+pub(crate) fn open_union(dirs: &[std::path::PathBuf]) -> anyhow::Result<(Index, Fields)> {
+    let (schema, fields) = schema();
+    let union = crate::shards::ShardsDirectory::open(dirs)?;
+    let index = Index::open(union)?;
+    anyhow::ensure!(
+        index.schema() == schema,
+        "the shards {} were made by another version of gleaner (their fields differ)",
+        dirs.iter()
+            .map(|d| d.display().to_string())
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    register_tokenizers(&index);
+    Ok((index, fields))
+}
+
 /// The first value of a stored text field ("" when it has none).
 pub(crate) fn stored_text(d: &tantivy::TantivyDocument, field: Field) -> String {
     use tantivy::schema::Value;

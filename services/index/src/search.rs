@@ -6,7 +6,7 @@
 use crate::collapse::group_hits;
 use crate::facets::FacetCollector;
 use crate::request::{Facets, Hit, SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
-use crate::schema::{open_or_create, Fields};
+use crate::schema::{open_or_create, open_union, Fields};
 use crate::snippet::{highlight, sentence_snippet, truncate_chars};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -18,23 +18,36 @@ use tantivy::{
     DateTime, DocAddress, Index, IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument,
 };
 
-/// Read access to an index, refreshed as the index stage commits.
+/// Read access to an index (or to several shards as one), refreshed as
+/// the index stages commit.
 pub struct SearchIndex {
     pub(crate) index: Index,
     pub(crate) reader: IndexReader,
     pub(crate) fields: Fields,
     snippet_chars: usize,
-    pub dir: PathBuf,
+    /// The index directory, or each shard's.
+    pub dirs: Vec<PathBuf>,
 }
 
 impl SearchIndex {
     pub fn open(dir: &Path, snippet_chars: usize) -> anyhow::Result<Self> {
-        anyhow::ensure!(
-            dir.join("meta.json").exists(),
-            "no index in {} (run `gleaner run` or the index service first)",
-            dir.display()
-        );
-        let (mut index, fields) = open_or_create(dir)?;
+        Self::open_shards(&[dir.to_path_buf()], snippet_chars)
+    }
+
+    /// The index in `dirs` (one directory), or the shards in them searched
+    /// as one index (shards.rs).
+    pub fn open_shards(dirs: &[PathBuf], snippet_chars: usize) -> anyhow::Result<Self> {
+        for dir in dirs {
+            anyhow::ensure!(
+                dir.join("meta.json").exists(),
+                "no index in {} (run `gleaner run` or the index service first)",
+                dir.display()
+            );
+        }
+        let (mut index, fields) = match dirs {
+            [one] => open_or_create(one)?,
+            _ => open_union(dirs)?,
+        };
         // A query's segments are searched on every core at once: one
         // costly query (a phrase of common words) no longer waits on one.
         index.set_default_multithread_executor()?;
@@ -47,7 +60,7 @@ impl SearchIndex {
             reader,
             fields,
             snippet_chars,
-            dir: dir.to_path_buf(),
+            dirs: dirs.to_vec(),
         })
     }
 
@@ -156,16 +169,19 @@ impl SearchIndex {
             .skip(req.offset)
             .map(|g| {
                 let shown = g.shown();
-                let copy_urls = g
-                    .members
-                    .iter()
-                    .filter(|(_, addr)| *addr != shown)
-                    .map(|(_, addr)| {
-                        let d: TantivyDocument = searcher.doc(*addr)?;
-                        Ok(crate::schema::stored_text(&d, f.url))
-                    })
-                    .collect::<anyhow::Result<Vec<String>>>()?;
-                Ok((g.score, searcher.doc::<TantivyDocument>(shown)?, copy_urls))
+                let doc = searcher.doc::<TantivyDocument>(shown)?;
+                let mut copy_urls = vec![crate::schema::stored_text(&doc, f.url)];
+                for (_, addr) in g.members.iter().filter(|(_, addr)| *addr != shown) {
+                    let d: TantivyDocument = searcher.doc(*addr)?;
+                    let url = crate::schema::stored_text(&d, f.url);
+                    // One article in two shards (its partition moved
+                    // between index instances) is not a copy of itself.
+                    if !copy_urls.contains(&url) {
+                        copy_urls.push(url);
+                    }
+                }
+                copy_urls.remove(0);
+                Ok((g.score, doc, copy_urls))
             })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let chars = req.snippet_chars.map_or(self.snippet_chars, |n| {

@@ -33,6 +33,11 @@ impl StageSpec for IndexSpec {
     fn side_inputs(&self) -> &'static [Topic] {
         &[Topic::STORY_LOG]
     }
+    /// Each index instance writes a shard of its own: every one applies
+    /// every merge to the reports it holds.
+    fn every_instance_reads(&self) -> &'static [Topic] {
+        &[Topic::STORY_LOG]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let dir = ctx.data.join("index");
         let settings: IndexSettings = ctx.cfg.section()?;

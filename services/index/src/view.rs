@@ -99,6 +99,9 @@ impl SearchIndex {
             })
             .collect();
         copies.sort_by(|a, b| a.0.cmp(&b.0).then_with(|| a.1.url.cmp(&b.1.url)));
+        // One article in two shards (its partition moved between index
+        // instances) is listed once.
+        copies.dedup_by(|a, b| a.1.id == b.1.id);
         Ok(Some(ArticleView {
             id: text(&doc, f.id),
             url: text(&doc, f.url),
@@ -121,12 +124,15 @@ impl SearchIndex {
     pub fn stats(&self) -> Stats {
         let mut index_bytes = 0;
         let mut last = None;
-        if let Ok(entries) = std::fs::read_dir(&self.dir) {
+        for dir in &self.dirs {
+            let Ok(entries) = std::fs::read_dir(dir) else {
+                continue;
+            };
             for e in entries.flatten() {
                 if let Ok(m) = e.metadata() {
                     index_bytes += m.len();
                     if e.file_name() == "meta.json" {
-                        last = m.modified().ok();
+                        last = last.max(m.modified().ok());
                     }
                 }
             }

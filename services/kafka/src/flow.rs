@@ -5,6 +5,7 @@
 use super::client::BusContext;
 use super::inflight::{InFlight, Positions};
 use super::report::Reporter;
+use super::whole::WholeTopics;
 use gleaner_core::stage::{Input, Stage};
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
@@ -70,6 +71,7 @@ impl Flow {
     pub fn commit(
         &mut self,
         consumer: &StreamConsumer<BusContext>,
+        whole: Option<&WholeTopics>,
         positions: &mut Positions,
         stage: &dyn Stage,
         name: &str,
@@ -85,8 +87,11 @@ impl Flow {
         if ready.is_empty() {
             return;
         }
+        positions.extend(ready.clone());
+        if let Some(w) = whole {
+            commit_positions(&w.consumer, &w.take(&mut ready), CommitMode::Async, name);
+        }
         commit_positions(consumer, &ready, CommitMode::Async, name);
-        positions.extend(ready);
         reporter.last_commit_ms = Some(gleaner_core::util::unix_millis());
     }
 }

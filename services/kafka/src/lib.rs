@@ -16,6 +16,7 @@ mod runner;
 mod standby;
 mod state;
 mod watchdog;
+mod whole;
 mod workers;
 
 pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};

@@ -13,6 +13,7 @@ use super::flow::{commit_positions, positions_of, Flow, COMMIT_EVERY};
 use super::guard::ReplayGuard;
 use super::inflight::{acknowledged, enqueue, Positions};
 use super::watchdog::Watchdog;
+use super::whole::{recv_whole, WholeTopics};
 use super::workers::Workers;
 use anyhow::Context;
 use gleaner_core::config::{Config, Topic};
@@ -70,7 +71,18 @@ pub async fn run_stage(
         .iter()
         .map(|&t| (cfg.topic_name(t), t))
         .collect();
-    let topics: Vec<&str> = inputs.keys().map(String::as_str).collect();
+    // Topics every instance reads whole are read apart from the group.
+    let whole_names: Vec<String> = wiring
+        .every_instance
+        .iter()
+        .map(|&t| cfg.topic_name(t))
+        .collect();
+    let whole = WholeTopics::open(name, cfg, brokers, &group, &whole_names)?;
+    let topics: Vec<&str> = inputs
+        .keys()
+        .filter(|t| !whole_names.contains(t))
+        .map(String::as_str)
+        .collect();
     consumer.subscribe(&topics).context("subscribing")?;
     tracing::info!(
         stage = name,
@@ -124,11 +136,12 @@ pub async fn run_stage(
                     flow.last_empty = Instant::now();
                 }
                 if flow.inflight.is_empty() || flow.last_commit.elapsed() >= COMMIT_EVERY {
-                    flow.commit(&consumer, &mut positions, &*stage, name, &mut reporter);
+                    flow.commit(&consumer, whole.as_ref(), &mut positions, &*stage, name, &mut reporter);
                 }
                 continue;
             }
             m = consumer.recv(), if room => Some(m),
+            m = recv_whole(&whole), if room => Some(m),
             _ = stop.wait_for(|s| *s) => None,
             () = ticked => {
                 // A static member waits one session before joining again as
@@ -171,7 +184,7 @@ pub async fn run_stage(
                 }
                 // What the stage has made durable since (the index's commits).
                 if flow.inflight.is_empty() {
-                    flow.commit(&consumer, &mut positions, &*stage, name, &mut reporter);
+                    flow.commit(&consumer, whole.as_ref(), &mut positions, &*stage, name, &mut reporter);
                 }
                 continue;
             }
@@ -236,7 +249,14 @@ pub async fn run_stage(
         flow.acked.extend(settled.positions);
     }
     stage.produced().await;
-    flow.commit(&consumer, &mut positions, &*stage, name, &mut reporter);
+    flow.commit(
+        &consumer,
+        whole.as_ref(),
+        &mut positions,
+        &*stage,
+        name,
+        &mut reporter,
+    );
     tracing::info!(
         stage = name,
         handled = handled_total,
@@ -264,7 +284,11 @@ pub async fn run_stage(
     {
         tracing::warn!(stage = name, error = %e, "status reports not flushed");
     }
-    // Once more, synchronously, for the partitions still owned.
+    // Once more, synchronously, for the partitions still owned (and every
+    // one of the topics read whole).
+    if let Some(w) = &whole {
+        commit_positions(&w.consumer, &w.take(&mut positions), CommitMode::Sync, name);
+    }
     let owned: std::collections::HashSet<(String, i32)> = state.owned().into_iter().collect();
     positions.retain(|k, _| owned.contains(k));
     commit_positions(&consumer, &positions, CommitMode::Sync, name);

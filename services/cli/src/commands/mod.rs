@@ -88,6 +88,25 @@ pub fn data_dir(cfg: &Config, data: Option<PathBuf>) -> PathBuf {
     data.unwrap_or_else(|| PathBuf::from(&cfg.run.data_dir))
 }
 
+/// The index directories to search: `DATA/index`, or with `--shard` each
+/// shard given (a data directory of an index instance, or its index
+/// directory itself), searched as one index.
+pub fn index_dirs(data: &std::path::Path, shards: &[PathBuf]) -> Vec<PathBuf> {
+    if shards.is_empty() {
+        return vec![data.join("index")];
+    }
+    shards
+        .iter()
+        .map(|s| {
+            if s.join("meta.json").exists() || s.file_name().is_some_and(|n| n == "index") {
+                s.clone()
+            } else {
+                s.join("index")
+            }
+        })
+        .collect()
+}
+
 pub fn brokers(cfg: &Config, k: &Kafka) -> String {
     k.brokers
         .clone()

@@ -6,21 +6,25 @@ use clap::Args;
 use gleaner_core::Config;
 use gleaner_index::SearchRequest;
 use std::io::Write;
-use std::path::Path;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Prints the hits for `req` of the index in `data`.
-pub fn search(cfg: &Config, data: &Path, req: &SearchRequest, json: bool) -> anyhow::Result<()> {
-    let dir = data.join("index");
-    if !dir.join("meta.json").exists() {
+/// Prints the hits for `req` of the index in `dirs` (one directory, or
+/// shards searched as one).
+pub fn search(
+    cfg: &Config,
+    dirs: &[PathBuf],
+    req: &SearchRequest,
+    json: bool,
+) -> anyhow::Result<()> {
+    if let Some(dir) = dirs.iter().find(|d| !d.join("meta.json").exists()) {
         return Err(crate::commands::bad_input(format!(
             "no index in {} (give --data DIR of a `gleaner run`, or run one first)",
             dir.display()
         )));
     }
-    let idx = gleaner_index::SearchIndex::open(
-        &dir,
+    let idx = gleaner_index::SearchIndex::open_shards(
+        dirs,
         cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
     )?;
     let found = idx.find(req)?;
@@ -70,6 +74,11 @@ pub struct SearchCmd {
     /// Data directory (default: run.data_dir, "gleaner-data").
     #[arg(long)]
     pub data: Option<PathBuf>,
+    /// Search these index shards as one index instead of DATA/index: the
+    /// data directory (or index directory) of each index instance;
+    /// repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub shard: Vec<PathBuf>,
     /// Hits to show (a limit past the index's size shows every hit).
     #[arg(long, default_value_t = 10)]
     pub limit: usize,
@@ -126,7 +135,8 @@ impl SearchCmd {
         };
         req.lift_operators()
             .map_err(|e| crate::commands::bad_input(format!("{e:#}")))?;
-        search(&cfg, &data, &req, self.json)?;
+        let dirs = crate::commands::index_dirs(&data, &self.shard);
+        search(&cfg, &dirs, &req, self.json)?;
         Ok(ExitCode::SUCCESS)
     }
 }

@@ -93,7 +93,16 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
             .set("enable.auto.commit", "false")
             .create()?;
         let mut topics = vec![cfg.topic_name(placed.input)];
-        topics.extend(placed.spec.side_inputs().iter().map(|t| cfg.topic_name(*t)));
+        // Topics every instance reads whole are not the group's to commit.
+        let whole = placed.spec.every_instance_reads();
+        topics.extend(
+            placed
+                .spec
+                .side_inputs()
+                .iter()
+                .filter(|t| !whole.contains(t))
+                .map(|t| cfg.topic_name(*t)),
+        );
         let names: Vec<&str> = topics.iter().map(String::as_str).collect();
         let parts = group_offsets(&consumer, &names)?;
         let total: i64 = parts.iter().map(PartitionOffsets::lag).sum();

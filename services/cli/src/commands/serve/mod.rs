@@ -245,33 +245,49 @@ fn api_key(listen: &str, public: bool, key: Option<String>) -> anyhow::Result<Op
     Ok(key)
 }
 
-pub async fn serve(cfg: &Config, dir: &Path, listen: &str, public: bool) -> anyhow::Result<()> {
+/// Serves the index in `dirs` (one directory, or shards searched as one);
+/// `data` holds the crawl report.
+pub async fn serve(
+    cfg: &Config,
+    data: &Path,
+    dirs: &[PathBuf],
+    listen: &str,
+    public: bool,
+) -> anyhow::Result<()> {
     let settings: ServeSettings = cfg.section()?;
     let key = api_key(listen, public, std::env::var("GLEANER_API_KEY").ok())?;
     // In a fresh deployment the index service may not have made the index
     // yet: wait for it rather than exit, but only in a data directory that
     // exists (a mistyped one would be waited on for ever).
-    let data = dir.parent().unwrap_or(dir);
-    if !data.is_dir() {
-        return Err(crate::commands::bad_input(format!(
-            "no data directory {} (give --data DIR of a `gleaner run` or of the index service)",
-            data.display()
-        )));
+    for dir in dirs {
+        let parent = dir.parent().unwrap_or(dir);
+        if !parent.is_dir() {
+            return Err(crate::commands::bad_input(format!(
+                "no data directory {} (give --data DIR of a `gleaner run` or of the index service)",
+                parent.display()
+            )));
+        }
     }
     let idx = loop {
-        if dir.join("meta.json").exists() {
-            break SearchIndex::open(
-                dir,
-                cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
-            )?;
+        match dirs.iter().find(|d| !d.join("meta.json").exists()) {
+            None => {
+                break SearchIndex::open_shards(
+                    dirs,
+                    cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
+                )?
+            }
+            Some(dir) => eprintln!("gleaner: waiting for an index in {}", dir.display()),
         }
-        eprintln!("gleaner: waiting for an index in {}", dir.display());
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     };
+    let shown = dirs
+        .iter()
+        .map(|d| d.display().to_string())
+        .collect::<Vec<_>>()
+        .join(" + ");
     let listener = tokio::net::TcpListener::bind(listen).await?;
     eprintln!(
-        "gleaner: serving {} on http://{}",
-        dir.display(),
+        "gleaner: serving {shown} on http://{}",
         listener.local_addr()?
     );
     let mut stop = gleaner_core::shutdown::shutdown_signal();
@@ -293,6 +309,11 @@ pub struct ServeCmd {
     /// Address to listen on (default: serve.listen).
     #[arg(long)]
     pub listen: Option<String>,
+    /// Search these index shards as one index instead of DATA/index: the
+    /// data directory (or index directory) of each index instance;
+    /// repeatable.
+    #[arg(long, value_name = "DIR")]
+    pub shard: Vec<PathBuf>,
     /// Serve on a non-loopback address without GLEANER_API_KEY.
     #[arg(long)]
     pub public: bool,
@@ -304,12 +325,13 @@ impl ServeCmd {
     pub async fn run(self) -> anyhow::Result<ExitCode> {
         init_logs("info");
         let cfg = config(&self.common)?;
-        let dir = data_dir(&cfg, self.data).join("index");
+        let data = data_dir(&cfg, self.data);
+        let dirs = crate::commands::index_dirs(&data, &self.shard);
         let listen = match self.listen {
             Some(l) => l,
             None => cfg.section::<ServeSettings>()?.listen,
         };
-        serve(&cfg, &dir, &listen, self.public).await?;
+        serve(&cfg, &data, &dirs, &listen, self.public).await?;
         Ok(ExitCode::SUCCESS)
     }
 }
