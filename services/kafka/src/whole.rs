@@ -20,6 +20,9 @@ use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+/// Longest wait of a fetch of the topics read whole.
+const WHOLE_FETCH_WAIT_MS: u64 = 1000;
+
 /// How long a starting stage waits for a whole-read topic to exist.
 const TOPIC_WAIT: Duration = Duration::from_secs(30);
 
@@ -50,7 +53,13 @@ impl WholeTopics {
             .set("enable.auto.commit", "false")
             .set("enable.auto.offset.store", "false")
             .set("auto.offset.reset", "earliest")
-            .set("fetch.wait.max.ms", cfg.kafka.fetch_wait_ms.to_string())
+            // Rarely written (the story log: a record per story, not per
+            // page) and never urgent: a long wait spares the broker's
+            // fetches (tansu answers each after its wait, records or not).
+            .set(
+                "fetch.wait.max.ms",
+                WHOLE_FETCH_WAIT_MS.max(cfg.kafka.fetch_wait_ms).to_string(),
+            )
             .create_with_context(BusContext::new(stage, Arc::new(GroupState::default())))
             .context("creating the Kafka consumer of the topics read whole")?;
         let mut tpl = TopicPartitionList::new();
