@@ -143,3 +143,88 @@ fn sjis_without_charset_is_detected() {
         "{v}"
     );
 }
+
+/// `text` as a page encoded in `label`, with `<meta charset=declared>`.
+fn legacy_page(label: &str, declared: Option<&str>, text: &str) -> Vec<u8> {
+    let enc = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+    let meta = declared.map_or(String::new(), |d| format!("<meta charset=\"{d}\">"));
+    let body = format!("<p>{text}</p>").repeat(4);
+    let html = format!(
+        "<html><head>{meta}<title>t</title></head><body><article>{body}</article></body></html>"
+    );
+    enc.encode(&html).0.into_owned()
+}
+
+/// Serves `body` with `content_type` to every request on a loopback port.
+fn serve_bytes(content_type: &'static str, body: Vec<u8>) -> String {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    std::thread::spawn(move || {
+        for mut conn in listener.incoming().flatten() {
+            let mut buf = [0u8; 4096];
+            let _ = conn.read(&mut buf);
+            let head = format!(
+                "HTTP/1.1 200 OK\r\ncontent-type: {content_type}\r\ncontent-length: {}\r\nconnection: close\r\n\r\n",
+                body.len()
+            );
+            let _ = conn.write_all(head.as_bytes());
+            let _ = conn.write_all(&body);
+        }
+    });
+    format!("http://{addr}/page.html")
+}
+
+/// Undeclared and mis-declared legacy charsets come out as their text,
+/// from files and over HTTP with a lying Content-Type.
+#[test]
+fn misdeclared_and_undeclared_charsets_are_read_right() {
+    let zh = "北京市政府今天宣布，新的地铁线路将于明年年底开通，全长约四十公里，沿途设有二十六个车站。市民普遍表示欢迎，认为这将大大缓解城市交通压力。";
+    let tw = "台北市政府今天宣布，新的捷運路線將於明年年底通車，全長約四十公里，沿途設有二十六個車站。市民普遍表示歡迎，認為這將大大緩解城市交通壓力。";
+    let ru = "Правительство Москвы сегодня объявило, что новая линия метро откроется в конце следующего года. Её длина составит около сорока километров, на ней будет двадцать шесть станций. Жители в целом приветствуют это решение.";
+    let ko = "서울시는 오늘 새로운 지하철 노선을 내년 말에 개통한다고 발표했다. 전체 길이는 약 사십 킬로미터이며 스물여섯 개의 역이 설치된다. 시민들은 대체로 환영하며 교통 혼잡이 크게 줄어들 것으로 기대하고 있다.";
+    let files = [
+        ("big5-undeclared.html", legacy_page("big5", None, tw), tw),
+        (
+            "utf8-as-gb2312.html",
+            legacy_page("utf-8", Some("gb2312"), zh),
+            zh,
+        ),
+        (
+            "gbk-as-utf8.html",
+            legacy_page("gbk", Some("utf-8"), zh),
+            zh,
+        ),
+        (
+            "cp1251-as-latin1.html",
+            legacy_page("windows-1251", Some("iso-8859-1"), ru),
+            ru,
+        ),
+    ];
+    for (name, bytes, text) in &files {
+        let (out, _) = extract_file(name, bytes);
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{name}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let got = v["text"].as_str().unwrap_or_default();
+        assert!(got.contains(text), "{name}: {got}");
+    }
+    // Over HTTP the header lies (latin1 over EUC-KR; UTF-8 over GBK).
+    for (ct, bytes, text) in [
+        (
+            "text/html; charset=iso-8859-1",
+            legacy_page("euc-kr", None, ko),
+            ko,
+        ),
+        ("text/html; charset=utf-8", legacy_page("gbk", None, zh), zh),
+    ] {
+        let url = serve_bytes(ct, bytes);
+        let out = Command::new(GLEANER)
+            .args(["extract", "--json", &url])
+            .output()
+            .unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|e| panic!("{ct}: {e}: {}", String::from_utf8_lossy(&out.stderr)));
+        let got = v["text"].as_str().unwrap_or_default();
+        assert!(got.contains(text), "{ct}: {got}");
+    }
+}

@@ -44,11 +44,27 @@ pub(crate) fn is_gzip(body: &[u8]) -> bool {
     body.starts_with(&[0x1f, 0x8b])
 }
 
-/// Decodes HTML bytes to UTF-8: the charset from the Content-Type header, a
-/// BOM, a `<meta charset>` in the first KiB, then detection (chardetng).
+/// Decodes HTML bytes to UTF-8 in the WHATWG order (a BOM, the
+/// Content-Type charset, a `<meta charset>` in the first KiB, then
+/// detection with chardetng), except that a declaration the bytes
+/// contradict loses: valid multi-byte UTF-8 is UTF-8 whatever is declared,
+/// a page declared UTF-8 that is not is detected, and one declared
+/// windows-1252 (what latin1 and ascii labels mean) that detection finds
+/// to be another encoding decoding every byte is taken as that.
 pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
     let enc = encoding_of(body, content_type);
-    let (text, used, _had_errors) = enc.decode(body);
+    let (text, used, had_errors) = enc.decode(body);
+    if had_errors && used == encoding_rs::UTF_8 {
+        // Declared UTF-8 (or nothing, with detection saying UTF-8) but
+        // not: an encoding that decodes every byte, if detection finds one.
+        let guess = detect(body);
+        if guess != encoding_rs::UTF_8 {
+            let (guessed, used, had_errors) = guess.decode(body);
+            if !had_errors {
+                return (guessed.into_owned(), used.name().to_string());
+            }
+        }
+    }
     (text.into_owned(), used.name().to_string())
 }
 
@@ -57,8 +73,8 @@ pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
 pub fn decode_html_owned(body: Vec<u8>, content_type: &str) -> (String, String) {
     let enc = encoding_of(&body, content_type);
     if enc == encoding_rs::UTF_8 && !body.starts_with(b"\xEF\xBB\xBF") {
-        // Valid: what decoding would return. Invalid: decoded with
-        // replacement characters, as decode_html does.
+        // Valid: what decoding would return. Invalid: what decode_html
+        // makes of it (another encoding, or replacement characters).
         return match String::from_utf8(body) {
             Ok(text) => (text, enc.name().to_string()),
             Err(e) => decode_html(e.as_bytes(), content_type),
@@ -67,31 +83,63 @@ pub fn decode_html_owned(body: Vec<u8>, content_type: &str) -> (String, String) 
     decode_html(&body, content_type)
 }
 
-/// The body's encoding: the BOM, the Content-Type charset, a `<meta
-/// charset>` in the first KiB, then detection.
+/// The body's encoding: the BOM, the declared charset unless the bytes
+/// contradict it, then detection.
 fn encoding_of(body: &[u8], content_type: &str) -> &'static encoding_rs::Encoding {
     let from_label = |label: &str| {
         encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
     };
+    if let Some((bom, _)) = encoding_rs::Encoding::for_bom(body) {
+        return bom;
+    }
     let declared = content_type
         .split(';')
         .filter_map(|p| p.trim().strip_prefix("charset="))
-        .find_map(from_label);
-    encoding_rs::Encoding::for_bom(body)
-        .map(|(e, _)| e)
-        .or(declared)
-        .or_else(|| meta_charset(&body[..body.len().min(1024)]).and_then(|l| from_label(&l)))
-        .unwrap_or_else(|| {
-            // Undeclared but valid UTF-8 (or plain ASCII) is what detection
-            // would say too, at a fraction of its cost (it was a twentieth
-            // of a crawl's CPU).
-            if std::str::from_utf8(body).is_ok() {
-                return encoding_rs::UTF_8;
-            }
-            let mut d = chardetng::EncodingDetector::new();
-            d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
-            d.guess(None, true)
-        })
+        .find_map(from_label)
+        .or_else(|| meta_charset(&body[..body.len().min(1024)]).and_then(|l| from_label(&l)));
+    match declared {
+        // Declared UTF-8 is checked while decoding (no second pass over
+        // the bytes for the web's most common case).
+        Some(enc) if enc == encoding_rs::UTF_8 => enc,
+        Some(enc) => overruled(body, enc).unwrap_or(enc),
+        None => detect(body),
+    }
+}
+
+/// What a legacy declaration is overruled by, if the bytes contradict it.
+fn overruled(
+    body: &[u8],
+    declared: &'static encoding_rs::Encoding,
+) -> Option<&'static encoding_rs::Encoding> {
+    if body.is_ascii() {
+        return None;
+    }
+    // Text of a legacy encoding is almost never valid multi-byte UTF-8 by
+    // chance (seen: qq.com declaring gb2312 over UTF-8).
+    if std::str::from_utf8(body).is_ok() {
+        return Some(encoding_rs::UTF_8);
+    }
+    // windows-1252 decodes any byte, so a page of GBK, Big5, Shift_JIS or
+    // windows-1251 declared latin1 would come out as Latin mojibake.
+    if declared == encoding_rs::WINDOWS_1252 {
+        let guess = detect(body);
+        if guess != declared && !guess.decode_without_bom_handling(body).1 {
+            return Some(guess);
+        }
+    }
+    None
+}
+
+/// The encoding of undeclared bytes.
+fn detect(body: &[u8]) -> &'static encoding_rs::Encoding {
+    // Valid UTF-8 (or plain ASCII) is what detection would say too, at a
+    // fraction of its cost (it was a twentieth of a crawl's CPU).
+    if std::str::from_utf8(body).is_ok() {
+        return encoding_rs::UTF_8;
+    }
+    let mut d = chardetng::EncodingDetector::new();
+    d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
+    d.guess(None, true)
 }
 
 fn meta_charset(head: &[u8]) -> Option<String> {
@@ -168,5 +216,70 @@ mod tests {
                 "{body:?}"
             );
         }
+    }
+
+    /// Pages of every common legacy encoding, in their language, with a
+    /// paragraph of real length.
+    pub(crate) const SAMPLES: [(&str, &str); 6] = [
+        ("GBK", "北京市政府今天宣布，新的地铁线路将于明年年底开通，全长约四十公里，沿途设有二十六个车站。市民普遍表示欢迎，认为这将大大缓解城市交通压力。"),
+        ("Big5", "台北市政府今天宣布，新的捷運路線將於明年年底通車，全長約四十公里，沿途設有二十六個車站。市民普遍表示歡迎，認為這將大大緩解城市交通壓力。"),
+        ("Shift_JIS", "東京都は今日、新しい地下鉄路線を来年末に開業すると発表した。全長は約四十キロで、二十六の駅が設けられる。住民の多くは歓迎しており、交通の混雑が大きく緩和されると期待している。"),
+        ("EUC-KR", "서울시는 오늘 새로운 지하철 노선을 내년 말에 개통한다고 발표했다. 전체 길이는 약 사십 킬로미터이며 스물여섯 개의 역이 설치된다. 시민들은 대체로 환영하며 교통 혼잡이 크게 줄어들 것으로 기대하고 있다."),
+        ("windows-1251", "Правительство Москвы сегодня объявило, что новая линия метро откроется в конце следующего года. Её длина составит около сорока километров, на ней будет двадцать шесть станций. Жители в целом приветствуют это решение."),
+        ("windows-1252", "Le gouvernement a annoncé aujourd'hui que la nouvelle ligne de métro ouvrira à la fin de l'année prochaine. Elle mesurera environ quarante kilomètres et comptera vingt-six stations. Les habitants s'en réjouissent déjà, très nombreux à espérer moins d'embouteillages."),
+    ];
+
+    /// `text` in a page encoded as `label`, declaring `declared` in a
+    /// `<meta>` (if any).
+    pub(crate) fn page(label: &str, declared: Option<&str>, text: &str) -> Vec<u8> {
+        let enc = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+        let meta = declared.map_or(String::new(), |d| format!("<meta charset=\"{d}\">"));
+        let html = format!("<html><head>{meta}<title>t</title></head><body><p>{text}</p><p>{text}</p></body></html>");
+        let (bytes, _, unmappable) = enc.encode(&html);
+        assert!(!unmappable, "{label} cannot encode the sample");
+        bytes.into_owned()
+    }
+
+    #[test]
+    fn undeclared_and_misdeclared_legacy_pages_decode_to_their_text() {
+        for (label, text) in SAMPLES {
+            let want = encoding_rs::Encoding::for_label(label.as_bytes()).unwrap();
+            // Undeclared; declared right; declared latin1 (a wrong default);
+            // declared UTF-8 (a template's wrong default).
+            let cases = [
+                (None, ""),
+                (Some(label), ""),
+                (Some("iso-8859-1"), ""),
+                (None, "text/html; charset=utf-8"),
+            ];
+            for (declared, ct) in cases {
+                let body = page(label, declared, text);
+                for (t, cs) in [decode_html(&body, ct), decode_html_owned(body.clone(), ct)] {
+                    assert_eq!(cs, want.name(), "{label} declared {declared:?} {ct:?}");
+                    assert!(
+                        t.contains(text),
+                        "{label} declared {declared:?} {ct:?}: {t}"
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn utf8_declared_as_a_legacy_charset_is_utf8() {
+        // As qq.com serves it: gb2312 declared, the bytes UTF-8.
+        for declared in ["gb2312", "iso-8859-1", "shift_jis", "windows-1251"] {
+            let text = SAMPLES[0].1;
+            let body = page("utf-8", Some(declared), text);
+            let (t, cs) = decode_html(&body, "");
+            assert_eq!(cs, "UTF-8", "declared {declared}");
+            assert!(t.contains(text));
+            assert_eq!(decode_html_owned(body, "").0, t);
+        }
+        // A legacy page without a byte past ASCII keeps its declaration.
+        assert_eq!(
+            decode_html(b"<p>plain</p>", "text/html; charset=gbk").1,
+            "GBK"
+        );
     }
 }

@@ -88,7 +88,7 @@ pub(crate) fn looks_like_challenge(html: &str) -> bool {
         return false;
     };
     let visible: usize = blocks.iter().map(|b| b.text.chars().count()).sum();
-    if visible > MAX_VISIBLE_CHARS {
+    if visible > MAX_VISIBLE_CHARS || has_article_body(&blocks) {
         return false;
     }
     let seen = blocks
@@ -99,6 +99,53 @@ pub(crate) fn looks_like_challenge(html: &str) -> bool {
         .join(" ")
         .to_lowercase();
     marked || PHRASES.iter().any(|p| seen.contains(p))
+}
+
+/// Paragraphs of prose that make a page content, however short: inside an
+/// `<article>` or `<main>`, two; anywhere else, three (the block pages of
+/// Cloudflare and PerimeterX have up to two sentences of their own).
+const ARTICLE_PARAGRAPHS: usize = 2;
+const LOOSE_PARAGRAPHS: usize = 3;
+
+/// Whether the page has a body of real paragraphs: `<p>`s of a dozen words
+/// or more (30 characters in a script written without spaces), mostly not
+/// links, seen by a reader, saying no challenge phrase. A short article
+/// with a captcha under its comment form, or one whose first sentence says
+/// "access denied", is such a page; an interstitial is not.
+fn has_article_body(blocks: &[gleaner_core::messages::Block]) -> bool {
+    let mut in_article = 0;
+    let mut anywhere = 0;
+    for b in blocks {
+        if b.tag != "p" || b.chrome_role || b.hidden_len * 2 > b.text_len {
+            continue;
+        }
+        if b.link_text_len * 5 > b.text_len {
+            continue;
+        }
+        // A dozen words, or in a script written without spaces (Chinese,
+        // Japanese) 30 characters, about as much said.
+        let words = b.text.split_whitespace().count();
+        let enough = if words >= 3 {
+            words >= 12
+        } else {
+            b.text_len >= 30
+        };
+        if !enough {
+            continue;
+        }
+        let lower = b.text.to_lowercase();
+        if PHRASES.iter().any(|p| lower.contains(p)) {
+            continue;
+        }
+        anywhere += 1;
+        if b.path.split('/').any(|e| {
+            let tag = e.split(['#', '.']).next().unwrap_or("");
+            tag == "article" || tag == "main"
+        }) {
+            in_article += 1;
+        }
+    }
+    in_article >= ARTICLE_PARAGRAPHS || anywhere >= LOOSE_PARAGRAPHS
 }
 
 /// `None` when nothing was found, else whether a markup marker was (not
@@ -141,6 +188,44 @@ mod tests {
         assert!(!looks_like_challenge("<p>an article</p>"));
         let big = format!("{}g-recaptcha", "x".repeat(300 * 1024));
         assert!(!looks_like_challenge(&big));
+    }
+
+    /// Short articles (about 700 characters) with a captcha under their
+    /// comment form, or saying a challenge phrase in their text, in several
+    /// languages, are content.
+    #[test]
+    fn a_short_article_of_real_paragraphs_is_never_a_block_page() {
+        let articles = [
+            ("en", "Access denied was the short answer the court gave to the families on Tuesday, after a hearing that lasted less than an hour.", "The judges said the archive would stay closed until the ministry finished its own review of the documents, which could take a year.", "Lawyers for the families said they would appeal, and asked the ministry to publish at least the index of the files."),
+            ("de", "Der Stadtrat hat am Dienstag beschlossen, die alte Brücke über den Fluss bis zum Sommer vollständig zu sanieren und danach wieder zu öffnen.", "Die Kosten von rund vierzig Millionen Euro teilen sich die Stadt und das Land, wie die Bürgermeisterin nach der Sitzung erklärte.", "Während der Bauzeit fahren die Busse über die Umleitung im Norden, die Fähre verkehrt zusätzlich jede halbe Stunde."),
+            ("fr", "Le conseil municipal a voté mardi la rénovation complète du vieux pont, qui devrait rouvrir à la circulation avant la fin de l'été prochain.", "Les travaux coûteront environ quarante millions d'euros, partagés entre la ville et la région, a précisé la maire à l'issue de la séance.", "Pendant le chantier, les bus emprunteront la déviation par le nord et une navette fluviale passera toutes les demi-heures."),
+            ("zh", "市议会周二决定全面翻修河上的旧桥，预计明年夏天结束前重新开放通行，工程费用约为四千万欧元，由市政府和州政府共同承担。", "市长在会后表示，施工期间公交车将绕行北部道路，渡轮每半小时增开一班，以减少市民出行的不便，并请大家理解配合。", "不少市民表示支持这项决定，认为旧桥年久失修，早就应该彻底维修，但也有商户担心施工会影响附近的生意和客流。"),
+            ("ja", "市議会は火曜日、川に架かる古い橋を全面的に改修し、来年の夏までに再び通行できるようにすることを決めた。費用は約四千万ユーロになる見込みだ。", "市長は会議の後、工事の間はバスが北側の迂回路を通り、フェリーも三十分ごとに増便されると説明し、市民に理解と協力を求めた。", "多くの市民はこの決定を歓迎しているが、近くの商店からは工事の影響で客足が遠のくのではないかと心配する声も上がっている。"),
+        ];
+        for (lang, a, b, c) in articles {
+            let page = format!(
+                "<html lang={lang}><head><title>{lang}</title></head><body><article><p>{a}</p><p>{b}</p><p>{c}</p></article>\
+                 <form id=comments><textarea></textarea><div class=g-recaptcha></div><p>Verify you are human</p></form></body></html>"
+            );
+            assert!(!looks_like_challenge(&page), "{lang}");
+        }
+    }
+
+    /// Vendors' block pages with a sentence or two of their own stay
+    /// block pages.
+    #[test]
+    fn block_pages_with_a_few_sentences_stay_block_pages() {
+        let cloudflare_blocked = r#"<html><head><title>Attention Required! | Cloudflare</title></head><body>
+            <div id="cf-wrapper"><h1>Sorry, you have been blocked</h1><h2>You are unable to access example.com</h2>
+            <p>This website is using a security service to protect itself from online attacks. The action you just performed triggered the security solution. There are several actions that could trigger this block including submitting a certain word or phrase, a SQL command or malformed data.</p>
+            <p>You can email the site owner to let them know you were blocked. Please include what you were doing when this page came up and the Cloudflare Ray ID found at the bottom of this page.</p>
+            <script src="/cdn-cgi/challenge-platform/scripts/jsd/main.js"></script></div></body></html>"#;
+        assert!(looks_like_challenge(cloudflare_blocked));
+        let perimeterx = r#"<html><head><title>Access to this page has been denied</title></head><body>
+            <div class="px-captcha-error-container"><p>Access to this page has been denied because we believe you are using automation tools to browse the website.</p>
+            <p>Please make sure that Javascript and cookies are enabled on your browser and that you are not blocking them from loading.</p>
+            <div id="px-captcha"></div><p>Reference ID: #6b2f0e9a</p></div></body></html>"#;
+        assert!(looks_like_challenge(perimeterx));
     }
 
     /// The SIMD searcher over a lowercase copy and the case-insensitive
