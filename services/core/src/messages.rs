@@ -112,12 +112,15 @@ pub struct Page {
 }
 
 /// One text block of a cleaned page, in document order, with the features
-/// the extractors use.
+/// the extractors use. Zero counts are left out of its JSON.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
 pub struct Block {
     pub text: String,
     /// Tag path from the root, e.g. `html/body/div#main.story.wide/p`: each
-    /// element as tag, `#id` and up to three `.class`es.
+    /// element as tag, `#id` and up to three `.class`es. On the `cleaned`
+    /// topic it is left out where the page's `elements` give it (the
+    /// elements of `ancestors`, joined by `/`).
+    #[serde(default, skip_serializing_if = "String::is_empty")]
     pub path: String,
     /// A page-unique number for each element of `path`, root first, so that
     /// blocks under the same element can be told from blocks under a
@@ -129,20 +132,28 @@ pub struct Block {
     /// Characters of text (Unicode scalar values, whitespace collapsed).
     pub text_len: u32,
     /// Characters of text inside links.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub link_text_len: u32,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub link_count: u32,
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub image_count: u32,
     /// Bytes of markup (tags) that belonged to this block.
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub markup_bytes: u32,
     /// Characters of text inside elements the page hides (`hidden`,
     /// `aria-hidden="true"`, `display:none` or `visibility:hidden` inline,
     /// hiding class names such as `d-none` or `sr-only`, a closed `<dialog>`).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_zero_u32")]
     pub hidden_len: u32,
     /// Inside an element whose ARIA role is page chrome (navigation,
     /// banner, contentinfo, complementary, search, menu, dialog, ...).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chrome_role: bool,
+}
+
+fn is_zero_u32(v: &u32) -> bool {
+    *v == 0
 }
 
 /// Page metadata found in the markup.
@@ -165,8 +176,10 @@ pub struct PageMeta {
     pub og_title: Option<String>,
 }
 
-/// `gleaner.cleaned`: a page stripped of markup.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// `gleaner.cleaned`: a page stripped of markup. Its JSON names each
+/// element once (`elements`) instead of in every block's path
+/// (cleaned_wire.rs).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Cleaned {
     pub id: String,
     pub url: String,

@@ -1,0 +1,240 @@
+//! `Cleaned` as JSON: each element's label is written once, in the page's
+//! `elements` (by its number in `Block::ancestors`), and a block's `path`
+//! only where those do not give it. The paths were most of a cleaned
+//! record (105 of 181 kB per page over 300 wcxb-dev pages: deep pages with
+//! long class names repeat them in every block), and every byte of a record
+//! is stored, read and copied by the broker and parsed by extract.
+//!
+//! A path is rebuilt as its elements' labels joined by `/`, so a block
+//! whose path does not split into one label per ancestor (a class name
+//! with a `/` in it, as Tailwind's `w-1/2`) keeps its path written out.
+
+use crate::messages::{Block, Cleaned, PageMeta};
+use schemars::JsonSchema;
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use std::collections::BTreeMap;
+
+/// What is written: the blocks borrowed, their paths left out where the
+/// elements give them.
+#[derive(Serialize)]
+struct CleanedOut<'a> {
+    id: &'a str,
+    url: &'a str,
+    final_url: &'a str,
+    fetched_at: &'a str,
+    title: &'a str,
+    meta: &'a PageMeta,
+    #[serde(skip_serializing_if = "BTreeMap::is_empty")]
+    elements: BTreeMap<u32, &'a str>,
+    blocks: Vec<BlockOut<'a>>,
+}
+
+/// A block with its path left out (`None`) when the elements give it.
+struct BlockOut<'a> {
+    block: &'a Block,
+    path: Option<&'a str>,
+}
+
+impl Serialize for BlockOut<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.path {
+            Some(_) => self.block.serialize(s),
+            None => Pathless::of(self.block).serialize(s),
+        }
+    }
+}
+
+/// A block's fields but its path, borrowed (Block's own JSON less `path`).
+#[derive(Serialize)]
+struct Pathless<'a> {
+    text: &'a str,
+    ancestors: &'a [u32],
+    tag: &'a str,
+    text_len: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    link_text_len: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    link_count: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    image_count: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    markup_bytes: u32,
+    #[serde(skip_serializing_if = "is_zero")]
+    hidden_len: u32,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    chrome_role: bool,
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+impl<'a> Pathless<'a> {
+    fn of(b: &'a Block) -> Self {
+        Pathless {
+            text: &b.text,
+            ancestors: &b.ancestors,
+            tag: &b.tag,
+            text_len: b.text_len,
+            link_text_len: b.link_text_len,
+            link_count: b.link_count,
+            image_count: b.image_count,
+            markup_bytes: b.markup_bytes,
+            hidden_len: b.hidden_len,
+            chrome_role: b.chrome_role,
+        }
+    }
+}
+
+impl Serialize for Cleaned {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let mut elements: BTreeMap<u32, &str> = BTreeMap::new();
+        let blocks = self
+            .blocks
+            .iter()
+            .map(|b| {
+                let labels: Vec<&str> = b.path.split('/').collect();
+                let fits = !b.path.is_empty()
+                    && labels.len() == b.ancestors.len()
+                    && b.ancestors
+                        .iter()
+                        .zip(&labels)
+                        .all(|(id, label)| elements.get(id).is_none_or(|known| known == label));
+                if fits {
+                    for (id, label) in b.ancestors.iter().zip(labels) {
+                        elements.insert(*id, label);
+                    }
+                }
+                BlockOut {
+                    block: b,
+                    path: (!fits).then_some(b.path.as_str()),
+                }
+            })
+            .collect();
+        CleanedOut {
+            id: &self.id,
+            url: &self.url,
+            final_url: &self.final_url,
+            fetched_at: &self.fetched_at,
+            title: &self.title,
+            meta: &self.meta,
+            elements,
+            blocks,
+        }
+        .serialize(s)
+    }
+}
+
+/// `gleaner.cleaned`: a page stripped of markup (as read, and as the
+/// topic's schema describes it).
+#[derive(Deserialize, JsonSchema)]
+#[schemars(rename = "Cleaned")]
+pub(crate) struct CleanedWire {
+    id: String,
+    url: String,
+    final_url: String,
+    fetched_at: String,
+    title: String,
+    meta: PageMeta,
+    /// The label of each element (tag, `#id`, up to three `.class`es) by
+    /// its number in the blocks' `ancestors`: a block without a `path` has
+    /// its elements' labels joined by `/` as its path.
+    #[serde(default)]
+    elements: BTreeMap<u32, String>,
+    blocks: Vec<Block>,
+}
+
+impl<'de> Deserialize<'de> for Cleaned {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let w = CleanedWire::deserialize(d)?;
+        let mut blocks = w.blocks;
+        for b in blocks.iter_mut().filter(|b| b.path.is_empty()) {
+            let mut path = String::new();
+            for (i, id) in b.ancestors.iter().enumerate() {
+                if i > 0 {
+                    path.push('/');
+                }
+                path.push_str(w.elements.get(id).map_or("", String::as_str));
+            }
+            b.path = path;
+        }
+        Ok(Cleaned {
+            id: w.id,
+            url: w.url,
+            final_url: w.final_url,
+            fetched_at: w.fetched_at,
+            title: w.title,
+            meta: w.meta,
+            blocks,
+        })
+    }
+}
+
+impl JsonSchema for Cleaned {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Cleaned".into()
+    }
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        CleanedWire::json_schema(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(text: &str, path: &str, ancestors: &[u32]) -> Block {
+        Block {
+            text: text.into(),
+            path: path.into(),
+            ancestors: ancestors.to_vec(),
+            tag: path.rsplit('/').next().unwrap_or("").into(),
+            text_len: text.chars().count() as u32,
+            link_count: u32::from(text.contains("link")),
+            ..Block::default()
+        }
+    }
+
+    #[test]
+    fn paths_are_written_once_per_element_and_read_back_whole() {
+        let cleaned = Cleaned {
+            id: "1".into(),
+            url: "http://x.test/a".into(),
+            final_url: "http://x.test/a".into(),
+            fetched_at: String::new(),
+            title: "T".into(),
+            meta: PageMeta::default(),
+            blocks: vec![
+                block("one", "html/body/div#main.story.wide/p", &[1, 2, 5, 9]),
+                block(
+                    "two link",
+                    "html/body/div#main.story.wide/p",
+                    &[1, 2, 5, 11],
+                ),
+                // A class with a slash: its path stays written out.
+                block("three", "html/body/div.w-1/2/p", &[1, 2, 14, 15]),
+                // Made by hand, with no ancestors: written out too.
+                block("four", "html/body/p", &[]),
+            ],
+        };
+        let json = serde_json::to_string(&cleaned).unwrap();
+        assert_eq!(json.matches("div#main.story.wide").count(), 1, "{json}");
+        assert!(json.contains(r#""path":"html/body/div.w-1/2/p""#), "{json}");
+        assert!(
+            !json.contains("image_count"),
+            "zero counts are left out: {json}"
+        );
+        let back: Cleaned = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, cleaned);
+        // A record written before the elements table (every path written
+        // out, every count present) still reads.
+        let old = serde_json::json!({
+            "id": "1", "url": "u", "final_url": "u", "fetched_at": "", "title": "T", "meta": {},
+            "blocks": [{"text": "one", "path": "html/body/p", "ancestors": [1, 2, 3], "tag": "p",
+                "text_len": 3, "link_text_len": 0, "link_count": 0, "image_count": 0, "markup_bytes": 7}]
+        });
+        let read: Cleaned = serde_json::from_value(old).unwrap();
+        assert_eq!(read.blocks[0].path, "html/body/p");
+        assert_eq!(read.blocks[0].markup_bytes, 7);
+    }
+}
