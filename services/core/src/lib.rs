@@ -12,6 +12,8 @@ pub mod memory;
 pub mod messages;
 pub mod metrics;
 pub mod outcome;
+mod page_wire;
+pub use page_wire::compress_html;
 pub mod payload;
 pub mod recent;
 pub mod registry;

@@ -83,8 +83,9 @@ pub struct FrontierLink {
     pub deferred: bool,
 }
 
-/// `gleaner.pages`: a fetched HTML page, decoded to UTF-8.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+/// `gleaner.pages`: a fetched HTML page, decoded to UTF-8. On Kafka its
+/// HTML may travel compressed (`html_zstd`, page_wire.rs).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Page {
     /// Deterministic id from the normalised URL.
     pub id: String,
@@ -98,16 +99,13 @@ pub struct Page {
     pub charset: String,
     pub content_type: String,
     /// Headers that matter downstream (last-modified, etag, content-language).
-    #[serde(default)]
     pub headers: BTreeMap<String, String>,
     pub depth: u32,
     pub html: String,
     /// The URLs redirected through, in order, from `url` (included) to
     /// just before `final_url`; empty without redirects.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub redirects: Vec<String>,
     /// Milliseconds from sending the (last) request to the end of the body.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub fetch_ms: Option<u64>,
 }
 
