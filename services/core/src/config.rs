@@ -140,7 +140,7 @@ pub struct Kafka {
     /// librdkafka's idempotent producer (no duplicate from its own retries).
     pub idempotence: bool,
     /// Pages' HTML written compressed (zstd, base64) as `html_zstd`.
-    pub compress_html: bool,
+    pub compress_pages: bool,
 }
 
 /// Whether `name` can name an instance in its group (and in
@@ -172,7 +172,7 @@ impl Default for Kafka {
             replay_check_records: 256,
             fetch_wait_ms: 100,
             idempotence: false,
-            compress_html: true,
+            compress_pages: true,
         }
     }
 }

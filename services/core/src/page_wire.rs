@@ -1,38 +1,14 @@
 //! `Page` as JSON: its HTML as text, or, once the Kafka runner turned it
-//! on (`kafka.compress_html`), compressed with zstd and written in base64
-//! as `html_zstd`. The HTML is most of what crosses the broker (178 of 242
-//! MB in bench-scale's crawl of 600 pages), and the dev broker (tansu)
-//! stores records uncompressed whatever `kafka.compression` says, reading
-//! and copying every byte of them again for each fetch. A consumer in
-//! another language reads `html` when it is there, else decodes base64 and
-//! decompresses zstd.
+//! on (`kafka.compress_pages`, packed.rs), compressed as `html_zstd`. The
+//! HTML was 178 of 242 MB in bench-scale's crawl of 600 pages. A consumer
+//! in another language reads `html` when it is there, else decodes base64
+//! and decompresses zstd.
 
 use crate::messages::Page;
-use base64::Engine;
+use crate::packed;
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
-use std::sync::atomic::{AtomicBool, Ordering};
-
-/// Whether pages are written with their HTML compressed: a process-wide
-/// setting, since serialization has no config at hand (the Kafka runner
-/// sets it once from `kafka.compress_html`; readers take either form).
-static COMPRESS: AtomicBool = AtomicBool::new(false);
-
-/// HTML shorter than this is written as text (compressing it gains little).
-const COMPRESS_FROM: usize = 2048;
-
-/// zstd's fastest level: HTML comes out about five times smaller.
-const LEVEL: i32 = 1;
-
-/// Most bytes a compressed HTML may grow back to (a record claiming more is
-/// refused rather than allocated).
-const MAX_HTML_BYTES: usize = 64 << 20;
-
-/// Writes pages with their HTML compressed (`html_zstd`) from now on.
-pub fn compress_html(on: bool) {
-    COMPRESS.store(on, Ordering::Relaxed);
-}
 
 #[derive(Serialize)]
 struct PageOut<'a> {
@@ -57,11 +33,10 @@ struct PageOut<'a> {
 
 impl Serialize for Page {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-        let compressed = (COMPRESS.load(Ordering::Relaxed) && self.html.len() >= COMPRESS_FROM)
-            .then(|| zstd::bulk::compress(self.html.as_bytes(), LEVEL))
+        let compressed = packed::wanted(self.html.len())
+            .then(|| packed::pack(self.html.as_bytes()))
             .transpose()
-            .map_err(serde::ser::Error::custom)?
-            .map(|z| base64::engine::general_purpose::STANDARD.encode(z));
+            .map_err(serde::ser::Error::custom)?;
         PageOut {
             id: &self.id,
             url: &self.url,
@@ -106,7 +81,7 @@ pub(crate) struct PageWire {
     html: Option<String>,
     /// The HTML (UTF-8) compressed with zstd, in base64 (standard alphabet,
     /// padded): written instead of `html` for pages of 2 kB or more when
-    /// `kafka.compress_html` is on.
+    /// `kafka.compress_pages` is on.
     #[serde(default)]
     html_zstd: Option<String>,
     /// The URLs redirected through, in order, from `url` (included) to
@@ -120,12 +95,7 @@ pub(crate) struct PageWire {
 
 /// The HTML `html_zstd` carries.
 fn inflate(b64: &str) -> Result<String, String> {
-    let z = base64::engine::general_purpose::STANDARD
-        .decode(b64)
-        .map_err(|e| format!("html_zstd is not base64: {e}"))?;
-    let bytes = zstd::bulk::decompress(&z, MAX_HTML_BYTES).map_err(|e| {
-        format!("html_zstd does not decompress (zstd, at most {MAX_HTML_BYTES} bytes): {e}")
-    })?;
+    let bytes = packed::unpack(b64, "html_zstd")?;
     String::from_utf8(bytes).map_err(|e| format!("html_zstd is not UTF-8: {e}"))
 }
 
@@ -166,6 +136,7 @@ impl JsonSchema for Page {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine;
 
     fn page(html: &str) -> Page {
         Page {
@@ -184,10 +155,10 @@ mod tests {
         }
     }
 
-    /// One test for the process-wide switch, so that no other test sees
-    /// it flipped.
+    /// The process-wide switch is held while it is flipped.
     #[test]
     fn html_travels_compressed_when_turned_on_and_reads_back_either_way() {
+        let _switch = packed::SWITCH.lock().unwrap_or_else(|e| e.into_inner());
         let big = format!(
             "<html><body>{}</body></html>",
             "<p>Der Stadtrat hat am Dienstag beschlossen, die alte Brücke zu sanieren.</p>"
@@ -195,10 +166,10 @@ mod tests {
         );
         let plain = serde_json::to_string(&page(&big)).unwrap();
         assert!(plain.contains("\"html\":") && !plain.contains("html_zstd"));
-        compress_html(true);
+        packed::compress_pages(true);
         let packed = serde_json::to_string(&page(&big)).unwrap();
         let small = serde_json::to_string(&page("<p>short</p>")).unwrap();
-        compress_html(false);
+        packed::compress_pages(false);
         assert!(!packed.contains("\"html\":"), "{packed}");
         assert!(
             packed.len() * 4 < plain.len(),
@@ -213,7 +184,7 @@ mod tests {
         }
         // Hostile records: a clear error, never a panic or a huge allocation.
         let bomb = base64::engine::general_purpose::STANDARD
-            .encode(zstd::bulk::compress(&vec![b'a'; MAX_HTML_BYTES + 1], 19).unwrap());
+            .encode(zstd::bulk::compress(&vec![b'a'; packed::MAX_BYTES + 1], 19).unwrap());
         let mut v: serde_json::Value = serde_json::from_str(&packed).unwrap();
         for (bad, why) in [
             (serde_json::json!("not base64!"), "not base64"),

@@ -46,7 +46,7 @@ pub async fn run_stage(
     active_since_ms: Option<u64>,
 ) -> anyhow::Result<()> {
     let Wired { wiring, mut stage } = wired;
-    gleaner_core::compress_html(cfg.kafka.compress_html);
+    gleaner_core::compress_pages(cfg.kafka.compress_pages);
     let name = wiring.name;
     let group = format!("{}-{}", cfg.kafka.group_prefix, name);
     let state = Arc::new(GroupState::default());

@@ -1,0 +1,52 @@
+//! The bulk of a record written zstd-compressed in base64 (a page's HTML),
+//! when the Kafka runner turned it on (`kafka.compress_pages`). The HTML is
+//! most of what crosses the broker, and the dev broker (tansu) stores
+//! records uncompressed whatever `kafka.compression` says, reading and
+//! copying every byte again for each fetch. Readers take either form.
+
+use base64::Engine;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// A process-wide setting, since serialization has no config at hand (the
+/// Kafka runner sets it once from `kafka.compress_pages`).
+static ON: AtomicBool = AtomicBool::new(false);
+
+/// Bulk shorter than this is written as it is (compressing gains little).
+pub(crate) const FROM_BYTES: usize = 2048;
+
+/// zstd's fastest level: HTML comes out about five times smaller.
+const LEVEL: i32 = 1;
+
+/// Most bytes packed bulk may grow back to (a record claiming more is
+/// refused rather than allocated).
+pub(crate) const MAX_BYTES: usize = 64 << 20;
+
+/// Writes the pages' HTML compressed from now on.
+pub fn compress_pages(on: bool) {
+    ON.store(on, Ordering::Relaxed);
+}
+
+/// Whether bulk of `len` bytes is to be packed.
+pub(crate) fn wanted(len: usize) -> bool {
+    ON.load(Ordering::Relaxed) && len >= FROM_BYTES
+}
+
+/// `bytes` compressed with zstd, in base64 (standard alphabet, padded).
+pub(crate) fn pack(bytes: &[u8]) -> std::io::Result<String> {
+    let z = zstd::bulk::compress(bytes, LEVEL)?;
+    Ok(base64::engine::general_purpose::STANDARD.encode(z))
+}
+
+/// What `field` (written by [`pack`]) carries.
+pub(crate) fn unpack(b64: &str, field: &str) -> Result<Vec<u8>, String> {
+    let z = base64::engine::general_purpose::STANDARD
+        .decode(b64)
+        .map_err(|e| format!("{field} is not base64: {e}"))?;
+    zstd::bulk::decompress(&z, MAX_BYTES)
+        .map_err(|e| format!("{field} does not decompress (zstd, at most {MAX_BYTES} bytes): {e}"))
+}
+
+/// Held by the tests that turn packing on, so that no other test of this
+/// crate sees it on meanwhile.
+#[cfg(test)]
+pub(crate) static SWITCH: std::sync::Mutex<()> = std::sync::Mutex::new(());
