@@ -8,6 +8,6 @@ FROM debian:bookworm-slim
 RUN apt-get update && apt-get install -y --no-install-recommends ca-certificates \
     && rm -rf /var/lib/apt/lists/*
 COPY --from=build /src/target/release/gleaner /usr/local/bin/gleaner
-COPY services/cli/pipelines.toml /etc/gleaner/pipelines.toml
+COPY pipelines.toml /etc/gleaner/pipelines.toml
 ENV GLEANER_BROKERS=kafka:9092
 ENTRYPOINT ["gleaner"]

@@ -62,7 +62,7 @@ mod tests {
     /// section a stage or command owns is documented there.
     #[test]
     fn the_documented_config_is_the_defaults() {
-        let text = include_str!("../pipelines.toml");
+        let text = include_str!("../../../pipelines.toml");
         let documented = Config::from_toml(text).unwrap();
         let defaults = Config::default_config();
         // Core's sections; the stages are compared below.

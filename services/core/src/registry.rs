@@ -178,8 +178,9 @@ pub trait StageSpec: Send + Sync {
 
     /// Side inputs that every instance reads whole, whatever partitions of
     /// its input it owns (the index: the story log, as each index instance
-    /// writes a shard of its own and applies every merge to it). On Kafka
-    /// each instance reads them apart from its group (`kafka` runner).
+    /// writes a shard of its own and applies every merge to it; extract:
+    /// the site rules). On Kafka each instance reads them apart from its
+    /// group (`kafka` runner).
     fn every_instance_reads(&self) -> &'static [Topic] {
         &[]
     }

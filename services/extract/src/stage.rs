@@ -146,6 +146,12 @@ impl StageSpec for ExtractSpec {
     fn side_inputs(&self) -> &'static [Topic] {
         &[Topic::RULES]
     }
+    /// A rule is for every instance, whatever hosts' pages it owns; and,
+    /// rarely written, it is read apart from the group's cleaned pages
+    /// (with fewer fetches for the broker).
+    fn every_instance_reads(&self) -> &'static [Topic] {
+        &[Topic::RULES]
+    }
     async fn build(&self, ctx: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
         let settings: ExtractSettings = ctx.cfg.section()?;
         let which: Extractor = settings.extractor.parse()?;
