@@ -228,3 +228,32 @@ fn misdeclared_and_undeclared_charsets_are_read_right() {
         assert!(got.contains(text), "{ct}: {got}");
     }
 }
+
+/// A page whose article is only in its JSON-LD `articleBody` (the page
+/// itself rendered by script) gives that article.
+#[test]
+fn a_script_rendered_page_gives_its_json_ld_article_body() {
+    let paragraphs = [
+        "Der Stadtrat hat am Dienstag beschlossen, die alte Brücke über den Fluss bis zum Sommer vollständig zu sanieren und danach wieder für den Verkehr zu öffnen.",
+        "Die Kosten von rund vierzig Millionen Euro teilen sich die Stadt und das Land, wie die Bürgermeisterin nach der Sitzung erklärte.",
+        "Während der Bauzeit fahren die Busse über die Umleitung im Norden, die Fähre verkehrt zusätzlich jede halbe Stunde.",
+        "Anwohner begrüßten die Entscheidung, Händler in der Altstadt fürchten dagegen um ihre Kundschaft während der Sperrung.",
+    ];
+    let body = paragraphs.join("\n\n");
+    let ld = serde_json::json!({
+        "@context": "https://schema.org",
+        "@graph": [{"@type": "WebSite", "name": "Stadtblatt"},
+                   {"@type": "NewsArticle", "headline": "Brücke wird saniert",
+                    "articleBody": body}]
+    });
+    let page = format!(
+        r#"<html lang="de"><head><title>Brücke wird saniert</title><script type="application/ld+json">{ld}</script></head><body><div id="app"></div><script src="/app.js"></script></body></html>"#
+    );
+    let (out, _) = extract_file("ld-only.html", page.as_bytes());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let text = v["text"].as_str().unwrap_or_default();
+    for p in paragraphs {
+        assert!(text.contains(p), "{p:?} missing: {v}");
+    }
+}

@@ -166,7 +166,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
         .into_inner();
     s.flush();
     let title = collapse(&decode_entities(&s.title_raw));
-    read_json_ld(&mut s.meta, &s.ld_json);
+    let article_body = read_json_ld(&mut s.meta, &s.ld_json);
     if s.meta.date.is_none() {
         s.meta.date = s.time_datetime.take();
     }
@@ -179,12 +179,88 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
             s.blocks.extend(more);
         }
     }
+    // A page whose article is only in its JSON-LD `articleBody` (rendered
+    // by script, or paywalled for readers and not for search engines): that
+    // text becomes the page's blocks when the page shows far less.
+    let text_chars: usize = s.blocks.iter().map(|b| b.text.len()).sum();
+    if let Some(body) = article_body.filter(|b| b.len() >= 500 && b.len() > 2 * text_chars) {
+        if body.contains("</") && !nested {
+            // Some sites put the article's markup there.
+            if let Ok((_, _, more)) = clean_inner(&body, true) {
+                s.blocks.extend(more);
+            }
+        } else {
+            let first = s.serial;
+            s.blocks.extend(body_blocks(&decode_entities(&body), first));
+        }
+    }
     Ok((title, s.meta, s.blocks))
+}
+
+/// The paragraphs of a JSON-LD `articleBody` as blocks of an `<article>`
+/// (numbered after the page's own elements, from `after`). Its text is
+/// plain: a line break ends a paragraph.
+fn body_blocks(body: &str, after: u64) -> Vec<Block> {
+    let (html, body_el, article) = (after + 1, after + 2, after + 3);
+    body.lines()
+        .map(collapse)
+        .filter(|p| !p.is_empty())
+        .take(MAX_BLOCKS)
+        .enumerate()
+        .map(|(i, text)| Block {
+            text_len: text.chars().count() as u32,
+            text,
+            path: "html/body/article.articleBody/p".into(),
+            ancestors: vec![
+                html as u32,
+                body_el as u32,
+                article as u32,
+                (after + 4 + i as u64) as u32,
+            ],
+            tag: "p".into(),
+            ..Block::default()
+        })
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A page whose article is only in its JSON-LD (rendered by script)
+    /// gets its paragraphs as blocks; a page showing its article keeps its
+    /// own blocks only.
+    #[test]
+    fn json_ld_article_body_stands_in_for_a_page_without_text() {
+        let para = "The council voted on Tuesday to rebuild the old bridge over the river &amp; to reopen it before the end of next summer, at a cost of forty million.";
+        let body = format!("{para}\n\n{para}\n{para}\n{para}");
+        let ld =
+            serde_json::json!({"@type": "NewsArticle", "headline": "Bridge", "articleBody": body});
+        let empty = format!(
+            r#"<html><head><script type="application/ld+json">{ld}</script></head><body><div id="root"></div><footer>Contact us</footer></body></html>"#
+        );
+        let (_, _, blocks) = clean_html(&empty).unwrap();
+        let paragraphs: Vec<&Block> = blocks
+            .iter()
+            .filter(|b| b.path.ends_with("articleBody/p"))
+            .collect();
+        assert_eq!(paragraphs.len(), 4, "{blocks:?}");
+        assert!(
+            paragraphs[0].text.contains("river & to reopen"),
+            "{:?}",
+            paragraphs[0].text
+        );
+        assert_ne!(paragraphs[0].ancestors, paragraphs[1].ancestors);
+        assert_eq!(paragraphs[0].ancestors[..3], paragraphs[1].ancestors[..3]);
+        let shown = format!(
+            r#"<html><head><script type="application/ld+json">{ld}</script></head><body><article><p>{para}</p><p>{para}</p><p>{para}</p></article></body></html>"#
+        );
+        let (_, _, blocks) = clean_html(&shown).unwrap();
+        assert!(
+            blocks.iter().all(|b| !b.path.contains("articleBody")),
+            "{blocks:?}"
+        );
+    }
 
     #[test]
     fn drops_scripts_and_keeps_block_order() {

@@ -64,15 +64,26 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
 }
 
 /// Author, date and headline from JSON-LD (`Article`, `NewsArticle`, ... or
-/// a `@graph` of them), which wins over meta tags for the date.
-pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) {
-    pub(crate) fn visit(v: &serde_json::Value, meta: &mut PageMeta, depth: usize) {
+/// a `@graph` of them), which wins over meta tags for the date. Returns the
+/// longest `articleBody` it carries, if any.
+pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<String> {
+    pub(crate) fn visit(
+        v: &serde_json::Value,
+        meta: &mut PageMeta,
+        body: &mut Option<String>,
+        depth: usize,
+    ) {
         if depth > 8 {
             return;
         }
         match v {
-            serde_json::Value::Array(a) => a.iter().for_each(|x| visit(x, meta, depth + 1)),
+            serde_json::Value::Array(a) => a.iter().for_each(|x| visit(x, meta, body, depth + 1)),
             serde_json::Value::Object(o) => {
+                if let Some(b) = o.get("articleBody").and_then(|b| b.as_str()) {
+                    if body.as_ref().is_none_or(|known| b.len() > known.len()) {
+                        *body = Some(b.to_string());
+                    }
+                }
                 if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
                     meta.date = Some(d.trim().to_string());
                 }
@@ -92,15 +103,17 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) {
                     meta.author = author.map(|a| collapse(&a)).filter(|a| !a.is_empty());
                 }
                 if let Some(g) = o.get("@graph") {
-                    visit(g, meta, depth + 1);
+                    visit(g, meta, body, depth + 1);
                 }
             }
             _ => {}
         }
     }
+    let mut body = None;
     for s in scripts {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(s.trim()) {
-            visit(&v, meta, 0);
+            visit(&v, meta, &mut body, 0);
         }
     }
+    body
 }
