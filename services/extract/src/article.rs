@@ -4,8 +4,9 @@
 use crate::choice::select;
 use crate::extractor::Extractor;
 use crate::language;
-use crate::meta::{self, normalise_date, page_title};
+use crate::meta::{self, normalise_date};
 use crate::site::{apply_rules, Templates};
+use crate::title::page_title;
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between

@@ -6,7 +6,7 @@
 use crate::extractor::Extractor;
 use crate::features::{features, Feat};
 use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
-use crate::{lines, meta, model, tree};
+use crate::{lines, model, title, tree};
 use gleaner_core::messages::{Block, Cleaned};
 
 /// What training needs of a page's blocks: their feature rows, whether
@@ -20,7 +20,7 @@ pub struct FeatureRows {
 
 /// [`FeatureRows`] of every block of a page.
 pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
-    let title = meta::feature_title(cleaned);
+    let title = title::feature_title(cleaned);
     let f = features(&cleaned.blocks, &title);
     let tree = tree::build(&cleaned.blocks, &f);
     let s = signals(&cleaned.blocks, &f, &title, &tree);
@@ -73,7 +73,7 @@ fn heuristic(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<usize> {
 /// blocks the site's template holds (all false when none is learned yet).
 pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usize> {
     let blocks = &cleaned.blocks;
-    let title = meta::feature_title(cleaned);
+    let title = title::feature_title(cleaned);
     let mut f = features(blocks, &title);
     let is_template = |i: usize| template.get(i).copied().unwrap_or(false);
     match which {

@@ -24,16 +24,18 @@ mod settings;
 mod signals;
 mod site;
 mod stage;
+mod title;
 mod tree;
 
 pub use article::{extract, extract_with, join_blocks, SiteState};
 pub use choice::{feature_rows, select, FeatureRows};
 pub use extractor::Extractor;
 pub use language::detect as detect_language;
-pub use meta::{normalise_date, page_title, strip_site_name};
+pub use meta::normalise_date;
 pub use settings::ExtractSettings;
 pub use site::{apply_rules, Templates};
 pub use stage::{ExtractSpec, ExtractStage};
+pub use title::{page_title, strip_site_name};
 
 #[cfg(test)]
 mod tests {
