@@ -16,12 +16,7 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 pub fn page_title(c: &Cleaned) -> String {
     let words =
         |s: &str| -> rustc_hash::FxHashSet<String> { gleaner_text::words(s).into_iter().collect() };
-    let og = c
-        .meta
-        .og_title
-        .as_deref()
-        .map(str::trim)
-        .filter(|o| !o.is_empty());
+    let og = og_title(c);
     let og_words = words(og.unwrap_or(""));
     let titles = words(&format!("{} {}", c.title, og.unwrap_or("")));
     let site_words = words(c.meta.site_name.as_deref().unwrap_or(""));
@@ -50,6 +45,15 @@ pub fn page_title(c: &Cleaned) -> String {
     }
 }
 
+/// The page's `og:title`, if it has a non-empty one.
+fn og_title(c: &Cleaned) -> Option<&str> {
+    c.meta
+        .og_title
+        .as_deref()
+        .map(str::trim)
+        .filter(|o| !o.is_empty())
+}
+
 /// A heading's text without a documentation permalink sign at its end.
 fn heading_text(text: &str) -> &str {
     text.trim().trim_end_matches(['¶', '#']).trim_end()
@@ -71,12 +75,7 @@ pub(crate) fn feature_title(c: &Cleaned) -> String {
 fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) -> String {
     let raw = c.title.trim();
     let site = c.meta.site_name.as_deref().unwrap_or("");
-    let og = c
-        .meta
-        .og_title
-        .as_deref()
-        .map(str::trim)
-        .filter(|o| !o.is_empty());
+    let og = og_title(c);
     let h1 = c
         .blocks
         .iter()
