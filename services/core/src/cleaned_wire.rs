@@ -9,7 +9,7 @@
 //! whose path does not split into one label per ancestor (a class name
 //! with a `/` in it, as Tailwind's `w-1/2`) keeps its path written out.
 
-use crate::messages::{Block, Cleaned, PageMeta};
+use crate::messages::{is_zero_u32, Block, Cleaned, PageMeta};
 use schemars::JsonSchema;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
 use std::collections::BTreeMap;
@@ -44,44 +44,56 @@ impl Serialize for BlockOut<'_> {
     }
 }
 
-/// A block's fields but its path, borrowed (Block's own JSON less `path`).
+/// A block's fields but its path, borrowed (Block's own JSON less `path`,
+/// with the same attributes).
 #[derive(Serialize)]
 struct Pathless<'a> {
     text: &'a str,
     ancestors: &'a [u32],
     tag: &'a str,
     text_len: u32,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero_u32")]
     link_text_len: u32,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero_u32")]
     link_count: u32,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero_u32")]
     image_count: u32,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero_u32")]
     markup_bytes: u32,
-    #[serde(skip_serializing_if = "is_zero")]
+    #[serde(skip_serializing_if = "is_zero_u32")]
     hidden_len: u32,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     chrome_role: bool,
 }
 
-fn is_zero(v: &u32) -> bool {
-    *v == 0
-}
-
 impl<'a> Pathless<'a> {
     fn of(b: &'a Block) -> Self {
+        // Every field named: a field added to Block fails to compile here
+        // instead of being left off the wire.
+        let Block {
+            text,
+            path: _,
+            ancestors,
+            tag,
+            text_len,
+            link_text_len,
+            link_count,
+            image_count,
+            markup_bytes,
+            hidden_len,
+            chrome_role,
+        } = b;
         Pathless {
-            text: &b.text,
-            ancestors: &b.ancestors,
-            tag: &b.tag,
-            text_len: b.text_len,
-            link_text_len: b.link_text_len,
-            link_count: b.link_count,
-            image_count: b.image_count,
-            markup_bytes: b.markup_bytes,
-            hidden_len: b.hidden_len,
-            chrome_role: b.chrome_role,
+            text,
+            ancestors,
+            tag,
+            text_len: *text_len,
+            link_text_len: *link_text_len,
+            link_count: *link_count,
+            image_count: *image_count,
+            markup_bytes: *markup_bytes,
+            hidden_len: *hidden_len,
+            chrome_role: *chrome_role,
         }
     }
 }

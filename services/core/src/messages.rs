@@ -150,7 +150,7 @@ pub struct Block {
     pub chrome_role: bool,
 }
 
-fn is_zero_u32(v: &u32) -> bool {
+pub(crate) fn is_zero_u32(v: &u32) -> bool {
     *v == 0
 }
 

@@ -45,8 +45,3 @@ pub(crate) fn unpack(b64: &str, field: &str) -> Result<Vec<u8>, String> {
     zstd::bulk::decompress(&z, MAX_BYTES)
         .map_err(|e| format!("{field} does not decompress (zstd, at most {MAX_BYTES} bytes): {e}"))
 }
-
-/// Held by the tests that turn packing on, so that no other test of this
-/// crate sees it on meanwhile.
-#[cfg(test)]
-pub(crate) static SWITCH: std::sync::Mutex<()> = std::sync::Mutex::new(());

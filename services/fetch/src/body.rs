@@ -55,11 +55,11 @@ pub fn decode_html(body: &[u8], content_type: &str) -> (String, String) {
     let enc = encoding_of(body, content_type);
     let (text, used, had_errors) = enc.decode(body);
     if had_errors && used == encoding_rs::UTF_8 {
-        // Declared UTF-8 (or nothing, with detection saying UTF-8) but
-        // not: an encoding that decodes every byte, if detection finds one.
-        let guess = detect(body);
-        if guess != encoding_rs::UTF_8 {
-            let (guessed, used, had_errors) = guess.decode(body);
+        // Declared UTF-8 but not: an encoding that decodes every byte, if
+        // detection finds one.
+        let other = guess(body);
+        if other != encoding_rs::UTF_8 {
+            let (guessed, used, had_errors) = other.decode(body);
             if !had_errors {
                 return (guessed.into_owned(), used.name().to_string());
             }
@@ -122,9 +122,9 @@ fn overruled(
     // windows-1252 decodes any byte, so a page of GBK, Big5, Shift_JIS or
     // windows-1251 declared latin1 would come out as Latin mojibake.
     if declared == encoding_rs::WINDOWS_1252 {
-        let guess = detect(body);
-        if guess != declared && !guess.decode_without_bom_handling(body).1 {
-            return Some(guess);
+        let other = guess(body);
+        if other != declared && !other.decode_without_bom_handling(body).1 {
+            return Some(other);
         }
     }
     None
@@ -137,6 +137,11 @@ fn detect(body: &[u8]) -> &'static encoding_rs::Encoding {
     if std::str::from_utf8(body).is_ok() {
         return encoding_rs::UTF_8;
     }
+    guess(body)
+}
+
+/// chardetng's guess for bytes known not to be UTF-8.
+fn guess(body: &[u8]) -> &'static encoding_rs::Encoding {
     let mut d = chardetng::EncodingDetector::new();
     d.feed(&body[..body.len().min(64 * 1024)], body.len() <= 64 * 1024);
     d.guess(None, true)

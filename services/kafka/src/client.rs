@@ -206,12 +206,6 @@ pub(crate) fn producer_for(
         .context("creating Kafka producer")
 }
 
-/// The consumer of a stage's group. Its `group.instance.id` (static
-/// membership) is the group and the instance name, so a restarted instance
-/// takes its partitions back at once instead of waiting for its old
-/// session to expire (on tansu 0.6.0 a dynamic member that rejoined in that
-/// time was left with no partitions for good: see DESIGN.md). Offsets are
-/// committed by the runner, only once outputs are acknowledged.
 /// How a consumer joins its group.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Membership {
@@ -222,11 +216,16 @@ pub(crate) enum Membership {
     Dynamic,
 }
 
-/// `static_id` is its `group.instance.id`: the group and the instance
-/// name, or for a stage with one active instance (dedup, stories) the
+/// The consumer of a stage's group. With static membership its
+/// `group.instance.id` is `static_id`: the group and the instance name, so
+/// a restarted instance takes its partitions back at once instead of
+/// waiting for its old session to expire (on tansu 0.6.0 a dynamic member
+/// that rejoined in that time was left with no partitions for good: see
+/// DESIGN.md), or for a stage with one active instance (dedup, stories) the
 /// group and "active", the same for every instance, so that a standby
 /// taking over takes the dead one's partitions at once instead of after its
-/// session (on tansu 0.6.0, not even then).
+/// session (on tansu 0.6.0, not even then). Offsets are committed by the
+/// runner, only once outputs are acknowledged.
 pub(crate) fn consumer(
     stage: &str,
     cfg: &Config,
@@ -236,18 +235,16 @@ pub(crate) fn consumer(
     state: Arc<GroupState>,
     membership: Membership,
 ) -> anyhow::Result<StreamConsumer<BusContext>> {
-    let instance = format!("{group}-{}", cfg.kafka.instance);
-    let mut config = ClientConfig::new();
+    let mut config = consumer_config(
+        cfg,
+        brokers,
+        group,
+        &format!("{group}-{}", cfg.kafka.instance),
+    );
     if membership == Membership::Static {
         config.set("group.instance.id", static_id);
     }
     config
-        .set("bootstrap.servers", brokers)
-        .set("group.id", group)
-        .set("client.id", &instance)
-        .set("enable.auto.commit", "false")
-        .set("enable.auto.offset.store", "false")
-        .set("auto.offset.reset", "earliest")
         .set(
             "session.timeout.ms",
             cfg.kafka.session_timeout_ms.to_string(),
@@ -256,13 +253,33 @@ pub(crate) fn consumer(
             "heartbeat.interval.ms",
             (cfg.kafka.session_timeout_ms / 10).max(100).to_string(),
         )
+        .create_with_context(BusContext::new(stage, state))
+        .context("creating Kafka consumer")
+}
+
+/// What every consumer of a stage sets: offsets stored and committed by
+/// the runner only, the earliest offset where the group has none, the
+/// configured fetch wait, and room for the largest record.
+pub(crate) fn consumer_config(
+    cfg: &Config,
+    brokers: &str,
+    group: &str,
+    client_id: &str,
+) -> ClientConfig {
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", brokers)
+        .set("group.id", group)
+        .set("client.id", client_id)
+        .set("enable.auto.commit", "false")
+        .set("enable.auto.offset.store", "false")
+        .set("auto.offset.reset", "earliest")
         .set("fetch.wait.max.ms", cfg.kafka.fetch_wait_ms.to_string())
         .set(
             "max.partition.fetch.bytes",
             (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
-        )
-        .create_with_context(BusContext::new(stage, state))
-        .context("creating Kafka consumer")
+        );
+    config
 }
 
 #[cfg(test)]

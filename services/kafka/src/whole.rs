@@ -1,6 +1,7 @@
 //! Side inputs every instance of a stage reads whole
 //! (`StageSpec::every_instance_reads`: the index's story log, as each
-//! index instance writes a shard of its own and must apply every merge).
+//! index instance writes a shard of its own and must apply every merge;
+//! extract's site rules, each instance needing every rule).
 //!
 //! They are read apart from the stage's group, by a consumer that assigns
 //! itself every partition (no group membership, so no rebalance) and keeps
@@ -8,14 +9,14 @@
 //! (`<group>-<instance>-whole`): a restart goes on from its last commit, a
 //! new instance starts at the beginning.
 
-use super::client::{BusContext, GroupState};
+use super::client::{consumer_config, BusContext, GroupState};
 use super::inflight::Positions;
 use anyhow::Context;
 use gleaner_core::config::Config;
 use rdkafka::consumer::{Consumer, StreamConsumer};
 use rdkafka::error::KafkaResult;
 use rdkafka::message::BorrowedMessage;
-use rdkafka::{ClientConfig, Offset, TopicPartitionList};
+use rdkafka::{Offset, TopicPartitionList};
 use std::collections::HashSet;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -46,22 +47,18 @@ impl WholeTopics {
             return Ok(None);
         }
         let own_group = format!("{group}-{}-whole", cfg.kafka.instance);
-        let consumer: StreamConsumer<BusContext> = ClientConfig::new()
-            .set("bootstrap.servers", brokers)
-            .set("group.id", &own_group)
-            .set("client.id", &own_group)
-            .set("enable.auto.commit", "false")
-            .set("enable.auto.offset.store", "false")
-            .set("auto.offset.reset", "earliest")
-            // Rarely written (the story log: a record per story, not per
-            // page) and never urgent: a long wait spares the broker's
-            // fetches (tansu answers each after its wait, records or not).
-            .set(
-                "fetch.wait.max.ms",
-                WHOLE_FETCH_WAIT_MS.max(cfg.kafka.fetch_wait_ms).to_string(),
-            )
-            .create_with_context(BusContext::new(stage, Arc::new(GroupState::default())))
-            .context("creating the Kafka consumer of the topics read whole")?;
+        let consumer: StreamConsumer<BusContext> =
+            consumer_config(cfg, brokers, &own_group, &own_group)
+                // Rarely written (the story log: a record per story, not per
+                // page; site rules by hand) and never urgent: a long wait
+                // spares the broker's fetches (tansu answers each after its
+                // wait, records or not).
+                .set(
+                    "fetch.wait.max.ms",
+                    WHOLE_FETCH_WAIT_MS.max(cfg.kafka.fetch_wait_ms).to_string(),
+                )
+                .create_with_context(BusContext::new(stage, Arc::new(GroupState::default())))
+                .context("creating the Kafka consumer of the topics read whole")?;
         let mut tpl = TopicPartitionList::new();
         for topic in topics {
             let partitions = tokio::task::block_in_place(|| partitions_of(&consumer, topic))?;
