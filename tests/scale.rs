@@ -265,7 +265,7 @@ async fn kafka_against_in_process() {
     tokio::time::sleep(Duration::from_secs(5)).await;
     let before = cpu_now(&farm, &broker);
     let started = seed(&farm, &bases);
-    let (_, kafka_in) = wait_until_indexed(&farm, &requests, started).await;
+    let (kafka_fetched, kafka_in) = wait_until_indexed(&farm, &requests, started).await;
     let after = cpu_now(&farm, &broker);
     let kafka_docs = farm.docs();
     farm.stop();
@@ -348,11 +348,12 @@ async fn kafka_against_in_process() {
     let kafka_rate = pages / kafka_in.as_secs_f64();
     let run_rate = run_pages / run_in.as_secs_f64();
     println!(
-        "kafka: {pages} pages, {kafka_docs} indexed in {:.1} s ({kafka_rate:.0} pages/s); \
+        "kafka: {pages} pages, every one asked for in {:.1} s, {kafka_docs} indexed in {:.1} s ({kafka_rate:.0} pages/s); \
          in-process: {run_pages} pages, {run_docs} indexed in {:.1} s ({run_rate:.0} pages/s)\n\
          pages/s kafka / in-process {:.3} (target >= 0.5); \
          gleaner CPU per page kafka / in-process {:.2} (target <= 1.5); \
          broker {:.2} ms CPU per page",
+        kafka_fetched.as_secs_f64(),
         kafka_in.as_secs_f64(),
         run_in.as_secs_f64(),
         kafka_rate / run_rate,
