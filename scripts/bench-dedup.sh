@@ -5,6 +5,8 @@
 # the window.
 #
 #   scripts/bench-dedup.sh [SIZES...]      default: 1000 10000 100000
+#   STREAM_ARGS="--reuse 0.9 --pool 300" scripts/bench-dedup.sh 100000
+#                                          streams with heavy sentence reuse
 #
 # For each size N: a stream of about N articles is judged with window_count
 # = N, so the window holds about N when the stream ends. Bytes per article is
@@ -39,8 +41,9 @@ config() { # window size -> config file
 
 printf '%-8s %-9s %12s %14s %8s %8s %8s %8s\n' size system articles/s bytes/article P R F1 earliest
 for n in "${sizes[@]}"; do
-  ds="$work/stream-$n"
-  [ -s "$ds/stream.jsonl" ] || python3 scripts/dedup-stream.py "$n" "$ds" >&2
+  ds="$work/stream-$n$(echo "${STREAM_ARGS:-}" | tr -d ' -')"
+  # shellcheck disable=SC2086 # STREAM_ARGS is a list of arguments
+  [ -s "$ds/stream.jsonl" ] || python3 scripts/dedup-stream.py "$n" "$ds" ${STREAM_ARGS:-} >&2
   articles=$(wc -l <"$ds/stream.jsonl")
 
   base=$( { peak_kib "$G" dedup --config "$(config 1000)" --input "$ds/stream.jsonl" --output "$work/out-base" >/dev/null; } 3>&1 )

@@ -7,11 +7,13 @@
 //! - [`termset`]: every term of an article, as a small Bloom filter;
 //! - [`sketch`]: containment of one text in another from two sketches;
 //! - [`stored`]: sketch, vector and term filter packed in one allocation;
-//! - [`postings`]: the capped candidate index;
+//! - [`postings`]: the capped candidate index; [`keys`]: which sketch
+//!   hashes an article is posted and looked up under there;
 //! - [`window`]: the window and the verdicts;
 //! - [`stage`]: the stage on either bus; [`offline`]: the same over JSON lines.
 
 pub mod features;
+pub mod keys;
 pub mod metrics;
 pub mod offline;
 pub mod postings;

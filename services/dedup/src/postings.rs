@@ -5,7 +5,10 @@
 //! is mostly stock text; the postings between the earliest and the latest
 //! are dropped. Dropping the earliest too let text that recurs in dozens
 //! of later articles push an original out of every one of its keys, so
-//! that its verbatim copy found no candidate.
+//! that its verbatim copy found no candidate; and since an original made
+//! of text seen before is not the earliest under those keys either, an
+//! article is posted under its rarest keys as well as its smallest
+//! ([`crate::keys`]).
 //!
 //! Lists are linked through one arena of nodes (8 bytes a posting), since
 //! most keys have one posting and a `Vec` per key would cost 24 bytes

@@ -15,7 +15,9 @@ pub struct DedupSettings {
     pub vector_terms: usize,
     /// Shingle hashes kept in each article's sketch.
     pub sketch_size: usize,
-    /// Of those, how many (the smallest) are looked up and indexed.
+    /// Of those, how many an article is posted under in the candidate
+    /// index (its rarest and smallest in turns: `keys.rs`); it is looked
+    /// up under twice as many at least.
     pub index_keys: usize,
     /// Articles with fewer distinct words (not stop words, not numbers)
     /// are never compared.

@@ -8,8 +8,9 @@
 //! earlier one arrived is corrected.
 //!
 //! Cost per article does not depend on what the window holds: candidates
-//! come from capped postings of each article's smallest shingle hashes, at
-//! most [`MAX_VERIFY`] of them are verified, and the window holds at most
+//! come from capped postings of each article's rarest shingle hashes (see
+//! [`crate::keys`]: text common elsewhere cannot starve an original of its
+//! keys), at most [`MAX_VERIFY`] of them are verified, and the window holds at most
 //! `window_count` articles, the earliest published leaving first.
 //!
 //! Age is publication time, not arrival: two articles published more than
@@ -19,6 +20,7 @@
 //! repost, crawled after newer pages, are still compared.
 
 use crate::features::Features;
+use crate::keys::{posting_order, ranked_keys, Key, COMMONEST, MAX_KEYS};
 use crate::postings::Postings;
 use crate::sketch::containment;
 use crate::stored::Stored;
@@ -56,6 +58,8 @@ struct Entry {
     text_hash: u64,
     /// Hash of the fetch time: a replay carries the same one.
     fetched: u64,
+    /// Which of the sketch's first [`MAX_KEYS`] hashes it is posted under.
+    posted: u64,
     text: Stored,
 }
 
@@ -66,9 +70,16 @@ impl Entry {
     fn url(&self) -> &str {
         &self.key[self.id_len as usize..]
     }
-    fn keys(&self, n: usize) -> &[u32] {
-        let sketch = self.text.sketch();
-        &sketch[..n.min(sketch.len())]
+    /// The keys it is posted under.
+    fn keys(&self) -> impl Iterator<Item = u32> + '_ {
+        let posted = self.posted;
+        self.text
+            .sketch()
+            .iter()
+            .take(MAX_KEYS)
+            .enumerate()
+            .filter(move |(i, _)| posted & (1 << i) != 0)
+            .map(|(_, &k)| k)
     }
 }
 
@@ -124,8 +135,9 @@ pub struct Stats {
 
 pub struct Window {
     /// When set (`gleaner dedup --explain`), why each article judged new
-    /// matched nothing: `no candidate` (none shares an indexed key: not in
-    /// the window, or pushed out of the keys), `published too far apart`,
+    /// matched nothing: `no candidate` (none is posted under a key it is
+    /// looked up under: not in the window, or pushed out of the keys),
+    /// `published too far apart`,
     /// `below containment`, `below shared weight`.
     pub explain: Option<Vec<(Box<str>, &'static str)>>,
     /// Why the last lookup matched nothing.
@@ -139,6 +151,8 @@ pub struct Window {
     index: Postings,
     groups: FxHashMap<Arc<str>, Group>,
     df: DocFreq,
+    /// How many recent articles have each sketch hash (for ranking keys).
+    key_df: DocFreq,
     seq: u64,
     scratch: Vec<u32>,
     /// Articles too short for the window, by id: (text hash, fetch hash),
@@ -155,6 +169,7 @@ impl Window {
             explain: None,
             last_miss: "",
             df: DocFreq::for_window(cfg.window_count),
+            key_df: DocFreq::for_window_of(cfg.window_count, cfg.sketch_size),
             short: Recent::new(cfg.window_count),
             cfg,
             slots: Vec::new(),
@@ -196,6 +211,7 @@ impl Window {
             + self.order.len() * 32
             + self.index.bytes()
             + self.df.bytes()
+            + self.key_df.bytes()
             + self.groups.capacity() * 80
     }
 
@@ -253,13 +269,15 @@ impl Window {
         }
         let event = Self::event(a, now);
         let vector = top_terms(&f.terms, &self.df, self.cfg.vector_terms);
-        let best = self.best_match(&vector, f, event);
+        let keys = ranked_keys(&f.sketch, &self.key_df);
+        let best = self.best_match(&vector, f, &keys, event);
         self.df.add(f.terms.iter().map(|t| t.0));
+        self.key_df.add(f.sketch.iter().copied());
         let Some((slot, shared, cont)) = best else {
             if let Some(why) = self.explain.as_mut() {
                 why.push((a.id.as_str().into(), self.last_miss));
             }
-            self.insert(a, f, vector, event, None);
+            self.insert(a, f, &keys, vector, event, None);
             return vec![Decision::Unique {
                 cluster: a.id.clone(),
             }];
@@ -324,7 +342,7 @@ impl Window {
                 false,
             ))]
         };
-        self.insert(a, f, vector, event, Some(cluster));
+        self.insert(a, f, &keys, vector, event, Some(cluster));
         decisions
     }
 
@@ -342,7 +360,9 @@ impl Window {
         }
         let event = Self::event(a, now);
         let vector = top_terms(&f.terms, &self.df, self.cfg.vector_terms);
+        let keys = ranked_keys(&f.sketch, &self.key_df);
         self.df.add(f.terms.iter().map(|t| t.0));
+        self.key_df.add(f.sketch.iter().copied());
         let cluster: Option<Arc<str>> = a.cluster.as_deref().filter(|c| *c != a.id).map(Arc::from);
         if let Some(c) = &cluster {
             // Its group's original is the earliest published member seen.
@@ -374,7 +394,7 @@ impl Window {
                 }
             }
         }
-        self.insert(a, f, vector, event, cluster);
+        self.insert(a, f, &keys, vector, event, cluster);
     }
 
     fn event(a: &Article, now: i64) -> Event {
@@ -389,14 +409,23 @@ impl Window {
         &mut self,
         vector: &[(u32, f32)],
         f: &Features,
+        keys: &[Key],
         event: Event,
     ) -> Option<(u32, f32, f32)> {
         let age = self.cfg.window_age_secs.min(i64::MAX as u64) as i64;
         let sketch = &f.sketch[..];
         let mut slots = std::mem::take(&mut self.scratch);
         slots.clear();
-        for &k in &sketch[..self.cfg.index_keys.min(sketch.len())] {
-            self.index.for_each(k, |s| slots.push(s));
+        // Every key but the commonest (a copy's own fresh shingles rank
+        // before the keys its original shares with earlier copies), and
+        // at least twice as many as an article is posted under.
+        let least = self.cfg.index_keys.saturating_mul(2);
+        for (n, k) in keys.iter().enumerate() {
+            if n >= least && k.band == COMMONEST {
+                break;
+            }
+            self.index
+                .for_each(sketch[usize::from(k.pos)], |s| slots.push(s));
         }
         slots.sort_unstable();
         // (shared keys, slot), most shared first.
@@ -451,6 +480,7 @@ impl Window {
         &mut self,
         a: &Article,
         f: &Features,
+        keys: &[Key],
         vector: Vector,
         event: Event,
         cluster: Option<Arc<str>>,
@@ -471,6 +501,7 @@ impl Window {
             seq,
             text_hash: f.text_hash,
             fetched: fnv1a64(a.fetched_at.as_bytes()),
+            posted: 0,
             text: Stored::new(&f.sketch, &vector, &f.terms),
         };
         let slot = match self.free.pop() {
@@ -483,8 +514,13 @@ impl Window {
                 (self.slots.len() - 1) as u32
             }
         };
-        for i in 0..self.cfg.index_keys.min(f.sketch.len()) {
-            self.index.insert(f.sketch[i], slot);
+        let mut posted = 0u64;
+        for i in posting_order(keys).into_iter().take(self.cfg.index_keys) {
+            self.index.insert(f.sketch[usize::from(i)], slot);
+            posted |= 1 << i;
+        }
+        if let Some(e) = self.slots[slot as usize].as_mut() {
+            e.posted = posted;
         }
         self.by_id.insert(fnv1a64(a.id.as_bytes()), slot);
         self.order.insert((event.secs, seq, slot));
@@ -500,7 +536,7 @@ impl Window {
         let Some(e) = self.slots[slot as usize].take() else {
             return;
         };
-        for &k in e.keys(self.cfg.index_keys) {
+        for k in e.keys() {
             self.index.remove(k, slot);
         }
         self.by_id.remove(&fnv1a64(e.id().as_bytes()));

@@ -408,6 +408,44 @@ fn an_original_whose_sentences_are_everywhere_is_still_found() {
     assert_eq!(repost_of(&judge(&mut w, &trimmed)), Some("orig"));
 }
 
+/// An article quoting four running sentences of `original` (from the
+/// `n % 7`th) among twelve of its own.
+fn quoting(original: &[String], n: usize, at: i64) -> Article {
+    let mut sents: Vec<String> = (0..12).map(|k| stock_sentence(1000 + n * 12 + k)).collect();
+    let k = n % 7;
+    for (j, s) in original[k..k + 4].iter().enumerate() {
+        sents.insert(6 + j, s.clone());
+    }
+    article(&format!("quote{n}"), at, "Other news", &sents.join(" "))
+}
+
+#[test]
+fn an_original_made_of_wire_copy_seen_before_and_after_it_is_still_found() {
+    // Every run of words of the original is wire copy: 60 articles quote
+    // it before it arrives and 120 after. Posted under its smallest
+    // hashes, kept with a key's earliest and latest postings, it was
+    // pushed out of every key it had by the later quotes, the earlier ones
+    // holding the earliest place.
+    let mut w = Window::new(cfg(10_000));
+    let original: Vec<String> = (0..10).map(stock_sentence).collect();
+    let text = original.join(" ");
+    for n in 0..180usize {
+        if n == 60 {
+            let a = article("orig", T0, "Ten things", &text);
+            assert!(unique(&judge(&mut w, &a)).is_some());
+        }
+        let a = quoting(&original, n, T0 + 60 * (n as i64 - 60));
+        assert!(
+            unique(&judge(&mut w, &a)).is_some(),
+            "quote{n} is not a copy"
+        );
+    }
+    let copy = article("copy", T0 + DAY, "Ten things", &text);
+    assert_eq!(repost_of(&judge(&mut w, &copy)), Some("orig"));
+    let trimmed = article("trim", T0 + DAY, "Ten things", &original[..6].join(" "));
+    assert_eq!(repost_of(&judge(&mut w, &trimmed)), Some("orig"));
+}
+
 #[test]
 fn articles_sharing_only_a_boilerplate_paragraph_are_not_copies() {
     let mut w = Window::new(cfg(10_000));

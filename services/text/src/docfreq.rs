@@ -22,11 +22,23 @@ impl DocFreq {
     /// A table for a window of `window` articles: 16 counters per article
     /// in two rows, between 2^16 and 2^22 counters.
     pub fn for_window(window: usize) -> Self {
+        Self::sized(window, 16, 1 << 22)
+    }
+
+    /// A table for a window of `window` documents of up to `per_doc`
+    /// distinct items each (dedup counts the 48 shingle hashes of each
+    /// article's sketch): `per_doc` counters per document in two rows,
+    /// between 2^16 and 2^23 counters.
+    pub fn for_window_of(window: usize, per_doc: usize) -> Self {
+        Self::sized(window, per_doc, 1 << 23)
+    }
+
+    fn sized(window: usize, per_doc: usize, most: usize) -> Self {
         let buckets = window
-            .saturating_mul(16)
+            .saturating_mul(per_doc)
             .checked_next_power_of_two()
-            .unwrap_or(1 << 22)
-            .clamp(1 << 16, 1 << 22);
+            .unwrap_or(most)
+            .clamp(1 << 16, most);
         DocFreq {
             counts: vec![0; buckets],
             mask: (buckets / 2 - 1) as u32,
@@ -113,5 +125,7 @@ mod tests {
         assert_eq!(DocFreq::for_window(100_000).bytes(), (1 << 21) * 2);
         assert_eq!(DocFreq::for_window(10_000).bytes(), (1 << 18) * 2);
         assert_eq!(DocFreq::for_window(usize::MAX).bytes(), (1 << 22) * 2);
+        assert_eq!(DocFreq::for_window_of(100_000, 48).bytes(), (1 << 23) * 2);
+        assert_eq!(DocFreq::for_window_of(10, 48).bytes(), (1 << 16) * 2);
     }
 }
