@@ -6,7 +6,7 @@
 use crate::extractor::Extractor;
 use crate::features::{features, Feat};
 use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
-use crate::{lines, model, title, tree};
+use crate::{boundary, lines, model, title, tree};
 use gleaner_core::messages::{Block, Cleaned};
 
 /// What training needs of a page's blocks: their feature rows, whether
@@ -125,6 +125,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             if which == Extractor::Lines {
                 chosen
             } else {
+                let words: Vec<f64> = f.iter().map(|x| x.words).collect();
+                let chosen = boundary::within_article(blocks, &words, chosen);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }
         }

@@ -13,6 +13,7 @@
 //!   overlap, plus a heading just before it that matches the title.
 
 mod article;
+mod boundary;
 mod choice;
 mod extractor;
 mod features;

@@ -1,0 +1,171 @@
+//! The article's own element as a boundary: when one `<article>` element
+//! holds nearly all of the text chosen, what was chosen outside it (the
+//! reader comments below it, a "more from" list beside it, a teaser above
+//! it) is not the article. The page's author drew that line in its
+//! markup, in any language; a listing or a forum thread, whose text lies in
+//! many `<article>` elements, none holding most of it, is left alone.
+
+use gleaner_core::messages::Block;
+
+/// Share of the chosen words one `<article>` element must hold.
+const MOST: f64 = 0.8;
+
+/// The `<article>` elements a block lies in, outermost first: each as its
+/// page-unique number and its tag path (the labels from the root down to
+/// it), which look-alike elements (a thread's posts) share.
+fn articles_of(b: &Block) -> impl Iterator<Item = (u32, &str)> + '_ {
+    let mut end = 0;
+    b.path
+        .split('/')
+        .zip(&b.ancestors)
+        .filter_map(move |(label, &id)| {
+            end += label.len() + usize::from(end > 0);
+            (label.split(['#', '.']).next() == Some("article")).then(|| (id, &b.path[..end]))
+        })
+}
+
+/// A tag path's tags alone: a thread's posts differ in their ids
+/// (`li#post-123`) and often in a class (the first post's
+/// `message.threadAuthor`), and share their tags.
+fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
+    path.split('/')
+        .map(|label| label.split(['#', '.']).next().unwrap_or(""))
+}
+
+/// `chosen` without the blocks outside the innermost `<article>` element
+/// that holds at least [`MOST`] of the chosen words (`words[i]` is block
+/// `i`'s), if any does and no chosen block outside it lies in an
+/// `<article>` of the same tag path (a forum thread's replies, the other
+/// posts of a listing: the page is made of such elements, and they are its
+/// content).
+pub fn within_article(blocks: &[Block], words: &[f64], chosen: Vec<usize>) -> Vec<usize> {
+    let total: f64 = chosen.iter().map(|&i| words[i]).sum();
+    if total <= 0.0 {
+        return chosen;
+    }
+    // Words chosen under each <article> element, its depth and path.
+    let mut held: Vec<(u32, f64, usize, &str)> = Vec::new();
+    for &i in &chosen {
+        for (depth, (id, path)) in articles_of(&blocks[i]).enumerate() {
+            match held.iter_mut().find(|h| h.0 == id) {
+                Some(h) => h.1 += words[i],
+                None => held.push((id, words[i], depth, path)),
+            }
+        }
+    }
+    let Some(&(article, _, _, path)) = held
+        .iter()
+        .filter(|h| h.1 >= MOST * total)
+        .max_by_key(|h| h.2)
+    else {
+        return chosen;
+    };
+    let inside = |i: usize| articles_of(&blocks[i]).any(|(id, _)| id == article);
+    let shape = shape_of(path);
+    let look_alike = chosen
+        .iter()
+        .filter(|&&i| !inside(i))
+        .any(|&i| articles_of(&blocks[i]).any(|(_, p)| shape_of(p).eq(shape.clone())));
+    if look_alike {
+        return chosen;
+    }
+    // Only what follows the article's text: a standfirst or an intro set
+    // above the element is still the article's.
+    let first = chosen.iter().copied().find(|&i| inside(i)).unwrap_or(0);
+    chosen
+        .into_iter()
+        .filter(|&i| i < first || inside(i))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(path: &str, ancestors: &[u32], words: usize) -> (Block, f64) {
+        let text = vec!["word"; words].join(" ");
+        let b = Block {
+            text_len: text.len() as u32,
+            text,
+            path: path.to_string(),
+            ancestors: ancestors.to_vec(),
+            tag: path.rsplit('/').next().unwrap_or("p").to_string(),
+            ..Default::default()
+        };
+        (b, words as f64)
+    }
+
+    fn run(page: &[(Block, f64)]) -> Vec<usize> {
+        let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        within_article(&blocks, &words, (0..blocks.len()).collect())
+    }
+
+    #[test]
+    fn comments_and_lists_outside_the_article_go() {
+        let page = [
+            block("html/body/main/article.post/p", &[0, 1, 2, 3, 4], 300),
+            block(
+                "html/body/main/article.post/div.entry/p",
+                &[0, 1, 2, 3, 5, 6],
+                200,
+            ),
+            block(
+                "html/body/main/div#comments/div.c/p",
+                &[0, 1, 2, 7, 8, 9],
+                40,
+            ),
+            block("html/body/main/div.more/ul/li", &[0, 1, 2, 10, 11, 12], 15),
+        ];
+        assert_eq!(run(&page), vec![0, 1]);
+    }
+
+    #[test]
+    fn comments_as_articles_inside_the_post_stay_with_it() {
+        // Comments marked up as <article>s inside the post's <article>.
+        let page = [
+            block("html/body/article/p", &[0, 1, 2, 3], 400),
+            block(
+                "html/body/article/section/article/p",
+                &[0, 1, 2, 4, 5, 6],
+                30,
+            ),
+            block("html/body/aside/p", &[0, 1, 7, 8], 20),
+        ];
+        assert_eq!(run(&page), vec![0, 1]);
+    }
+
+    #[test]
+    fn a_listing_or_a_thread_of_articles_is_left_alone() {
+        let page: Vec<(Block, f64)> = (0..6u32)
+            .map(|n| block("html/body/main/article/p", &[0, 1, 2, 10 + n, 20 + n], 50))
+            .chain([block("html/body/main/div/p", &[0, 1, 2, 30, 31], 20)])
+            .collect();
+        assert_eq!(run(&page), (0..7).collect::<Vec<_>>());
+        // A thread: the first post holds most of the words, the replies
+        // are posts of the same shape.
+        let page = [
+            block(
+                "html/body/ol/li#post-1.message.first/article/p",
+                &[0, 1, 2, 3, 4, 5],
+                500,
+            ),
+            block(
+                "html/body/ol/li#post-2.message/article/p",
+                &[0, 1, 2, 6, 7, 8],
+                40,
+            ),
+            block(
+                "html/body/ol/li#post-3.message/article/p",
+                &[0, 1, 2, 9, 10, 11],
+                30,
+            ),
+        ];
+        assert_eq!(run(&page), vec![0, 1, 2]);
+        // No <article> at all: nothing to go by.
+        let page = [
+            block("html/body/div/p", &[0, 1, 2, 3], 100),
+            block("html/body/div#c/p", &[0, 1, 4, 5], 10),
+        ];
+        assert_eq!(run(&page), vec![0, 1]);
+    }
+}
