@@ -423,6 +423,23 @@ mod tests {
         let (_, meta, _) = clean_html(html).unwrap();
         assert_eq!(meta.date.as_deref(), Some("2024-05-01T10:00:00Z"));
         assert_eq!(meta.author.as_deref(), Some("Bo Chen"));
+        assert_eq!(meta.page_type.as_deref(), Some("NewsArticle"));
+    }
+
+    #[test]
+    fn page_type_from_json_ld_over_og_type() {
+        let og = r#"<meta property="og:type" content="article"><p>x</p>"#;
+        assert_eq!(
+            clean_html(og).unwrap().1.page_type.as_deref(),
+            Some("article")
+        );
+        // The forum post's type, not the site's or the breadcrumbs'.
+        let ld = r#"<meta property="og:type" content="website"><script type="application/ld+json">{"@graph":[{"@type":"WebSite","name":"Forum"},{"@type":["DiscussionForumPosting"],"headline":"Help"},{"@type":"BreadcrumbList"}]}</script><p>x</p>"#;
+        assert_eq!(
+            clean_html(ld).unwrap().1.page_type.as_deref(),
+            Some("DiscussionForumPosting")
+        );
+        assert_eq!(clean_html("<p>x</p>").unwrap().1.page_type, None);
     }
 
     #[test]

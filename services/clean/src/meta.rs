@@ -50,6 +50,7 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 "og:title" | "twitter:title" if m.og_title.is_none() => m.og_title = Some(content),
                 "og:site_name" if m.site_name.is_none() => m.site_name = Some(content),
                 "og:url" if m.canonical_url.is_none() => m.canonical_url = Some(content),
+                "og:type" if m.page_type.is_none() => m.page_type = Some(content),
                 _ => {}
             }
         }
@@ -60,6 +61,43 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
         }
         "time" if s.time_datetime.is_none() => s.time_datetime = attr("datetime"),
         _ => {}
+    }
+}
+
+/// The schema.org types that say what a page is (an article of some kind,
+/// or a post of a forum or a question page), as against the site, the
+/// organisation, the breadcrumbs or the images a page's JSON-LD also names.
+const PAGE_TYPES: &[&str] = &[
+    "Article",
+    "NewsArticle",
+    "BlogPosting",
+    "Report",
+    "ReportageNewsArticle",
+    "AnalysisNewsArticle",
+    "OpinionNewsArticle",
+    "ReviewNewsArticle",
+    "ScholarlyArticle",
+    "TechArticle",
+    "LiveBlogPosting",
+    "DiscussionForumPosting",
+    "SocialMediaPosting",
+    "QAPage",
+    "Recipe",
+    "Product",
+];
+
+/// An object's `@type` (a name or a list of names) if it is one of
+/// [`PAGE_TYPES`].
+fn schema_type(o: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
+    let is_page = |t: &str| PAGE_TYPES.contains(&t);
+    match o.get("@type")? {
+        serde_json::Value::String(t) => is_page(t).then(|| t.clone()),
+        serde_json::Value::Array(ts) => ts
+            .iter()
+            .filter_map(|t| t.as_str())
+            .find(|t| is_page(t))
+            .map(str::to_string),
+        _ => None,
     }
 }
 
@@ -83,6 +121,9 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                     if body.as_ref().is_none_or(|known| b.len() > known.len()) {
                         *body = Some(b.to_string());
                     }
+                }
+                if let Some(t) = schema_type(o) {
+                    meta.page_type = Some(t);
                 }
                 if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
                     meta.date = Some(d.trim().to_string());

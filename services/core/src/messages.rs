@@ -172,6 +172,11 @@ pub struct PageMeta {
     /// `og:title` or similar, which is often cleaner than `<title>`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub og_title: Option<String>,
+    /// What the page says it is: the schema.org `@type` of its JSON-LD
+    /// (`NewsArticle`, `BlogPosting`, `DiscussionForumPosting`, ...), else
+    /// its `og:type` (`article`, `website`, ...).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub page_type: Option<String>,
 }
 
 /// `gleaner.cleaned`: a page stripped of markup. Its JSON names each

@@ -3,12 +3,33 @@
 //! reader comments below it, a "more from" list beside it, a teaser above
 //! it) is not the article. The page's author drew that line in its
 //! markup, in any language; a listing or a forum thread, whose text lies in
-//! many `<article>` elements, none holding most of it, is left alone.
+//! many `<article>` elements, none holding most of it, is left alone. A
+//! page that declares itself an article (its JSON-LD `@type` or `og:type`)
+//! loses what follows its `<article>` even when that is longer than the
+//! article (a comment thread under a short post): the page type decides,
+//! as a forum thread's replies are its content and a post's comments are
+//! not.
 
 use gleaner_core::messages::Block;
 
-/// Share of the chosen words one `<article>` element must hold.
+/// Share of the chosen words one `<article>` element must hold (of
+/// those up to its end, on a page declared an article).
 const MOST: f64 = 0.8;
+
+/// On a page declared an article, the share of all the chosen words the
+/// element must hold still, so that a teaser above the text is not taken
+/// for the article.
+const LEAST: f64 = 0.25;
+
+/// Whether a page's declared type (`PageMeta::page_type`) is an article
+/// of some kind: `og:type` `article`, or a schema.org `Article`,
+/// `NewsArticle`, `BlogPosting`, `Report`, ... (not a forum posting).
+pub fn declared_article(page_type: Option<&str>) -> bool {
+    page_type.is_some_and(|t| {
+        let t = t.to_ascii_lowercase();
+        t.ends_with("article") || t == "blogposting" || t == "liveblogposting" || t == "report"
+    })
+}
 
 /// The `<article>` elements a block lies in, outermost first: each as its
 /// page-unique number and its tag path (the labels from the root down to
@@ -38,24 +59,45 @@ fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
 /// `<article>` of the same tag path (a forum thread's replies, the other
 /// posts of a listing: the page is made of such elements, and they are its
 /// content).
-pub fn within_article(blocks: &[Block], words: &[f64], chosen: Vec<usize>) -> Vec<usize> {
+pub fn within_article(
+    blocks: &[Block],
+    words: &[f64],
+    chosen: Vec<usize>,
+    declared: bool,
+) -> Vec<usize> {
     let total: f64 = chosen.iter().map(|&i| words[i]).sum();
     if total <= 0.0 {
         return chosen;
     }
-    // Words chosen under each <article> element, its depth and path.
-    let mut held: Vec<(u32, f64, usize, &str)> = Vec::new();
+    // Words chosen under each <article> element: (id, words, depth,
+    // path, its last chosen block).
+    let mut held: Vec<(u32, f64, usize, &str, usize)> = Vec::new();
     for &i in &chosen {
         for (depth, (id, path)) in articles_of(&blocks[i]).enumerate() {
             match held.iter_mut().find(|h| h.0 == id) {
-                Some(h) => h.1 += words[i],
-                None => held.push((id, words[i], depth, path)),
+                Some(h) => {
+                    h.1 += words[i];
+                    h.4 = i;
+                }
+                None => held.push((id, words[i], depth, path, i)),
             }
         }
     }
-    let Some(&(article, _, _, path)) = held
+    // The words an element is measured against: all chosen, or on a page
+    // declared an article those up to its own last block.
+    let against = |last: usize| -> f64 {
+        if !declared {
+            return total;
+        }
+        chosen
+            .iter()
+            .take_while(|&&i| i <= last)
+            .map(|&i| words[i])
+            .sum()
+    };
+    let Some(&(article, _, _, path, _)) = held
         .iter()
-        .filter(|h| h.1 >= MOST * total)
+        .filter(|h| h.1 >= MOST * against(h.4) && h.1 >= LEAST * total)
         .max_by_key(|h| h.2)
     else {
         return chosen;
@@ -97,7 +139,7 @@ mod tests {
 
     fn run(page: &[(Block, f64)]) -> Vec<usize> {
         let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        within_article(&blocks, &words, (0..blocks.len()).collect())
+        within_article(&blocks, &words, (0..blocks.len()).collect(), false)
     }
 
     #[test]
@@ -117,6 +159,43 @@ mod tests {
             block("html/body/main/div.more/ul/li", &[0, 1, 2, 10, 11, 12], 15),
         ];
         assert_eq!(run(&page), vec![0, 1]);
+    }
+
+    #[test]
+    fn on_a_page_declared_an_article_a_longer_comment_thread_goes_too() {
+        let page = [
+            block("html/body/main/article.post/p", &[0, 1, 2, 3, 4], 300),
+            block(
+                "html/body/main/div#comments/article.c/p",
+                &[0, 1, 2, 7, 8, 9],
+                400,
+            ),
+            block(
+                "html/body/main/div#comments/article.c/p",
+                &[0, 1, 2, 7, 10, 11],
+                300,
+            ),
+        ];
+        let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        let all: Vec<usize> = (0..3).collect();
+        assert_eq!(within_article(&blocks, &words, all.clone(), true), vec![0]);
+        assert_eq!(within_article(&blocks, &words, all.clone(), false), all);
+        // A teaser marked up as an <article> above the text is not it.
+        let page = [
+            block("html/body/div/article.teaser/p", &[0, 1, 2, 3, 4], 40),
+            block("html/body/div/div.text/p", &[0, 1, 2, 5, 6], 400),
+        ];
+        let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        assert_eq!(
+            within_article(&blocks, &words, vec![0, 1], true),
+            vec![0, 1]
+        );
+        assert!(declared_article(Some("NewsArticle")) && declared_article(Some("article")));
+        assert!(declared_article(Some("BlogPosting")));
+        assert!(
+            !declared_article(Some("DiscussionForumPosting")) && !declared_article(Some("website"))
+        );
+        assert!(!declared_article(None));
     }
 
     #[test]

@@ -126,7 +126,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 chosen
             } else {
                 let words: Vec<f64> = f.iter().map(|x| x.words).collect();
-                let chosen = boundary::within_article(blocks, &words, chosen);
+                let declared = boundary::declared_article(cleaned.meta.page_type.as_deref());
+                let chosen = boundary::within_article(blocks, &words, chosen, declared);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }
         }
