@@ -137,9 +137,14 @@ mod tests {
         (b, words as f64)
     }
 
-    fn run(page: &[(Block, f64)]) -> Vec<usize> {
+    /// The blocks kept of a page whose blocks were all chosen.
+    fn kept(page: &[(Block, f64)], declared: bool) -> Vec<usize> {
         let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        within_article(&blocks, &words, (0..blocks.len()).collect(), false)
+        within_article(&blocks, &words, (0..blocks.len()).collect(), declared)
+    }
+
+    fn run(page: &[(Block, f64)]) -> Vec<usize> {
+        kept(page, false)
     }
 
     #[test]
@@ -176,20 +181,14 @@ mod tests {
                 300,
             ),
         ];
-        let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        let all: Vec<usize> = (0..3).collect();
-        assert_eq!(within_article(&blocks, &words, all.clone(), true), vec![0]);
-        assert_eq!(within_article(&blocks, &words, all.clone(), false), all);
+        assert_eq!(kept(&page, true), vec![0]);
+        assert_eq!(kept(&page, false), vec![0, 1, 2]);
         // A teaser marked up as an <article> above the text is not it.
         let page = [
             block("html/body/div/article.teaser/p", &[0, 1, 2, 3, 4], 40),
             block("html/body/div/div.text/p", &[0, 1, 2, 5, 6], 400),
         ];
-        let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        assert_eq!(
-            within_article(&blocks, &words, vec![0, 1], true),
-            vec![0, 1]
-        );
+        assert_eq!(kept(&page, true), vec![0, 1]);
         assert!(declared_article(Some("NewsArticle")) && declared_article(Some("article")));
         assert!(declared_article(Some("BlogPosting")));
         assert!(
