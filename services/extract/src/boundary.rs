@@ -120,6 +120,51 @@ pub fn within_article(
         .collect()
 }
 
+/// Names of recirculation (lists of links to other articles) in ids and
+/// classes: `related-articles`, `jp-relatedposts`, `recommended-stories`,
+/// `trending`, `most-popular`. The tree's chrome names give way to a
+/// content name beside them (`related-article` holds "article"), which
+/// these must not on an article's page.
+const RECIRCULATION: &[&str] = &["related", "recommend", "trending", "popular"];
+
+/// Whether one of a block's elements is named as recirculation (a class
+/// holding a [`RECIRCULATION`] name, unless it states what the
+/// element has: `has-related`, `no-popular`).
+fn in_recirculation(b: &Block) -> bool {
+    b.path.split('/').any(|label| {
+        // Classes only: ids are often a heading's words made a slug
+        // (`#babbel-the-most-popular-app`), or name a region that holds
+        // text and links both.
+        let classes = label.find('.').map_or("", |dot| &label[dot..]);
+        classes
+            .split('.')
+            .skip(1)
+            .filter(|name| {
+                let n = name.to_ascii_lowercase();
+                !["no-", "has-", "with-", "without-"]
+                    .iter()
+                    .any(|p| n.starts_with(p))
+            })
+            .any(|name| {
+                let n = name.to_ascii_lowercase();
+                RECIRCULATION.iter().any(|r| n.contains(r))
+            })
+    })
+}
+
+/// `chosen` without recirculation blocks ([`in_recirculation`]), on a page
+/// declared an article: on a collection or a listing the "popular" items
+/// are the content.
+pub fn without_recirculation(blocks: &[Block], chosen: Vec<usize>, declared: bool) -> Vec<usize> {
+    if !declared {
+        return chosen;
+    }
+    chosen
+        .into_iter()
+        .filter(|&i| !in_recirculation(&blocks[i]))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -195,6 +240,40 @@ mod tests {
             !declared_article(Some("DiscussionForumPosting")) && !declared_article(Some("website"))
         );
         assert!(!declared_article(None));
+    }
+
+    #[test]
+    fn recirculation_goes_from_a_declared_article_only() {
+        let page = [
+            block("html/body/article.post/p", &[0, 1, 2, 3], 300),
+            block(
+                "html/body/article.post/div#jp-relatedposts.jp-relatedposts/div.item/p",
+                &[0, 1, 2, 4, 5, 6],
+                30,
+            ),
+            block(
+                "html/body/article.post/h2#the-most-popular-app",
+                &[0, 1, 2, 10],
+                5,
+            ),
+            block(
+                "html/body/article.post/div.has-related-links/p",
+                &[0, 1, 2, 7, 8],
+                30,
+            ),
+            block(
+                "html/body/div.topbar__related-article__title",
+                &[0, 1, 9],
+                12,
+            ),
+        ];
+        let (blocks, _): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        let all: Vec<usize> = (0..5).collect();
+        assert_eq!(
+            without_recirculation(&blocks, all.clone(), true),
+            vec![0, 2, 3]
+        );
+        assert_eq!(without_recirculation(&blocks, all.clone(), false), all);
     }
 
     #[test]

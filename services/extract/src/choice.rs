@@ -128,6 +128,7 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let words: Vec<f64> = f.iter().map(|x| x.words).collect();
                 let declared = boundary::declared_article(cleaned.meta.page_type.as_deref());
                 let chosen = boundary::within_article(blocks, &words, chosen, declared);
+                let chosen = boundary::without_recirculation(blocks, chosen, declared);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }
         }
