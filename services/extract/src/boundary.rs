@@ -65,6 +65,11 @@ pub fn within_article(
     chosen: Vec<usize>,
     declared: bool,
 ) -> Vec<usize> {
+    // Most pages have no <article>: a substring search says so before any
+    // path is split.
+    if !chosen.iter().any(|&i| blocks[i].path.contains("/article")) {
+        return chosen;
+    }
     let total: f64 = chosen.iter().map(|&i| words[i]).sum();
     if total <= 0.0 {
         return chosen;
@@ -131,6 +136,17 @@ const RECIRCULATION: &[&str] = &["related", "recommend", "trending", "popular"];
 /// holding a [`RECIRCULATION`] name, unless it states what the
 /// element has: `has-related`, `no-popular`).
 fn in_recirculation(b: &Block) -> bool {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let names = NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(RECIRCULATION)
+            .expect("fixed patterns build")
+    });
+    // Most paths name none of them anywhere: one scan says so.
+    if !names.is_match(&b.path) {
+        return false;
+    }
     b.path.split('/').any(|label| {
         // Classes only: ids are often a heading's words made a slug
         // (`#babbel-the-most-popular-app`), or name a region that holds
@@ -140,15 +156,12 @@ fn in_recirculation(b: &Block) -> bool {
             .split('.')
             .skip(1)
             .filter(|name| {
-                let n = name.to_ascii_lowercase();
-                !["no-", "has-", "with-", "without-"]
+                let n = name.as_bytes();
+                ![&b"no-"[..], b"has-", b"with-", b"without-"]
                     .iter()
-                    .any(|p| n.starts_with(p))
+                    .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
             })
-            .any(|name| {
-                let n = name.to_ascii_lowercase();
-                RECIRCULATION.iter().any(|r| n.contains(r))
-            })
+            .any(|name| names.is_match(name))
     })
 }
 
