@@ -21,6 +21,9 @@ sizes=("$@")
 [ ${#sizes[@]} -gt 0 ] || sizes=(1000 10000 100000)
 work=target/bench-dedup
 mkdir -p "$work"
+# As bench-scale.sh: no fat LTO (a 7-minute build on 2 cores); the
+# figures in the README come from such builds.
+export CARGO_PROFILE_RELEASE_LTO=off CARGO_PROFILE_RELEASE_CODEGEN_UNITS=16
 cargo build --release -p gleaner >&2
 G=target/release/gleaner
 venv=target/bench-venv
