@@ -493,6 +493,10 @@ impl Window {
         }
         let seq = self.seq;
         self.seq += 1;
+        let posting: Vec<u8> = posting_order(keys)
+            .into_iter()
+            .take(self.cfg.index_keys)
+            .collect();
         let entry = Entry {
             key: format!("{}{}", a.id, a.url).into_boxed_str(),
             id_len: a.id.len() as u32,
@@ -501,7 +505,7 @@ impl Window {
             seq,
             text_hash: f.text_hash,
             fetched: fnv1a64(a.fetched_at.as_bytes()),
-            posted: 0,
+            posted: posting.iter().fold(0, |m, &i| m | 1 << i),
             text: Stored::new(&f.sketch, &vector, &f.terms),
         };
         let slot = match self.free.pop() {
@@ -514,13 +518,8 @@ impl Window {
                 (self.slots.len() - 1) as u32
             }
         };
-        let mut posted = 0u64;
-        for i in posting_order(keys).into_iter().take(self.cfg.index_keys) {
+        for i in posting {
             self.index.insert(f.sketch[usize::from(i)], slot);
-            posted |= 1 << i;
-        }
-        if let Some(e) = self.slots[slot as usize].as_mut() {
-            e.posted = posted;
         }
         self.by_id.insert(fnv1a64(a.id.as_bytes()), slot);
         self.order.insert((event.secs, seq, slot));

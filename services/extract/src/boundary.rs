@@ -1,7 +1,7 @@
 //! The article's own element as a boundary: when one `<article>` element
-//! holds nearly all of the text chosen, what was chosen outside it (the
-//! reader comments below it, a "more from" list beside it, a teaser above
-//! it) is not the article. The page's author drew that line in its
+//! holds nearly all of the text chosen, what was chosen after it (the
+//! reader comments below it, a "more from" list, share bars) is not the
+//! article; what comes before it (a standfirst) stays. The page's author drew that line in its
 //! markup, in any language; a listing or a forum thread, whose text lies in
 //! many `<article>` elements, none holding most of it, is left alone. A
 //! page that declares itself an article (its JSON-LD `@type` or `og:type`)
@@ -53,9 +53,11 @@ fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
         .map(|label| label.split(['#', '.']).next().unwrap_or(""))
 }
 
-/// `chosen` without the blocks outside the innermost `<article>` element
-/// that holds at least [`MOST`] of the chosen words (`words[i]` is block
-/// `i`'s), if any does and no chosen block outside it lies in an
+/// `chosen` without the blocks after the start of the innermost
+/// `<article>` element that holds at least [`MOST`] of the chosen words
+/// (of those up to its end and [`LEAST`] of all on a page `declared` an
+/// article; `words[i]` is block `i`'s) but outside it, if one does and no
+/// chosen block outside it lies in an
 /// `<article>` of the same tag path (a forum thread's replies, the other
 /// posts of a listing: the page is made of such elements, and they are its
 /// content).
@@ -125,8 +127,7 @@ pub fn within_article(
         .collect()
 }
 
-/// Names of recirculation (lists of links to other articles) in ids and
-/// classes: `related-articles`, `jp-relatedposts`, `recommended-stories`,
+/// Names of recirculation (lists of links to other articles) in classes: `related-articles`, `jp-relatedposts`, `recommended-stories`,
 /// `trending`, `most-popular`. The tree's chrome names give way to a
 /// content name beside them (`related-article` holds "article"), which
 /// these must not on an article's page.
@@ -155,12 +156,7 @@ fn in_recirculation(b: &Block) -> bool {
         classes
             .split('.')
             .skip(1)
-            .filter(|name| {
-                let n = name.as_bytes();
-                ![&b"no-"[..], b"has-", b"with-", b"without-"]
-                    .iter()
-                    .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
-            })
+            .filter(|name| !crate::tree::states_what_it_has(name))
             .any(|name| names.is_match(name))
     })
 }

@@ -103,6 +103,15 @@ const CONTENT_NAMES: &[&str] = &[
 /// every part of its pages, the product grid too, in a `celwidget`.
 const NEUTRAL_NAMES: &[&str] = &["celwidget", "unavailable"];
 
+/// Whether an id or class states what an element has or lacks
+/// ("has-side-banner", "no-sidebar") rather than what it is.
+pub(crate) fn states_what_it_has(name: &str) -> bool {
+    let n = name.as_bytes();
+    [&b"no-"[..], b"has-", b"with-", b"without-"]
+        .iter()
+        .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
+}
+
 /// Whether a path label is chrome (by tag, or by id/class names) and
 /// whether its id or classes name content (`article-body`, `post`, `main`),
 /// in one pass over the label.
@@ -131,17 +140,9 @@ fn classify(label: &str) -> (bool, bool) {
             .expect("fixed patterns build")
     });
     let (mut chrome_named, mut content) = (false, false);
-    // Names that state what an element has or lacks ("has-side-banner",
-    // "no-sidebar") are not what it is.
-    let stated = |name: &str| {
-        let n = name.as_bytes();
-        [&b"no-"[..], b"has-", b"with-", b"without-"]
-            .iter()
-            .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
-    };
     for name in rest
         .split(['.', '#'])
-        .filter(|n| !n.is_empty() && !stated(n))
+        .filter(|n| !n.is_empty() && !states_what_it_has(n))
     {
         for m in names.find_iter(name) {
             let k = m.pattern().as_usize();
