@@ -25,7 +25,12 @@ impl SearchIndex {
     /// within one edit, every word required: for a query that matched
     /// nothing as written. `None` for a query with operators or phrases,
     /// which say exactly what they want.
-    pub(crate) fn fuzzy_query(&self, searcher: &Searcher, q: &str) -> Option<Box<dyn Query>> {
+    pub(crate) fn fuzzy_query(
+        &self,
+        searcher: &Searcher,
+        q: &str,
+        lang: Option<&str>,
+    ) -> Option<Box<dyn Query>> {
         if q.contains(['"', ':', '(', '+']) || q.split_whitespace().any(|w| w.starts_with('-')) {
             return None;
         }
@@ -33,8 +38,8 @@ impl SearchIndex {
         if words.is_empty() || !words.iter().any(|w| w.chars().count() >= 5) {
             return None;
         }
-        let mut fields = self.fields_in_use(searcher, true);
-        fields.extend(self.fields_in_use(searcher, false));
+        let mut fields = self.fields_in_use(searcher, true, lang);
+        fields.extend(self.fields_in_use(searcher, false, lang));
         let f = self.fields;
         fields.retain(|&field| field != f.title_cjk && field != f.body_cjk);
         let plain = [f.title_plain, f.body_plain];

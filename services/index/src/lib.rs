@@ -11,6 +11,7 @@ mod cjk;
 mod collapse;
 mod facets;
 mod fuzzy;
+mod hits;
 mod merges;
 pub mod metrics;
 mod query;

@@ -19,10 +19,19 @@ impl SearchIndex {
     /// The text fields of `kind` (title or body) that hold any words now:
     /// the plain and CJK ones and those of the languages the index has. A
     /// field no article uses costs a dictionary look-up per segment and
-    /// word, and there are 18 languages of them.
-    pub(crate) fn fields_in_use(&self, searcher: &Searcher, title: bool) -> Vec<Field> {
+    /// word, and there are 18 languages of them. With `lang` (a request's
+    /// language filter), only the fields an article of that language is
+    /// in: its stemmed one (else the plain one) and the CJK one. The
+    /// others match only articles the filter drops, and a common word's
+    /// postings in four other languages were read to be dropped.
+    pub(crate) fn fields_in_use(
+        &self,
+        searcher: &Searcher,
+        title: bool,
+        lang: Option<&str>,
+    ) -> Vec<Field> {
         let f = self.fields;
-        let all: Vec<Field> = if title {
+        let mut all: Vec<Field> = if title {
             [f.title_plain, f.title_cjk]
                 .into_iter()
                 .chain(f.title_stem)
@@ -33,6 +42,15 @@ impl SearchIndex {
                 .chain(f.body_stem)
                 .collect()
         };
+        if let Some(lang) = lang.map(|l| l.trim().to_ascii_lowercase()) {
+            let (plain, cjk, stems) = if title {
+                (f.title_plain, f.title_cjk, f.title_stem)
+            } else {
+                (f.body_plain, f.body_cjk, f.body_stem)
+            };
+            let words = crate::schema::stem_slot(Some(&lang)).map_or(plain, |i| stems[i]);
+            all.retain(|&field| field == words || field == cjk);
+        }
         let used: Vec<Field> = all
             .iter()
             .copied()
@@ -54,12 +72,17 @@ impl SearchIndex {
     /// The words of `q` as a query over every text field in use, titles
     /// weighing double; every article when `q` has none. `title:` and
     /// `body:` name every field of their kind.
-    pub(crate) fn text_query(&self, searcher: &Searcher, q: &str) -> Box<dyn Query> {
+    pub(crate) fn text_query(
+        &self,
+        searcher: &Searcher,
+        q: &str,
+        lang: Option<&str>,
+    ) -> Box<dyn Query> {
         if q.trim().is_empty() {
             return Box::new(tantivy::query::AllQuery);
         }
-        let titles = self.fields_in_use(searcher, true);
-        let bodies = self.fields_in_use(searcher, false);
+        let titles = self.fields_in_use(searcher, true, lang);
+        let bodies = self.fields_in_use(searcher, false, lang);
         let mut parser =
             QueryParser::for_index(&self.index, titles.iter().chain(&bodies).copied().collect());
         // Every word must match, as people expect of a search box; OR says

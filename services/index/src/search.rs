@@ -7,16 +7,10 @@ use crate::collapse::group_hits;
 use crate::facets::FacetCollector;
 use crate::request::{Facets, Hit, SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
 use crate::schema::{open_or_create, open_union, Fields};
-use crate::snippet::{highlight, sentence_snippet, truncate_chars};
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, Query};
-use tantivy::schema::{Field, Value};
-use tantivy::snippet::SnippetGenerator;
-use tantivy::{
-    DateTime, DocAddress, Index, IndexReader, Order, ReloadPolicy, Searcher, TantivyDocument,
-};
+use tantivy::{DateTime, DocAddress, Index, IndexReader, Order, ReloadPolicy, Searcher};
 
 /// Read access to an index (or to several shards as one), refreshed as
 /// the index stages commit.
@@ -92,12 +86,12 @@ impl SearchIndex {
     pub fn find(&self, req: &SearchRequest) -> anyhow::Result<SearchResults> {
         let started = std::time::Instant::now();
         let searcher = self.reader.searcher();
-        let text = self.text_query(&searcher, &req.q);
+        let text = self.text_query(&searcher, &req.q, req.lang.as_deref());
         let found = self.find_with(&searcher, req, text, started)?;
         if found.total > 0 {
             return Ok(found);
         }
-        match self.fuzzy_query(&searcher, &req.q) {
+        match self.fuzzy_query(&searcher, &req.q, req.lang.as_deref()) {
             Some(q) => Ok(SearchResults {
                 fuzzy: true,
                 ..self.find_with(&searcher, req, q, started)?
@@ -163,114 +157,11 @@ impl SearchIndex {
             depth = depth.saturating_mul(4).min(all);
             ranked = self::ranked(searcher, &*query, req.sort, depth, None)?.2;
         };
-        let top = groups
-            .into_iter()
-            .take(want)
-            .skip(req.offset)
-            .map(|g| {
-                let shown = g.shown();
-                let doc = searcher.doc::<TantivyDocument>(shown)?;
-                let mut copy_urls = vec![crate::schema::stored_text(&doc, f.url)];
-                for (_, addr) in g.members.iter().filter(|(_, addr)| *addr != shown) {
-                    let d: TantivyDocument = searcher.doc(*addr)?;
-                    let url = crate::schema::stored_text(&d, f.url);
-                    // One article in two shards (its partition moved
-                    // between index instances) is not a copy of itself.
-                    if !copy_urls.contains(&url) {
-                        copy_urls.push(url);
-                    }
-                }
-                copy_urls.remove(0);
-                Ok((g.score, doc, copy_urls))
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
+        let shown = groups.into_iter().take(want).skip(req.offset).collect();
         let chars = req.snippet_chars.map_or(self.snippet_chars, |n| {
             n.clamp(*SNIPPET_CHARS.start(), *SNIPPET_CHARS.end())
         });
-        let generator = |field: Field| -> anyhow::Result<SnippetGenerator> {
-            let mut g = SnippetGenerator::create(searcher, &*text, field)?;
-            g.set_max_num_chars(chars);
-            Ok(g)
-        };
-        let plain = generator(f.body_plain)?;
-        // Highlights by the stemmer of each hit's language, made on demand.
-        let mut stemmed: BTreeMap<usize, SnippetGenerator> = BTreeMap::new();
-        let mut hits = Vec::with_capacity(top.len());
-        for (score, doc, copy_urls) in top {
-            let get = |field: Field| crate::schema::stored_text(&doc, field);
-            let opt = |field: Field| Some(get(field)).filter(|s| !s.is_empty());
-            let full = get(f.body);
-            // A body that starts with its headline would repeat the title
-            // shown just above: the snippet reads from after it.
-            let title = get(f.title);
-            let body = match full.strip_prefix(title.trim()) {
-                Some(rest) if !title.trim().is_empty() && !rest.trim().is_empty() => {
-                    rest.trim_start().to_string()
-                }
-                _ => full,
-            };
-            let mut fragment = plain.snippet(&body);
-            if let Some(i) = crate::schema::stem_slot(opt(f.language).as_deref()) {
-                let by_stem = match stemmed.entry(i) {
-                    std::collections::btree_map::Entry::Occupied(g) => g.into_mut(),
-                    std::collections::btree_map::Entry::Vacant(slot) => {
-                        slot.insert(generator(f.body_stem[i])?)
-                    }
-                }
-                .snippet(&body);
-                if !by_stem.fragment().is_empty() {
-                    fragment = by_stem;
-                }
-            }
-            let mut snippet = sentence_snippet(&body, fragment.fragment(), chars);
-            if snippet.is_empty() {
-                // No query term in the body (a title or CJK match): lead text.
-                snippet = truncate_chars(&body, chars);
-            }
-            let terms: Vec<&str> = fragment
-                .highlighted()
-                .iter()
-                .filter_map(|r| fragment.fragment().get(r.clone()))
-                .collect();
-            let highlight = highlight(&snippet, &terms);
-            let published = doc
-                .get_first(f.published)
-                .and_then(|v| v.as_datetime())
-                .and_then(|d| jiff::Timestamp::from_second(d.into_timestamp_secs()).ok())
-                .map(|t| t.to_string());
-            hits.push(Hit {
-                id: get(f.id),
-                url: get(f.url),
-                title: get(f.title),
-                score,
-                snippet,
-                highlight,
-                author: opt(f.author),
-                date: opt(f.date),
-                language: opt(f.language),
-                site: get(f.site),
-                published,
-                summaries: serde_json::from_str(&get(f.summaries))
-                    .unwrap_or(serde_json::Value::Null),
-                cluster: opt(f.cluster),
-                story: opt(f.story),
-                more_reports: if req.group_by_story {
-                    copy_urls.len() as u32
-                } else {
-                    0
-                },
-                copies: if req.group_by_story {
-                    0
-                } else {
-                    copy_urls.len() as u32
-                },
-                copy_urls: if req.group_by_story {
-                    Vec::new()
-                } else {
-                    copy_urls
-                },
-            });
-        }
+        let hits = crate::hits::page_hits(searcher, &f, &*text, chars, shown, req.group_by_story)?;
         Ok(SearchResults {
             total,
             hits,

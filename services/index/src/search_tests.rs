@@ -390,3 +390,45 @@ async fn snippets_skip_a_leading_headline_and_take_the_length_asked() {
     let n = short.hits[0].snippet.chars().count();
     assert!(n <= 32, "{n}: {}", short.hits[0].snippet);
 }
+
+/// A language filter searches only that language's fields: the same
+/// articles with the same scores as the unfiltered search's of that
+/// language, the typo retry included.
+#[tokio::test]
+async fn a_language_filter_finds_and_scores_as_the_whole_search_does() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = index(dir.path()).await;
+    let all = s.find(&ask("harbour")).unwrap();
+    for lang in ["en", "de", "fr"] {
+        let only = s
+            .find(&SearchRequest {
+                lang: Some(lang.into()),
+                ..ask("harbour")
+            })
+            .unwrap();
+        let expected: Vec<(&str, f32)> = all
+            .hits
+            .iter()
+            .filter(|h| h.language.as_deref() == Some(lang))
+            .map(|h| (h.id.as_str(), h.score))
+            .collect();
+        let got: Vec<(&str, f32)> = only.hits.iter().map(|h| (h.id.as_str(), h.score)).collect();
+        assert!(!got.is_empty(), "{lang}");
+        assert_eq!(got, expected, "{lang}");
+    }
+    let typo = s
+        .find(&SearchRequest {
+            lang: Some(" DE ".into()),
+            ..ask("harbuor")
+        })
+        .unwrap();
+    assert!(typo.fuzzy);
+    assert_eq!(ids(&typo), vec!["a6"]);
+    let unknown = s
+        .find(&SearchRequest {
+            lang: Some("xx".into()),
+            ..ask("harbour")
+        })
+        .unwrap();
+    assert_eq!(unknown.total, 0);
+}

@@ -4,23 +4,97 @@
 //! stems are frostem's, the crate and languages Tantivy's filter uses, so an
 //! index is the same either way (a test checks it).
 
-use rustc_hash::FxHashMap;
-use std::cell::RefCell;
+use std::hash::Hasher;
+use std::sync::Mutex;
 use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
 
-/// Words remembered per language; the cache is emptied when full, which
-/// keeps it bounded with no bookkeeping per hit.
-const CAPACITY: usize = 100_000;
+/// Longest word (and stem), in bytes, the cache holds; longer ones are
+/// rare and stemmed each time.
+const MAX_WORD: usize = 31;
+/// Slots per language: 8,192 of 64 bytes, half a MiB.
+const SLOTS: usize = 1 << 13;
 
-type Stems = FxHashMap<Box<str>, Box<str>>;
+/// One cached word and its stem, one cache line. Written by hand rather
+/// than with a map crate because the map was the cost: a hash map of
+/// boxed strings cost a cache miss for its slot, one for the word and
+/// one for the stem on most tokens (the tail of a Zipfian vocabulary is
+/// never warm), a fifth of indexing, more than stemming the word again.
+/// Here a token costs one line, and a lossy direct-mapped table needs no
+/// bookkeeping: a word that collides with another replaces it, and the
+/// frequent words, asked for all the time, win their slots back at once.
+#[derive(Clone, Copy)]
+#[repr(C, align(64))]
+struct Slot {
+    word_len: u8,
+    stem_len: u8,
+    word: [u8; MAX_WORD],
+    stem: [u8; MAX_WORD],
+}
 
-thread_local! {
-    /// One cache per thread and language. Tokens are stemmed on Tantivy's
-    /// indexing thread (and on a searching thread for a query), which
-    /// lives as long as the writer; a cache shared under a lock cost a
-    /// lock and a second lookup per token, a fifth of the indexing
-    /// thread's time (perf over scripts/bench-search.sh's indexing).
-    static STEMS: RefCell<FxHashMap<frostem::Algorithm, Stems>> = RefCell::default();
+const EMPTY: Slot = Slot {
+    word_len: 0,
+    stem_len: 0,
+    word: [0; MAX_WORD],
+    stem: [0; MAX_WORD],
+};
+
+struct Stems(Box<[Slot]>);
+
+impl Stems {
+    fn new() -> Self {
+        Stems(vec![EMPTY; SLOTS].into_boxed_slice())
+    }
+
+    fn slot(&self, word: &str) -> usize {
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(word.as_bytes());
+        // The high bits of Fx's product are the well-mixed ones.
+        (h.finish() >> 40) as usize & (SLOTS - 1)
+    }
+
+    fn get(&self, word: &str) -> Option<&str> {
+        let slot = &self.0[self.slot(word)];
+        let len = usize::from(slot.word_len);
+        if len == 0 || len != word.len() || &slot.word[..len] != word.as_bytes() {
+            return None;
+        }
+        // Written from a &str below, so always UTF-8.
+        std::str::from_utf8(&slot.stem[..usize::from(slot.stem_len)]).ok()
+    }
+
+    fn put(&mut self, word: &str, stem: &str) {
+        if word.is_empty() || word.len() > MAX_WORD || stem.len() > MAX_WORD {
+            return;
+        }
+        let i = self.slot(word);
+        let slot = &mut self.0[i];
+        slot.word[..word.len()].copy_from_slice(word.as_bytes());
+        slot.stem[..stem.len()].copy_from_slice(stem.as_bytes());
+        slot.word_len = word.len() as u8;
+        slot.stem_len = stem.len() as u8;
+    }
+}
+
+/// Caches no stream holds, per language. A token stream takes its
+/// language's cache for its life (one lock per field value, none per
+/// token) and gives it back when dropped. Kept here rather than per
+/// thread because Tantivy starts its indexing threads anew at every
+/// commit (twice a second when articles come fast): a per-thread cache
+/// was refilled and dropped at each one. There are at most as many
+/// caches per language as streams were ever open at once.
+static IDLE: Mutex<Vec<(frostem::Algorithm, Stems)>> = Mutex::new(Vec::new());
+
+fn take_cache(algorithm: frostem::Algorithm) -> Stems {
+    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+    match idle.iter().rposition(|(a, _)| *a == algorithm) {
+        Some(i) => idle.swap_remove(i).1,
+        None => Stems::new(),
+    }
+}
+
+fn give_back(algorithm: frostem::Algorithm, stems: Stems) {
+    let mut idle = IDLE.lock().unwrap_or_else(|e| e.into_inner());
+    idle.push((algorithm, stems));
 }
 
 /// A token filter that replaces each token by its stem in `algorithm`.
@@ -56,15 +130,11 @@ impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
     type TokenStream<'a> = CachedStemmerStream<T::TokenStream<'a>>;
 
     fn token_stream<'a>(&'a mut self, text: &'a str) -> Self::TokenStream<'a> {
-        // The language's cache leaves the thread's map for the stream's
-        // life (one lookup per field value, not per token) and goes back
-        // when the stream is dropped.
-        let stems = STEMS.with_borrow_mut(|all| all.remove(&self.algorithm).unwrap_or_default());
         CachedStemmerStream {
             tail: self.inner.token_stream(text),
             algorithm: self.algorithm,
             stemmer: frostem::Stemmer::new(self.algorithm),
-            stems,
+            stems: Some(take_cache(self.algorithm)),
         }
     }
 }
@@ -73,14 +143,15 @@ pub(crate) struct CachedStemmerStream<T> {
     tail: T,
     algorithm: frostem::Algorithm,
     stemmer: frostem::Stemmer,
-    stems: Stems,
+    /// Always there until the stream is dropped.
+    stems: Option<Stems>,
 }
 
 impl<T> Drop for CachedStemmerStream<T> {
     fn drop(&mut self) {
-        let stems = std::mem::take(&mut self.stems);
-        // During thread teardown the cache may already be gone: nothing to keep.
-        let _ = STEMS.try_with(|all| all.borrow_mut().insert(self.algorithm, stems));
+        if let Some(stems) = self.stems.take() {
+            give_back(self.algorithm, stems);
+        }
     }
 }
 
@@ -90,19 +161,18 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
             return false;
         }
         let token = self.tail.token_mut();
-        if let Some(stem) = self.stems.get(token.text.as_str()) {
+        let Some(stems) = self.stems.as_mut() else {
+            return true;
+        };
+        if let Some(stem) = stems.get(&token.text) {
             token.text.clear();
             token.text.push_str(stem);
             return true;
         }
-        let stem: Box<str> = self.stemmer.stem(&token.text).into();
-        let word: Box<str> = token.text.as_str().into();
+        let stem = self.stemmer.stem(&token.text).into_owned();
+        stems.put(&token.text, &stem);
         token.text.clear();
         token.text.push_str(&stem);
-        if self.stems.len() >= CAPACITY {
-            self.stems.clear();
-        }
-        self.stems.insert(word, stem);
         true
     }
 
@@ -144,6 +214,33 @@ mod tests {
             let expected = tokens(&mut theirs, text);
             assert_eq!(tokens(&mut ours, text), expected, "{code}");
             assert_eq!(tokens(&mut ours, text), expected, "{code}, cached");
+        }
+    }
+
+    /// More words than the cache has slots, some longer than a slot holds:
+    /// a word that collides with another, or was pushed out, is never
+    /// given the other's stem.
+    #[test]
+    fn colliding_words_keep_their_own_stems() {
+        let words: Vec<String> = (0..3 * SLOTS)
+            .map(|i| match i % 3 {
+                0 => format!("running{i}s"),
+                1 => format!("nationalisations{i}ing"),
+                _ => format!("{}{i}", "internationalisation".repeat(2)),
+            })
+            .collect();
+        let text = words.join(" ");
+        let stemmer = frostem::Stemmer::new(frostem::Algorithm::English);
+        let expected: Vec<String> = words.iter().map(|w| stemmer.stem(w).into_owned()).collect();
+        let mut ours = TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(CachedStemmer::new(frostem::Algorithm::English))
+            .build();
+        for pass in ["first", "cached"] {
+            let got = tokens(&mut ours, &text);
+            assert_eq!(got.len(), expected.len());
+            for (g, e) in got.iter().zip(&expected) {
+                assert_eq!(g, e, "{pass} pass");
+            }
         }
     }
 }
