@@ -111,15 +111,23 @@ fn name_in(byline: &str) -> Option<&str> {
 /// for the author or byline, or a block that starts with "By "; a bare
 /// label ("Written by") takes the name from the block after it.
 pub fn byline_author(c: &Cleaned) -> Option<String> {
+    let (above, below) = headline_neighbourhood(c);
+    byline_in(c, below)
+        .or_else(|| byline_in(c, above))
+        .or_else(|| byline_in(c, 0..usize::MAX))
+}
+
+/// The first byline among the blocks numbered in `within`.
+fn byline_in(c: &Cleaned, within: std::ops::Range<usize>) -> Option<String> {
     let mut after_label = false;
-    for b in c.blocks.iter().take(400) {
+    for (i, b) in c.blocks.iter().enumerate().take(400) {
         let t = b.text.trim();
         if t.chars().count() > 80 {
             after_label = false;
             continue;
         }
         let labelled = strip_byline_label(t).len() < t.len();
-        if after_label || names_byline(&b.path) || labelled {
+        if after_label || (names_byline(&b.path) && within.contains(&i)) || labelled {
             // A lone word under an author-named element is more often a
             // label or a heading ("Name", "Modality") than a name.
             let sure = after_label || labelled;
@@ -130,6 +138,20 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
         after_label = labelled && strip_byline_label(t).is_empty();
     }
     None
+}
+
+/// Where a byline sits on a page with a headline, looked at first: the
+/// dozen blocks below it (a standfirst, a lead image and its caption may
+/// come first), then the three above (a header's menu is often there too). An element named for the author elsewhere is
+/// a comment form's "Name" field, a share bar or a sign-in link as often
+/// as a byline (readability-articles: "Name *", "AddThis Sharing", "Sign
+/// In"), but blogs sign their posts at the end: the rest of the page is
+/// read when the neighbourhood has none.
+fn headline_neighbourhood(c: &Cleaned) -> (std::ops::Range<usize>, std::ops::Range<usize>) {
+    match c.blocks.iter().position(|b| b.tag == "h1") {
+        Some(h1) => (h1.saturating_sub(3)..h1, h1..h1 + 13),
+        None => (0..0, 0..0),
+    }
 }
 
 /// The page's author: the metadata's, unless it is only the site's name
@@ -338,6 +360,24 @@ pub(crate) mod tests {
         assert_eq!(author(&c).as_deref(), Some("Kim Park"));
         let c = page_of("<meta name='author' content='Kim Park'><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Kim Park"));
+    }
+
+    /// An author-named element by the headline is the byline, before one
+    /// in the page's header or a comment form; a post signed at its end
+    /// still has its author.
+    #[test]
+    fn the_byline_by_the_headline_comes_first() {
+        let filler = "<p>A paragraph of the story, long enough to be text.</p>".repeat(20);
+        let c = page_of(&format!(
+            "<div class='author-menu'><a>Sign In</a></div><h1>Story</h1>\
+             <p class='byline'>Ray Ansari</p>{filler}\
+             <form><label class='comment-author'>Your Name</label></form>"
+        ));
+        assert_eq!(author(&c).as_deref(), Some("Ray Ansari"));
+        let c = page_of(&format!(
+            "<h1>Story</h1>{filler}<div class='post-author'>John Scalzi</div>"
+        ));
+        assert_eq!(author(&c).as_deref(), Some("John Scalzi"));
     }
 
     #[test]
