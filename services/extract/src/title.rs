@@ -10,16 +10,35 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 /// own), unless it is the site's heading rather than the article's: all
 /// its words in `og:site_name`, or nothing in common with an `og:title`
 /// (the publisher's title for the article, which a blog's or a paper's
-/// name above the article is not). Else `og:title` or `<title>` with the
+/// name above the article is not), or all in the last part of that title
+/// (else the `<title>`) and none in the rest ("痞客邦 PIXNET" in "Story ::
+/// 痞客邦 PIXNET ::"). Else `og:title` or `<title>` with the
 /// site name cut off. Both titles usually add the site name, and sometimes
 /// shorten or reword the headline.
 pub fn page_title(c: &Cleaned) -> String {
     let words =
         |s: &str| -> rustc_hash::FxHashSet<String> { gleaner_text::words(s).into_iter().collect() };
     let og = og_title(c);
+    let site = c.meta.site_name.as_deref().unwrap_or("");
     let og_words = words(og.unwrap_or(""));
+    // "Story :: Site ::": the words of the last part and of the rest.
+    let published = og
+        .unwrap_or(&c.title)
+        .trim()
+        .trim_end_matches([':', '|', ' ']);
+    let (rest, last) = TITLE_SEPARATORS
+        .iter()
+        .filter_map(|sep| published.rsplit_once(sep))
+        .max_by_key(|(rest, _)| rest.len())
+        .map_or(
+            (
+                rustc_hash::FxHashSet::default(),
+                rustc_hash::FxHashSet::default(),
+            ),
+            |(r, l)| (words(r), words(l)),
+        );
     let titles = words(&format!("{} {}", c.title, og.unwrap_or("")));
-    let site_words = words(c.meta.site_name.as_deref().unwrap_or(""));
+    let site_words = words(site);
     let mut best: Option<(usize, &str)> = None;
     for h1 in c
         .blocks
@@ -31,7 +50,9 @@ pub fn page_title(c: &Cleaned) -> String {
         let heading = words(h1);
         let shared = heading.iter().filter(|w| titles.contains(*w)).count();
         let the_sites = heading.iter().all(|w| site_words.contains(w))
-            || (og.is_some() && !heading.iter().any(|w| og_words.contains(w)));
+            || (og.is_some() && !heading.iter().any(|w| og_words.contains(w)))
+            || (heading.iter().all(|w| last.contains(w))
+                && !heading.iter().any(|w| rest.contains(w)));
         if heading.is_empty() || the_sites || shared * 2 < heading.len() {
             continue;
         }
@@ -94,10 +115,17 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
     }
 }
 
-/// Cuts the site name off a title: `Story | Site` and `Site - Story` give
-/// `Story`. A part is taken for the site name when it equals `site_name` or
+/// Cuts the site name off a title: `Story | Site`, `Site - Story` and
+/// `Story [Site]` give `Story`. A part is taken for the site name when it equals `site_name` or
 /// is short (four words or fewer) beside a longer part.
 pub fn strip_site_name(title: &str, site_name: &str) -> String {
+    // "Story :: Site ::": a separator left at the end is no part.
+    let title = title.trim().trim_end_matches([':', '|', ' ']);
+    // "Story [Site]": a bracketed name at the end is the site's.
+    let title = match title.strip_suffix(']').and_then(|t| t.rsplit_once(" [")) {
+        Some((story, name)) if !story.trim().is_empty() && !name.contains('[') => story,
+        _ => title,
+    };
     for sep in TITLE_SEPARATORS {
         if !title.contains(sep) {
             continue;
@@ -157,6 +185,24 @@ mod tests {
             "Rock - Paper - Scissors"
         );
         assert_eq!(strip_site_name("Plain title", ""), "Plain title");
+        assert_eq!(
+            strip_site_name("Weekly Edition for March 26 [LWN.net]", ""),
+            "Weekly Edition for March 26"
+        );
+        assert_eq!(strip_site_name("[Draft]", ""), "[Draft]");
+    }
+
+    /// A heading made of the title's last part alone is the site's name;
+    /// a documentation page's heading is its first part.
+    #[test]
+    fn a_heading_that_is_the_titles_site_part_is_not_the_headline() {
+        let c = cleaned(
+            "新竹尖石 美樹營地賞楓 (2) @ 史蒂文的家 :: 痞客邦 PIXNET ::",
+            "痞客邦 PIXNET",
+        );
+        assert_eq!(page_title(&c), "新竹尖石 美樹營地賞楓 (2) @ 史蒂文的家");
+        let c = cleaned("Quickstart — Flask Documentation (3.1.x)", "Quickstart");
+        assert_eq!(page_title(&c), "Quickstart");
     }
 
     #[test]

@@ -4,6 +4,7 @@
 
 pub mod dedup;
 pub mod eval;
+mod eval_meta;
 pub mod eval_summaries;
 pub mod extract;
 pub mod report;
