@@ -33,6 +33,7 @@ fn article(id: &str, date: &str, text: &str) -> String {
         fetched_at: "2026-03-05T00:00:00Z".into(),
         cluster: None,
         story: None,
+        ..Default::default()
     })
     .unwrap()
 }

@@ -67,6 +67,7 @@ fn messages_carry_the_required_properties() {
         fetched_at: "2026-01-01T00:00:00Z".into(),
         cluster: None,
         story: None,
+        ..Default::default()
     };
     let summarized = Summarized {
         article: article.clone(),

@@ -97,6 +97,7 @@ pub fn harbour_article(id: &str, url: &str) -> Article {
         fetched_at: String::new(),
         cluster: None,
         story: None,
+        ..Default::default()
     }
 }
 

@@ -442,6 +442,26 @@ mod tests {
         assert_eq!(clean_html("<p>x</p>").unwrap().1.page_type, None);
     }
 
+    /// Every author a JSON-LD list names, the article's image and its
+    /// publisher; an organisation's logo elsewhere in the graph is not the
+    /// lead image, and og:image comes first.
+    #[test]
+    fn json_ld_gives_authors_image_and_publisher() {
+        let ld = r#"<script type="application/ld+json">{"@graph":[{"@type":"Organization","name":"Org","logo":{"@type":"ImageObject","url":"/logo.png"},"image":"/org.png"},{"@type":"NewsArticle","author":[{"@type":"Person","name":"Stella Kim"},{"name":"Jennifer  Jett"}],"image":[{"@type":"ImageObject","url":"https://cdn.example/lead.jpg"}],"publisher":{"@type":"Organization","name":"NBC News"}}]}</script><p>x</p>"#;
+        let meta = clean_html(ld).unwrap().1;
+        assert_eq!(meta.author.as_deref(), Some("Stella Kim, Jennifer Jett"));
+        assert_eq!(meta.authors, ["Stella Kim", "Jennifer Jett"]);
+        assert_eq!(meta.image.as_deref(), Some("https://cdn.example/lead.jpg"));
+        assert_eq!(meta.site_name.as_deref(), Some("NBC News"));
+        let og = format!(r#"<meta property="og:image" content="/og.jpg">{ld}"#);
+        let meta = clean_html(&og).unwrap().1;
+        assert_eq!(meta.image.as_deref(), Some("/og.jpg"));
+        let one = r#"<script type="application/ld+json">{"@type":"BlogPosting","author":{"name":"Bo Chen"}}</script><p>x</p>"#;
+        let meta = clean_html(one).unwrap().1;
+        assert_eq!(meta.author.as_deref(), Some("Bo Chen"));
+        assert!(meta.authors.is_empty(), "one author is `author` alone");
+    }
+
     #[test]
     fn hostile_inputs_finish() {
         let nested = "<div>".repeat(100_000) + "deep";

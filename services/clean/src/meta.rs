@@ -51,6 +51,15 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 "og:site_name" if m.site_name.is_none() => m.site_name = Some(content),
                 "og:url" if m.canonical_url.is_none() => m.canonical_url = Some(content),
                 "og:type" if m.page_type.is_none() => m.page_type = Some(content),
+                "og:image"
+                | "og:image:url"
+                | "og:image:secure_url"
+                | "twitter:image"
+                | "twitter:image:src"
+                    if m.image.is_none() =>
+                {
+                    m.image = Some(content)
+                }
                 _ => {}
             }
         }
@@ -61,6 +70,20 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
         }
         "time" if s.time_datetime.is_none() => s.time_datetime = attr("datetime"),
         _ => {}
+    }
+}
+
+/// Authors kept of a JSON-LD list (a page may list a whole newsroom).
+const MAX_AUTHORS: usize = 20;
+
+/// The URL of a JSON-LD image: a string, an `ImageObject`'s `url` (or
+/// `contentUrl`), or the first of a list of either.
+fn url_of(v: &serde_json::Value) -> Option<String> {
+    match v {
+        serde_json::Value::String(s) => Some(s.trim().to_string()).filter(|s| !s.is_empty()),
+        serde_json::Value::Object(o) => o.get("url").or(o.get("contentUrl")).and_then(url_of),
+        serde_json::Value::Array(list) => list.iter().find_map(url_of),
+        _ => None,
     }
 }
 
@@ -124,24 +147,44 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 }
                 if let Some(t) = schema_type(o) {
                     meta.page_type = Some(t);
+                    // The article's own image and publisher (an
+                    // Organization's logo elsewhere in the graph is not).
+                    if meta.image.is_none() {
+                        meta.image = o.get("image").and_then(url_of);
+                    }
+                    if meta.site_name.is_none() {
+                        meta.site_name = o
+                            .get("publisher")
+                            .and_then(|p| p.get("name"))
+                            .and_then(|n| n.as_str())
+                            .map(collapse)
+                            .filter(|n| !n.is_empty());
+                    }
                 }
                 if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
                     meta.date = Some(d.trim().to_string());
                 }
                 if meta.author.is_none() {
-                    let author = o.get("author").and_then(|a| match a {
-                        serde_json::Value::String(s) => Some(s.clone()),
-                        serde_json::Value::Object(p) => {
-                            p.get("name").and_then(|n| n.as_str()).map(str::to_string)
+                    let name = |p: &serde_json::Value| {
+                        p.get("name")
+                            .and_then(|n| n.as_str())
+                            .or(p.as_str())
+                            .map(collapse)
+                            .filter(|n| !n.is_empty())
+                    };
+                    let authors: Vec<String> = match o.get("author") {
+                        Some(serde_json::Value::Array(list)) => {
+                            list.iter().filter_map(name).take(MAX_AUTHORS).collect()
                         }
-                        serde_json::Value::Array(list) => list
-                            .iter()
-                            .filter_map(|p| p.get("name").and_then(|n| n.as_str()).or(p.as_str()))
-                            .next()
-                            .map(str::to_string),
-                        _ => None,
-                    });
-                    meta.author = author.map(|a| collapse(&a)).filter(|a| !a.is_empty());
+                        Some(one) => name(one).into_iter().collect(),
+                        None => Vec::new(),
+                    };
+                    if !authors.is_empty() {
+                        meta.author = Some(authors.join(", "));
+                    }
+                    if authors.len() > 1 {
+                        meta.authors = authors;
+                    }
                 }
                 if let Some(g) = o.get("@graph") {
                     visit(g, meta, body, depth + 1);

@@ -114,6 +114,7 @@ mod tests {
             fetched_at: "2024-05-01T10:00:00Z".into(),
             cluster: None,
             story: None,
+            ..Default::default()
         };
         assert_eq!(Event::of(&a, 5).secs, 1_714_557_600);
         a.fetched_at.clear();

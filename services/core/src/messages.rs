@@ -177,6 +177,13 @@ pub struct PageMeta {
     /// its `og:type` (`article`, `website`, ...).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub page_type: Option<String>,
+    /// The lead image (`og:image`, `twitter:image`, JSON-LD `image`), as
+    /// the page writes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
+    /// Every author JSON-LD names, when it names more than one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
 }
 
 /// `gleaner.cleaned`: a page stripped of markup. Its JSON names each
@@ -194,7 +201,7 @@ pub struct Cleaned {
 }
 
 /// `gleaner.articles` and `gleaner.unique`: the main content of a page.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Article {
     /// Deterministic id from the normalised URL (same as the page id).
     pub id: String,
@@ -221,6 +228,21 @@ pub struct Article {
     /// a merge lives on under the older story's id, see `story-log`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub story: Option<String>,
+    /// Every author the page names, in its order (`author` shows them as
+    /// one line).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// The publication's name (`og:site_name`, JSON-LD `publisher`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub site_name: Option<String>,
+    /// The page's own URL for itself (`<link rel=canonical>`, `og:url`),
+    /// absolute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub canonical_url: Option<String>,
+    /// The lead image's URL (`og:image`, `twitter:image`, JSON-LD
+    /// `image`), absolute.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 /// `gleaner.story-log`: a story was created, or merged into an older one.

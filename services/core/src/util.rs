@@ -102,6 +102,17 @@ pub fn host_of(raw: &str) -> String {
         .unwrap_or_default()
 }
 
+/// `href` as an absolute http(s) URL, resolved against the page's `base`;
+/// `None` for anything else (`data:`, `javascript:`, unparseable).
+pub fn absolute_url(base: &str, href: &str) -> Option<String> {
+    let base = url::Url::parse(base).ok();
+    let u = match base {
+        Some(b) => b.join(href.trim()).ok()?,
+        None => url::Url::parse(href.trim()).ok()?,
+    };
+    matches!(u.scheme(), "http" | "https").then(|| u.to_string())
+}
+
 /// The registered domain of a host by the Public Suffix List (the `psl`
 /// crate, which compiles the list in): `bbc.co.uk` for `news.bbc.co.uk`,
 /// and `a.github.io` apart from `b.github.io`. An IP address, or a name

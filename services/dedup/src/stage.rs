@@ -250,6 +250,7 @@ mod tests {
             fetched_at: "2026-01-01T00:10:00Z".into(),
             cluster: None,
             story: None,
+            ..Default::default()
         }
     }
 

@@ -28,6 +28,7 @@ fn article(id: &str, at: i64, title: &str, text: &str) -> Article {
         fetched_at: gleaner_core::util::rfc3339(at as u64 + 600),
         cluster: None,
         story: None,
+        ..Default::default()
     }
 }
 

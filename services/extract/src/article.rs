@@ -84,6 +84,17 @@ pub(crate) fn site_view(
 }
 
 /// The article given the site's view, and the blocks that make up the text.
+/// A URL the page gives, made absolute against the address it was fetched
+/// from.
+fn absolute(cleaned: &Cleaned, href: &str) -> Option<String> {
+    let base = if cleaned.final_url.is_empty() {
+        &cleaned.url
+    } else {
+        &cleaned.final_url
+    };
+    gleaner_core::util::absolute_url(base, href)
+}
+
 pub(crate) fn extract_chosen(
     cleaned: &Cleaned,
     which: Extractor,
@@ -121,7 +132,7 @@ pub(crate) fn extract_chosen(
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
         title: page_title(cleaned),
-        author,
+        author: author.clone(),
         date,
         language: language::of_article(meta.language.as_deref(), &text),
         text,
@@ -129,6 +140,17 @@ pub(crate) fn extract_chosen(
         fetched_at: cleaned.fetched_at.clone(),
         cluster: None,
         story: None,
+        authors: if meta.authors.is_empty() {
+            author.iter().cloned().collect()
+        } else {
+            meta.authors.clone()
+        },
+        site_name: meta.site_name.clone(),
+        canonical_url: meta
+            .canonical_url
+            .as_deref()
+            .and_then(|u| absolute(cleaned, u)),
+        image: meta.image.as_deref().and_then(|u| absolute(cleaned, u)),
     };
     (article, chosen)
 }
@@ -136,6 +158,38 @@ pub(crate) fn extract_chosen(
 #[cfg(test)]
 mod tests {
     use super::is_byline;
+    use crate::Extractor;
+
+    /// The article carries its authors, publication, canonical URL and
+    /// lead image, the URLs made absolute against where the page was
+    /// fetched; a `data:` image or a script URL is none.
+    #[test]
+    fn an_article_carries_its_publication_canonical_url_and_image() {
+        let html = r#"<html><head><link rel="canonical" href="/news/bridge">
+            <meta property="og:image" content="img/lead.jpg">
+            <meta property="og:site_name" content="Harbour Times">
+            <script type="application/ld+json">{"@type":"NewsArticle","author":[{"name":"Mara Olsen"},{"name":"Ken Ito"}]}</script>
+            </head><body><h1>Bridge reopens</h1><p>The harbour bridge reopened on Monday after eight months of repairs, the council said.</p></body></html>"#;
+        let mut c = crate::meta::tests::page_of(html);
+        c.url = "http://example.com/a/b?x=1".into();
+        c.final_url = "https://www.example.com/a/b".into();
+        let a = crate::extract(&c, Extractor::Auto);
+        assert_eq!(a.authors, ["Mara Olsen", "Ken Ito"]);
+        assert_eq!(a.author.as_deref(), Some("Mara Olsen, Ken Ito"));
+        assert_eq!(a.site_name.as_deref(), Some("Harbour Times"));
+        assert_eq!(
+            a.canonical_url.as_deref(),
+            Some("https://www.example.com/news/bridge")
+        );
+        assert_eq!(
+            a.image.as_deref(),
+            Some("https://www.example.com/a/img/lead.jpg")
+        );
+        c.meta.image = Some("data:image/png;base64,AAAA".into());
+        c.meta.canonical_url = Some("javascript:void(0)".into());
+        let a = crate::extract(&c, Extractor::Auto);
+        assert_eq!((a.image, a.canonical_url), (None, None));
+    }
 
     #[test]
     fn a_byline_names_the_author_or_reads_as_a_date() {

@@ -123,6 +123,7 @@ fn main() -> anyhow::Result<()> {
                 fetched_at: String::new(),
                 cluster: copy_of.map(|c| format!("a{c}")),
                 story: None,
+                ..Default::default()
             },
             summaries: vec![Summary {
                 name: "one_sentence".into(),

@@ -114,6 +114,7 @@ pub(crate) fn reindexed(
                 fetched_at: text(f.fetched_at),
                 cluster: opt(f.cluster),
                 story: Some(into.to_string()),
+                ..Default::default()
             },
             summaries: serde_json::from_str(&text(f.summaries)).unwrap_or_default(),
             engine: String::new(),

@@ -28,6 +28,7 @@ fn article(
             fetched_at: String::new(),
             cluster: cluster.map(str::to_string),
             story: None,
+            ..Default::default()
         },
         summaries: if id.ends_with('s') {
             vec![Summary {

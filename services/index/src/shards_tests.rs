@@ -36,6 +36,7 @@ fn article(i: usize) -> Input {
             fetched_at: String::new(),
             cluster,
             story: None,
+            ..Default::default()
         },
         summaries: vec![],
         engine: String::new(),

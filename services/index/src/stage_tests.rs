@@ -32,6 +32,7 @@ fn input_in(
             fetched_at: String::new(),
             cluster: cluster.map(str::to_string),
             story: None,
+            ..Default::default()
         },
         summaries: vec![Summary {
             name: "one".into(),

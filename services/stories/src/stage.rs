@@ -126,6 +126,7 @@ mod tests {
             fetched_at: "2005-03-01T00:00:00Z".into(),
             cluster: None,
             story: None,
+            ..Default::default()
         }
     }
 

@@ -13,6 +13,7 @@ fn article(id: &str, date: &str, title: &str, text: &str) -> Article {
         fetched_at: date.into(),
         cluster: None,
         story: None,
+        ..Default::default()
     }
 }
 

@@ -33,6 +33,7 @@ fn article() -> Input {
         fetched_at: String::new(),
         cluster: None,
         story: None,
+        ..Default::default()
     };
     Input {
         topic: Topic::UNIQUE,

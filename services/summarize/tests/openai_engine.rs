@@ -112,6 +112,7 @@ fn article(id: &str, text: &str) -> Input {
         fetched_at: String::new(),
         cluster: None,
         story: None,
+        ..Default::default()
     };
     Input {
         topic: Topic::UNIQUE,

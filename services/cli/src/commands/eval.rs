@@ -5,7 +5,9 @@
 //! accuracy, and pages/s of clean + extract on one thread, HTML in memory.
 
 use crate::args::Common;
-use crate::commands::eval_meta::{author_matches, date_matches, language_matches, title_matches};
+use crate::commands::eval_meta::{
+    author_matches, date_matches, language_matches, title_matches, Hits,
+};
 use crate::commands::{config, extractor_of, init_logs};
 use anyhow::Context;
 use clap::Args;
@@ -121,26 +123,6 @@ impl Scores {
             precision: self.precision / n,
             recall: self.recall / n,
             f1: self.f1 / n,
-        }
-    }
-}
-
-#[derive(Default)]
-struct Hits {
-    right: usize,
-    total: usize,
-}
-
-impl Hits {
-    fn add(&mut self, ok: bool) {
-        self.total += 1;
-        self.right += usize::from(ok);
-    }
-    fn share(&self) -> f64 {
-        if self.total == 0 {
-            0.0
-        } else {
-            self.right as f64 / self.total as f64
         }
     }
 }
@@ -291,6 +273,9 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     let (mut title, mut author, mut date) = (Hits::default(), Hits::default(), Hits::default());
     // Titles the label's site name aside (the labels keep `<title>`'s).
     let mut headline = Hits::default();
+    // How often an article carries its site name, canonical URL and image
+    // (the labels have none of them to score against).
+    let mut carried = [Hits::default(), Hits::default(), Hits::default()];
     // As output (declared or detected), and detected from the text alone.
     let (mut language, mut detected) = (Hits::default(), Hits::default());
     let mut busy = std::time::Duration::ZERO;
@@ -356,6 +341,11 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             without.add(contains_snippet(&text_norm, w));
         }
         let a = article.as_ref();
+        if let Some(a) = a {
+            carried[0].add(a.site_name.is_some());
+            carried[1].add(a.canonical_url.is_some());
+            carried[2].add(a.image.is_some());
+        }
         if let Some(t) = s.truth.title.as_deref().filter(|t| !t.trim().is_empty()) {
             let (exact, aside) = title_matches(a.map(|a| a.title.as_str()), t);
             title.add(exact);
@@ -386,7 +376,7 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             "overall": m,
             "per_type": by_type.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
             "with_found": with.share(), "without_kept": without.share(),
-            "title_accuracy": title.share(), "title_site_aside_accuracy": headline.share(), "author_accuracy": author.share(), "date_accuracy": date.share(),
+            "title_accuracy": title.share(), "title_site_aside_accuracy": headline.share(), "carried_site_name": carried[0].share(), "carried_canonical_url": carried[1].share(), "carried_image": carried[2].share(), "author_accuracy": author.share(), "date_accuracy": date.share(),
             "language_accuracy": language.share(), "language_pages": language.total,
             "language_detected_accuracy": detected.share(),
             "pages_per_s": pages_per_s,
@@ -431,6 +421,13 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             language.share(),
             language.total,
             detected.share()
+        );
+        println!(
+            "carried: site name {:.3}, canonical URL {:.3}, lead image {:.3} (of {} articles)",
+            carried[0].share(),
+            carried[1].share(),
+            carried[2].share(),
+            carried[0].total
         );
     }
     println!(

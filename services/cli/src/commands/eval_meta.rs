@@ -2,6 +2,26 @@
 
 use crate::commands::eval::norm;
 
+#[derive(Default)]
+pub(crate) struct Hits {
+    right: usize,
+    pub(crate) total: usize,
+}
+
+impl Hits {
+    pub(crate) fn add(&mut self, ok: bool) {
+        self.total += 1;
+        self.right += usize::from(ok);
+    }
+    pub(crate) fn share(&self) -> f64 {
+        if self.total == 0 {
+            0.0
+        } else {
+            self.right as f64 / self.total as f64
+        }
+    }
+}
+
 /// Separators between a headline and the site's name in a `<title>`.
 const SITE_SEPARATORS: &[&str] = &[
     " | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / ", "_", " [", "（", " (",

@@ -160,6 +160,7 @@ impl EvalSummariesCmd {
                 fetched_at: String::new(),
                 cluster: None,
                 story: None,
+                ..Default::default()
             };
             let started = Instant::now();
             let (summaries, by) = stage.summarize(&article).await;

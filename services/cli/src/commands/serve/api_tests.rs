@@ -33,6 +33,7 @@ fn article_in(
             fetched_at: "2026-03-05T00:00:00Z".into(),
             cluster: cluster.map(str::to_string),
             story: story.map(str::to_string),
+            ..Default::default()
         },
         summaries: vec![Summary {
             name: "one_sentence".into(),
