@@ -146,6 +146,8 @@ fn hit_of(
         date: opt(f.date),
         language,
         site: get(f.site),
+        site_name: opt(f.site_name),
+        image: opt(f.image),
         published,
         summaries: serde_json::from_str(&get(f.summaries)).unwrap_or(serde_json::Value::Null),
         cluster: opt(f.cluster),

@@ -114,6 +114,10 @@ pub(crate) fn reindexed(
                 fetched_at: text(f.fetched_at),
                 cluster: opt(f.cluster),
                 story: Some(into.to_string()),
+                authors: crate::schema::all_texts(&d, f.authors),
+                site_name: opt(f.site_name),
+                canonical_url: opt(f.canonical_url),
+                image: opt(f.image),
                 ..Default::default()
             },
             summaries: serde_json::from_str(&text(f.summaries)).unwrap_or_default(),
@@ -135,6 +139,54 @@ mod tests {
             article: "x".into(),
             at: "2005-01-01T00:00:00Z".into(),
         }
+    }
+
+    /// A merged story's reports are indexed again whole: what the page
+    /// said of itself (authors, publication, canonical URL, image) too.
+    #[tokio::test]
+    async fn reports_indexed_again_keep_their_metadata() {
+        use gleaner_core::messages::{Article, Summarized};
+        use gleaner_core::stage::{Input, Output, Stage};
+        let dir = tempfile::tempdir().unwrap();
+        let s = Summarized {
+            article: Article {
+                id: "a1".into(),
+                url: "https://example.com/a1".into(),
+                title: "Bridge".into(),
+                text: "The bridge reopened.".into(),
+                story: Some("s1".into()),
+                authors: vec!["Mara Olsen".into(), "Ken Ito".into()],
+                site_name: Some("Example Daily".into()),
+                canonical_url: Some("https://example.com/news/a1".into()),
+                image: Some("https://example.com/a1.jpg".into()),
+                ..Default::default()
+            },
+            summaries: vec![],
+            engine: "extractive".into(),
+        };
+        let mut st = crate::IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+        let input = Input {
+            topic: gleaner_core::Topic::SUMMARIZED,
+            key: Some("a1".into()),
+            payload: Some(Output::of(gleaner_core::Topic::SUMMARIZED, "a1", &s).payload),
+            origin: None,
+        };
+        assert!(st.handle_batch(&[input]).await[0].is_ok());
+        st.close().await.unwrap();
+        let (index, f) = crate::schema::open_or_create(dir.path()).unwrap();
+        let again = reindexed(&index, &f, "s1", "s0").unwrap();
+        assert_eq!(again.len(), 1);
+        let a = &again[0].article;
+        assert_eq!(a.story.as_deref(), Some("s0"));
+        assert_eq!(
+            (&a.authors, &a.site_name, &a.canonical_url, &a.image),
+            (
+                &s.article.authors,
+                &s.article.site_name,
+                &s.article.canonical_url,
+                &s.article.image
+            )
+        );
     }
 
     #[test]

@@ -156,6 +156,12 @@ pub struct Hit {
     /// The registered domain of its URL.
     #[serde(skip_serializing_if = "String::is_empty")]
     pub site: String,
+    /// The publication's name, as the page gives it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site_name: Option<String>,
+    /// The lead image's URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
     /// When it was reported (its date, else its fetch), RFC 3339.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub published: Option<String>,

@@ -99,6 +99,13 @@ pub(crate) struct Fields {
     pub(crate) has_summary: Field,
     /// When the index took it in (fast: standing queries ask what is new).
     pub(crate) indexed: Field,
+    /// The publication's name, as the page gives it (stored).
+    pub(crate) site_name: Field,
+    /// The page's canonical URL and its lead image's (stored).
+    pub(crate) canonical_url: Field,
+    pub(crate) image: Field,
+    /// Every author, one value each (stored).
+    pub(crate) authors: Field,
 }
 
 pub(crate) fn schema() -> (Schema, Fields) {
@@ -142,6 +149,10 @@ pub(crate) fn schema() -> (Schema, Fields) {
             "indexed",
             DateOptions::from(INDEXED | FAST).set_precision(DateTimePrecision::Seconds),
         ),
+        site_name: b.add_text_field("site_name", STORED),
+        canonical_url: b.add_text_field("canonical_url", STORED),
+        image: b.add_text_field("image", STORED),
+        authors: b.add_text_field("authors", STORED),
     };
     (b.build(), f)
 }
@@ -181,6 +192,14 @@ pub(crate) fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
     })?;
     register_tokenizers(&index);
     Ok((index, fields))
+}
+
+/// Every value of a stored text field, in the order added.
+pub(crate) fn all_texts(doc: &tantivy::TantivyDocument, field: Field) -> Vec<String> {
+    use tantivy::schema::Value;
+    doc.get_all(field)
+        .filter_map(|v| v.as_str().map(str::to_string))
+        .collect()
 }
 
 /// Several shards, searched as one read-only index (shards.rs).

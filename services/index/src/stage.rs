@@ -369,6 +369,18 @@ impl IndexStage {
         d.add_text(f.site, gleaner_core::util::registered_domain(&host));
         d.add_bool(f.has_summary, !s.summaries.is_empty());
         d.add_date(f.indexed, tantivy::DateTime::from_timestamp_secs(now));
+        for (field, value) in [
+            (f.site_name, &a.site_name),
+            (f.canonical_url, &a.canonical_url),
+            (f.image, &a.image),
+        ] {
+            if let Some(v) = value {
+                d.add_text(field, v);
+            }
+        }
+        for author in &a.authors {
+            d.add_text(f.authors, author);
+        }
         Ok(d)
     }
 }

@@ -1,7 +1,7 @@
 //! One article whole (its text, every summary, its copies) and the
 //! index's own figures, for the API's article view and stats.
 
-use crate::schema::{docs_with_term, stored_text};
+use crate::schema::{all_texts, docs_with_term, stored_text};
 use crate::search::SearchIndex;
 use serde::Serialize;
 use tantivy::schema::{Field, Value};
@@ -28,6 +28,17 @@ pub struct ArticleView {
     pub cluster: String,
     /// Every copy in its cluster (itself included), earliest first.
     pub copies: Vec<Copy>,
+    /// Every author the page names.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
+    /// The publication's name.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub site_name: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub canonical_url: Option<String>,
+    /// The lead image's URL.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 /// One copy of an article.
@@ -117,6 +128,10 @@ impl SearchIndex {
                 .unwrap_or(serde_json::Value::Null),
             cluster,
             copies: copies.into_iter().map(|(_, c)| c).collect(),
+            authors: all_texts(&doc, f.authors),
+            site_name: opt(&doc, f.site_name),
+            canonical_url: opt(&doc, f.canonical_url),
+            image: opt(&doc, f.image),
         }))
     }
 

@@ -33,7 +33,15 @@ fn article_in(
             fetched_at: "2026-03-05T00:00:00Z".into(),
             cluster: cluster.map(str::to_string),
             story: story.map(str::to_string),
-            ..Default::default()
+            // One publication names itself, its authors and images.
+            authors: if host == "a.example.com" {
+                vec!["Mara Olsen".into(), "Ken Ito".into()]
+            } else {
+                Vec::new()
+            },
+            site_name: (host == "a.example.com").then(|| "Example Daily".into()),
+            canonical_url: (host == "a.example.com").then(|| format!("https://{host}/news/{id}")),
+            image: (host == "a.example.com").then(|| format!("https://{host}/{id}.jpg")),
         },
         summaries: vec![Summary {
             name: "one_sentence".into(),
@@ -154,6 +162,22 @@ async fn answers_have_the_documented_shapes() {
     assert_eq!(status, 200, "{a}");
     conforms(&a, "Article");
     assert_eq!(a["copies"][0]["id"], "c1");
+    // What the page said of itself travels to the hit and the article view.
+    let (status, a) = get(&format!("{base}/api/v1/articles/c1")).await;
+    assert_eq!(status, 200, "{a}");
+    conforms(&a, "Article");
+    assert_eq!(a["site_name"], "Example Daily");
+    assert_eq!(a["authors"], serde_json::json!(["Mara Olsen", "Ken Ito"]));
+    assert_eq!(a["canonical_url"], "https://a.example.com/news/c1");
+    assert_eq!(a["image"], "https://a.example.com/c1.jpg");
+    let (_, r) = get(&format!("{base}/api/v1/search?q=bridge&site=example.com")).await;
+    let hit = &r["hits"][0];
+    conforms(hit, "Hit");
+    assert_eq!(hit["site_name"], "Example Daily");
+    assert!(hit["image"]
+        .as_str()
+        .unwrap()
+        .starts_with("https://a.example.com/"));
     let (status, s) = get(&format!("{base}/api/v1/stats")).await;
     assert_eq!((status, s["documents"].as_u64()), (200, Some(25)));
     conforms(&s, "Stats");

@@ -181,11 +181,15 @@ fn write_hit(page: &mut String, hit: &Hit) {
         "</h2><div class=\"url\">{}</div>",
         escape_text(&hit.url)
     );
-    let meta: Vec<&str> = [hit.author.as_deref(), hit.date.as_deref()]
-        .into_iter()
-        .flatten()
-        .filter(|s| !s.is_empty())
-        .collect();
+    let meta: Vec<&str> = [
+        hit.site_name.as_deref(),
+        hit.author.as_deref(),
+        hit.date.as_deref(),
+    ]
+    .into_iter()
+    .flatten()
+    .filter(|s| !s.is_empty())
+    .collect();
     let mut copies = match hit.copies {
         0 => String::new(),
         1 => " · 1 copy elsewhere".to_string(),
@@ -259,6 +263,8 @@ mod tests {
             language: Some("en".into()),
             summaries: serde_json::json!([{"name": "one_sentence", "text": "The bridge reopened."}]),
             site: "example.com".into(),
+            site_name: Some("Example <Times>".into()),
+            image: None,
             published: Some("2024-05-01T00:00:00Z".into()),
             cluster: None,
             story: None,
@@ -307,7 +313,9 @@ mod tests {
         assert!(!page.contains("href=\"javascript:"), "{page}");
         assert!(page.contains("The bridge reopened."));
         assert!(page.contains("the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened"));
-        assert!(page.contains("A. Writer · 2024-05-01 · 2 copies elsewhere"));
+        assert!(
+            page.contains("Example &lt;Times&gt; · A. Writer · 2024-05-01 · 2 copies elsewhere")
+        );
         // The count, the order, facets, paging and the article view.
         assert!(page.contains("25 articles"), "{page}");
         assert!(
