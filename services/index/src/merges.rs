@@ -118,7 +118,6 @@ pub(crate) fn reindexed(
                 site_name: opt(f.site_name),
                 canonical_url: opt(f.canonical_url),
                 image: opt(f.image),
-                ..Default::default()
             },
             summaries: serde_json::from_str(&text(f.summaries)).unwrap_or_default(),
             engine: String::new(),
