@@ -252,6 +252,21 @@ impl Reference {
     }
 }
 
+/// Mean scores per group, one line each.
+fn print_table(group: &str, by: &BTreeMap<String, Scores>) {
+    println!(
+        "{group:<16} {:>6} {:>7} {:>7} {:>7}",
+        "pages", "F1", "P", "R"
+    );
+    for (t, s) in by {
+        let s = s.mean();
+        println!(
+            "{:<16} {:>6} {:>7.3} {:>7.3} {:>7.3}",
+            t, s.pages, s.f1, s.precision, s.recall
+        );
+    }
+}
+
 pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     let (per_type, json) = (opts.per_type, opts.json);
     let mut samples = load(dir)?;
@@ -269,6 +284,8 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     anyhow::ensure!(!samples.is_empty(), "no pages in {}", dir.display());
     let mut overall = Scores::default();
     let mut by_type: BTreeMap<String, Scores> = BTreeMap::new();
+    // By the labelled language's primary subtag, on sets that label it.
+    let mut by_language: BTreeMap<String, Scores> = BTreeMap::new();
     let (mut with, mut without) = (Hits::default(), Hits::default());
     let (mut title, mut author, mut date) = (Hits::default(), Hits::default(), Hits::default());
     // Titles the label's site name aside (the labels keep `<title>`'s).
@@ -333,6 +350,15 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         }
         overall.add(score);
         by_type.entry(s.page_type.clone()).or_default().add(score);
+        if let Some(l) = s.truth.language.as_deref().filter(|l| !l.trim().is_empty()) {
+            let primary = l
+                .trim()
+                .split(['-', '_'])
+                .next()
+                .unwrap_or("")
+                .to_ascii_lowercase();
+            by_language.entry(primary).or_default().add(score);
+        }
         let text_norm = norm(text);
         for w in &s.truth.with {
             with.add(contains_snippet(&text_norm, w));
@@ -375,6 +401,7 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             "extractor": which.name(),
             "overall": m,
             "per_type": by_type.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
+            "per_language": by_language.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
             "with_found": with.share(), "without_kept": without.share(),
             "title_accuracy": title.share(), "title_site_aside_accuracy": headline.share(), "carried_site_name": carried[0].share(), "carried_canonical_url": carried[1].share(), "carried_image": carried[2].share(), "author_accuracy": author.share(), "date_accuracy": date.share(),
             "language_accuracy": language.share(), "language_pages": language.total,
@@ -390,16 +417,9 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             dir.display()
         );
         if per_type {
-            println!(
-                "{:<16} {:>6} {:>7} {:>7} {:>7}",
-                "type", "pages", "F1", "P", "R"
-            );
-            for (t, s) in &by_type {
-                let s = s.mean();
-                println!(
-                    "{:<16} {:>6} {:>7.3} {:>7.3} {:>7.3}",
-                    t, s.pages, s.f1, s.precision, s.recall
-                );
+            print_table("type", &by_type);
+            if !by_language.is_empty() {
+                print_table("language", &by_language);
             }
         }
         println!(
@@ -507,7 +527,7 @@ pub struct EvalCmd {
     /// Extraction method (default: extract.extractor).
     #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(gleaner_extract::Extractor::NAMES))]
     pub extractor: Option<String>,
-    /// Scores per page type too.
+    /// Scores per page type too, and per language where the set labels it.
     #[arg(long)]
     pub per_type: bool,
     /// One JSON object with every figure.
