@@ -128,10 +128,21 @@ pub fn within_article(
 }
 
 /// Names of recirculation (lists of links to other articles) in classes: `related-articles`, `jp-relatedposts`, `recommended-stories`,
-/// `trending`, `most-popular`. The tree's chrome names give way to a
+/// `trending`, `most-popular`; and of prompts to sign up (`newsletter-signup`). The tree's chrome names give way to a
 /// content name beside them (`related-article` holds "article"), which
 /// these must not on an article's page.
-const RECIRCULATION: &[&str] = &["related", "recommend", "trending", "popular"];
+const RECIRCULATION: &[&str] = &[
+    "related",
+    "recommend",
+    "trending",
+    "popular",
+    // Prompts to sign up, which sit inside the article element as often
+    // as after it. Not "subscribe" (a paywalled body is often under a
+    // `subscriber-content` class) nor "newsletter" (Substack's posts are
+    // under `newsletter-post`: wcxb-dev 0.8906 -> 0.8782).
+    "signup",
+    "sign-up",
+];
 
 /// Whether one of a block's elements is named as recirculation (a class
 /// holding a [`RECIRCULATION`] name, unless it states what the
