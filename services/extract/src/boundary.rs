@@ -136,12 +136,24 @@ const RECIRCULATION: &[&str] = &[
     "recommend",
     "trending",
     "popular",
+    "more-stories",
+    "more-from",
     // Prompts to sign up, which sit inside the article element as often
-    // as after it. Not "subscribe" (a paywalled body is often under a
-    // `subscriber-content` class) nor "newsletter" (Substack's posts are
-    // under `newsletter-post`: wcxb-dev 0.8906 -> 0.8782).
+    // as after it. "subscribe" but not "subscriber" (a paywalled body is
+    // often under a `subscriber-content` class); not "newsletter"
+    // (Substack's posts are under `newsletter-post`: wcxb-dev 0.8906 ->
+    // 0.8782).
     "signup",
     "sign-up",
+    "subscribe",
+    // An author's bio box, below the text as a rule.
+    "author-bio",
+    "authorbio",
+    "about-the-author",
+    "about-author",
+    "author-box",
+    "authorbox",
+    "author-card",
 ];
 
 /// Whether one of a block's elements is named as recirculation (a class
@@ -168,7 +180,12 @@ fn in_recirculation(b: &Block) -> bool {
             .split('.')
             .skip(1)
             .filter(|name| !crate::tree::states_what_it_has(name))
-            .any(|name| names.is_match(name))
+            .any(|name| {
+                names.find_iter(name).any(|m| {
+                    RECIRCULATION[m.pattern().as_usize()] != "subscribe"
+                        || !name[m.end()..].starts_with(['r', 'R'])
+                })
+            })
     })
 }
 
@@ -294,6 +311,23 @@ mod tests {
             vec![0, 2, 3]
         );
         assert_eq!(without_recirculation(&blocks, all.clone(), false), all);
+    }
+
+    /// A prompt to subscribe goes, a body kept for subscribers stays; so
+    /// does an author's bio box.
+    #[test]
+    fn prompts_and_bio_boxes_go_a_subscribers_body_stays() {
+        let page = [
+            block("html/body/div.subscriber-content/p", &[0, 1, 2], 300),
+            block("html/body/div.box-subscribe/p", &[0, 1, 3], 20),
+            block("html/body/div.about-the-author/p", &[0, 1, 4], 25),
+            block("html/body/div.Subscribers-only/p", &[0, 1, 5], 200),
+        ];
+        let (blocks, _): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        assert_eq!(
+            without_recirculation(&blocks, (0..4).collect(), true),
+            vec![0, 3]
+        );
     }
 
     #[test]
