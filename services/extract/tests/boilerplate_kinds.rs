@@ -146,25 +146,22 @@ const LANGUAGES: [Language; 5] = [
     },
 ];
 
+/// Each of `items` made into markup by `f` (given its place), in order.
+fn markup(items: &[&str], f: impl Fn(usize, &str) -> String) -> String {
+    items.iter().enumerate().map(|(i, t)| f(i, t)).collect()
+}
+
 /// A news article page as a publisher's template lays it out.
 fn page(l: &Language) -> String {
-    let paragraphs: String = l.paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
-    let related: String = l
-        .related
-        .iter()
-        .enumerate()
-        .map(|(i, r)| format!("<li><a href=\"/news/{i}\">{r}</a></li>"))
-        .collect();
-    let comments: String = l
-        .comments
-        .iter()
-        .enumerate()
-        .map(|(i, c)| {
-            format!(
-                "<li class=\"comment\"><div class=\"comment-author\">reader{i}</div><p>{c}</p></li>"
-            )
-        })
-        .collect();
+    let paragraphs = markup(&l.paragraphs, |_, p| format!("<p>{p}</p>"));
+    let related = markup(&l.related, |i, r| {
+        format!("<li><a href=\"/news/{i}\">{r}</a></li>")
+    });
+    let comments = markup(&l.comments, |i, c| {
+        format!(
+            "<li class=\"comment\"><div class=\"comment-author\">reader{i}</div><p>{c}</p></li>"
+        )
+    });
     format!(
         r##"<!doctype html><html lang="{code}"><head><title>{h} | Harbour Times</title>
 <meta property="og:type" content="article"><meta property="og:title" content="{h}"></head>
@@ -189,18 +186,13 @@ fn page(l: &Language) -> String {
 /// The same article in a template with no `<article>` element: the
 /// post's body in a `div`, the rest beside and below it.
 fn page_without_article_element(l: &Language) -> String {
-    let paragraphs: String = l.paragraphs.iter().map(|p| format!("<p>{p}</p>")).collect();
-    let related: String = l
-        .related
-        .iter()
-        .enumerate()
-        .map(|(i, r)| format!("<div class=\"teaser\"><a href=\"/news/{i}\">{r}</a></div>"))
-        .collect();
-    let comments: String = l
-        .comments
-        .iter()
-        .map(|c| format!("<div class=\"reply\"><span class=\"who\">reader</span><p>{c}</p></div>"))
-        .collect();
+    let paragraphs = markup(&l.paragraphs, |_, p| format!("<p>{p}</p>"));
+    let related = markup(&l.related, |i, r| {
+        format!("<div class=\"teaser\"><a href=\"/news/{i}\">{r}</a></div>")
+    });
+    let comments = markup(&l.comments, |_, c| {
+        format!("<div class=\"reply\"><span class=\"who\">reader</span><p>{c}</p></div>")
+    });
     format!(
         r##"<!doctype html><html lang="{code}"><head><title>{h} - Harbour Times</title>
 <meta property="og:type" content="article"></head>
