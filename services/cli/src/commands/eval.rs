@@ -6,7 +6,7 @@
 
 use crate::args::Common;
 use crate::commands::eval_meta::{
-    author_matches, date_matches, language_matches, title_matches, Hits,
+    author_matches, date_matches, language_matches, norm, title_matches, Hits,
 };
 use crate::commands::{config, extractor_of, init_logs};
 use anyhow::Context;
@@ -89,10 +89,6 @@ pub fn prf(pred: &str, reference: &str) -> (f64, f64, f64) {
         2.0 * precision * recall / (precision + recall)
     };
     (precision, recall, f1)
-}
-
-pub(crate) fn norm(s: &str) -> String {
-    tokens(s).join(" ")
 }
 
 /// Whether a snippet occurs in the text, comparing token sequences.

@@ -1,7 +1,5 @@
 //! How `gleaner eval` judges an article's metadata against a label.
 
-use crate::commands::eval::norm;
-
 #[derive(Default)]
 pub(crate) struct Hits {
     right: usize,
@@ -20,6 +18,11 @@ impl Hits {
             self.right as f64 / self.total as f64
         }
     }
+}
+
+/// Text as the metric's tokens (eval.rs's `tokens`) joined by spaces.
+pub(crate) fn norm(s: &str) -> String {
+    gleaner_text::word_runs(s).join(" ")
 }
 
 /// Separators between a headline and the site's name in a `<title>`.
