@@ -8,9 +8,9 @@
 //! earlier one arrived is corrected.
 //!
 //! Cost per article does not depend on what the window holds: candidates
-//! come from capped postings of each article's rarest shingle hashes (see
-//! [`crate::keys`]: text common elsewhere cannot starve an original of its
-//! keys), at most [`MAX_VERIFY`] of them are verified, and the window holds at most
+//! come from capped postings of shingle hashes chosen by how rare they are
+//! (see [`crate::keys`]: text common elsewhere cannot starve an original of
+//! its keys), at most [`MAX_VERIFY`] of them are verified, and the window holds at most
 //! `window_count` articles, the earliest published leaving first.
 //!
 //! Age is publication time, not arrival: two articles published more than

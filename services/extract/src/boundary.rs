@@ -127,10 +127,13 @@ pub fn within_article(
         .collect()
 }
 
-/// Names of recirculation (lists of links to other articles) in classes: `related-articles`, `jp-relatedposts`, `recommended-stories`,
-/// `trending`, `most-popular`; and of prompts to sign up (`newsletter-signup`). The tree's chrome names give way to a
-/// content name beside them (`related-article` holds "article"), which
-/// these must not on an article's page.
+/// Names, in classes, of what surrounds an article's text on its page:
+/// recirculation (lists of links to other articles: `related-articles`,
+/// `jp-relatedposts`, `recommended-stories`, `trending`, `most-popular`),
+/// prompts to sign up (`newsletter-signup`) and an author's bio box. The
+/// tree's chrome names give way to a content name beside them
+/// (`related-article` holds "article"), which these must not on an
+/// article's page.
 const RECIRCULATION: &[&str] = &[
     "related",
     "recommend",
@@ -219,6 +222,13 @@ mod tests {
         (b, words as f64)
     }
 
+    /// The blocks `without_recirculation` keeps of a page whose blocks
+    /// were all chosen.
+    fn kept_of_recirculation(page: &[(Block, f64)], declared: bool) -> Vec<usize> {
+        let (blocks, _): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        without_recirculation(&blocks, (0..blocks.len()).collect(), declared)
+    }
+
     /// The blocks kept of a page whose blocks were all chosen.
     fn kept(page: &[(Block, f64)], declared: bool) -> Vec<usize> {
         let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
@@ -304,13 +314,8 @@ mod tests {
                 12,
             ),
         ];
-        let (blocks, _): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        let all: Vec<usize> = (0..5).collect();
-        assert_eq!(
-            without_recirculation(&blocks, all.clone(), true),
-            vec![0, 2, 3]
-        );
-        assert_eq!(without_recirculation(&blocks, all.clone(), false), all);
+        assert_eq!(kept_of_recirculation(&page, true), vec![0, 2, 3]);
+        assert_eq!(kept_of_recirculation(&page, false), vec![0, 1, 2, 3, 4]);
     }
 
     /// A prompt to subscribe goes, a body kept for subscribers stays; so
@@ -323,11 +328,7 @@ mod tests {
             block("html/body/div.about-the-author/p", &[0, 1, 4], 25),
             block("html/body/div.Subscribers-only/p", &[0, 1, 5], 200),
         ];
-        let (blocks, _): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        assert_eq!(
-            without_recirculation(&blocks, (0..4).collect(), true),
-            vec![0, 3]
-        );
+        assert_eq!(kept_of_recirculation(&page, true), vec![0, 3]);
     }
 
     #[test]

@@ -38,6 +38,9 @@ const EMPTY: Slot = Slot {
     stem: [0; MAX_WORD],
 };
 
+/// A language's table; the default one is empty (no allocation), left in
+/// a stream that gave its table back.
+#[derive(Default)]
 struct Stems(Box<[Slot]>);
 
 impl Stems {
@@ -134,7 +137,7 @@ impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
             tail: self.inner.token_stream(text),
             algorithm: self.algorithm,
             stemmer: frostem::Stemmer::new(self.algorithm),
-            stems: Some(take_cache(self.algorithm)),
+            stems: take_cache(self.algorithm),
         }
     }
 }
@@ -143,15 +146,12 @@ pub(crate) struct CachedStemmerStream<T> {
     tail: T,
     algorithm: frostem::Algorithm,
     stemmer: frostem::Stemmer,
-    /// Always there until the stream is dropped.
-    stems: Option<Stems>,
+    stems: Stems,
 }
 
 impl<T> Drop for CachedStemmerStream<T> {
     fn drop(&mut self) {
-        if let Some(stems) = self.stems.take() {
-            give_back(self.algorithm, stems);
-        }
+        give_back(self.algorithm, std::mem::take(&mut self.stems));
     }
 }
 
@@ -161,16 +161,13 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
             return false;
         }
         let token = self.tail.token_mut();
-        let Some(stems) = self.stems.as_mut() else {
-            return true;
-        };
-        if let Some(stem) = stems.get(&token.text) {
+        if let Some(stem) = self.stems.get(&token.text) {
             token.text.clear();
             token.text.push_str(stem);
             return true;
         }
         let stem = self.stemmer.stem(&token.text).into_owned();
-        stems.put(&token.text, &stem);
+        self.stems.put(&token.text, &stem);
         token.text.clear();
         token.text.push_str(&stem);
         true

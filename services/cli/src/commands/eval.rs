@@ -6,7 +6,7 @@
 
 use crate::args::Common;
 use crate::commands::eval_meta::{
-    author_matches, date_matches, language_matches, norm, title_matches, Hits,
+    author_matches, date_matches, language_matches, norm, primary_language, title_matches, Hits,
 };
 use crate::commands::{config, extractor_of, init_logs};
 use anyhow::Context;
@@ -347,13 +347,10 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         overall.add(score);
         by_type.entry(s.page_type.clone()).or_default().add(score);
         if let Some(l) = s.truth.language.as_deref().filter(|l| !l.trim().is_empty()) {
-            let primary = l
-                .trim()
-                .split(['-', '_'])
-                .next()
-                .unwrap_or("")
-                .to_ascii_lowercase();
-            by_language.entry(primary).or_default().add(score);
+            by_language
+                .entry(primary_language(l))
+                .or_default()
+                .add(score);
         }
         let text_norm = norm(text);
         for w in &s.truth.with {

@@ -55,8 +55,9 @@ pub(crate) fn title_matches(pred: Option<&str>, truth: &str) -> (bool, bool) {
         parts.iter().enumerate().any(|(i, part)| {
             let longest = parts
                 .iter()
-                .filter(|o| !std::ptr::eq(*o, part))
-                .all(|o| len(o) < len(part));
+                .enumerate()
+                .filter(|(j, _)| *j != i)
+                .all(|(_, o)| len(o) < len(part));
             norm(part) == p && parts.len() > 1 && (i == 0 || longest)
         })
     });
@@ -68,15 +69,18 @@ pub(crate) fn date_matches(pred: Option<&str>, truth: &str) -> bool {
     pred.is_some_and(|p| p.get(..10) == want.get(..10))
 }
 
-/// Languages match on their primary subtag (`en-US` is `en`).
+/// A language tag's primary subtag, lowercase (`en-US` is `en`).
+pub(crate) fn primary_language(tag: &str) -> String {
+    tag.trim()
+        .split(['-', '_'])
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase()
+}
+
+/// Languages match on their primary subtag.
 pub(crate) fn language_matches(pred: Option<&str>, truth: &str) -> bool {
-    let primary = |l: &str| {
-        l.split(['-', '_'])
-            .next()
-            .unwrap_or("")
-            .to_ascii_lowercase()
-    };
-    pred.is_some_and(|p| primary(p) == primary(truth))
+    pred.is_some_and(|p| primary_language(p) == primary_language(truth))
 }
 
 pub(crate) fn author_matches(pred: Option<&str>, truth: &str) -> bool {
