@@ -5,13 +5,15 @@ use std::borrow::Cow;
 
 /// What an element's attributes tell clean: its `id` and `class` as
 /// written (entities and all, as `get_attribute` gives them), and whether
-/// the page hides it or gives it a chrome ARIA role.
+/// the page hides it or gives it a chrome ARIA role, and its `itemprop`.
 #[derive(Default)]
 pub(crate) struct Attrs<'a> {
     pub(crate) id: Option<Cow<'a, str>>,
     pub(crate) class: Option<Cow<'a, str>>,
     pub(crate) hidden: bool,
     pub(crate) chrome_role: bool,
+    /// Its microdata property names (`itemprop`), as written.
+    pub(crate) itemprop: Option<Cow<'a, str>>,
 }
 
 /// ARIA roles of page chrome: landmarks around the content, and dialogs
@@ -116,6 +118,8 @@ pub(crate) fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) 
             out.hidden |= style_hides(&value);
         } else if name.eq_ignore_ascii_case("role") {
             out.chrome_role = is_chrome_role(&value);
+        } else if name.eq_ignore_ascii_case("itemprop") {
+            out.itemprop = Some(value);
         }
     }
     out

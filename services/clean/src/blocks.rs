@@ -3,6 +3,7 @@
 
 use crate::attrs::{push_label, Attrs};
 use crate::entities::decode_entities;
+use crate::microdata::MicrodataAuthor;
 use crate::tags::*;
 use gleaner_core::messages::{Block, PageMeta};
 
@@ -56,6 +57,7 @@ pub(crate) struct State {
     pub(crate) blocks: Vec<Block>,
     pub(crate) meta: PageMeta,
     pub(crate) time_datetime: Option<String>,
+    pub(crate) microdata: MicrodataAuthor,
 }
 
 impl State {
@@ -153,6 +155,7 @@ impl State {
                 self.link_depth -= usize::from(o.link);
                 self.hidden_depth -= usize::from(o.hidden);
                 self.chrome_role_depth -= usize::from(o.chrome_role);
+                self.microdata.end(o.serial);
             }
         }
     }

@@ -9,6 +9,7 @@ mod bench;
 mod blocks;
 mod entities;
 mod meta;
+mod microdata;
 mod stage;
 mod tags;
 mod visible;
@@ -75,6 +76,13 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     s.ld_json.push(String::new());
                 }
                 if !el.can_have_content() {
+                    // A name in a <meta> inside an author element.
+                    if s.dropped_depth == 0 && s.microdata.is_open() {
+                        if let Some(prop) = el.get_attribute("itemprop") {
+                            let content = el.get_attribute("content");
+                            s.microdata.start(&prop, content.as_deref(), None);
+                        }
+                    }
                     return Ok(());
                 }
                 s.close_implied(&tag);
@@ -94,6 +102,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 // A <dialog> shows only when open.
                 attrs.hidden |= tag == "dialog" && !el.has_attribute("open");
                 let serial = s.push(tag, &attrs);
+                if let Some(prop) = attrs.itemprop.as_deref().filter(|_| s.dropped_depth == 0) {
+                    s.microdata.start(prop, None, Some(serial));
+                }
                 drop(s);
                 let s_end = s_el.clone();
                 el.on_end_tag(Box::new(move |_end| {
@@ -137,6 +148,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     return Ok(());
                 }
                 s.raw.push_str(chunk);
+                s.microdata.text(chunk);
                 if s.hidden_depth > 0 {
                     s.hidden_raw_bytes += chunk.len();
                 }
@@ -167,6 +179,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
     s.flush();
     let title = collapse(&decode_entities(&s.title_raw));
     let article_body = read_json_ld(&mut s.meta, &s.ld_json);
+    if s.meta.author.is_none() {
+        s.meta.author = s.microdata.found.take();
+    }
     if s.meta.date.is_none() {
         s.meta.date = s.time_datetime.take();
     }

@@ -124,6 +124,22 @@ fn schema_type(o: &serde_json::Map<String, serde_json::Value>) -> Option<String>
     }
 }
 
+/// A JSON-LD script's JSON: without the `<![CDATA[ ... ]]>` or `<!-- ... -->`
+/// some sites wrap it in (for XHTML parsers; Wikipedia and Libération do),
+/// with or without `//` before each.
+fn unwrapped(script: &str) -> &str {
+    let mut s = script.trim();
+    for (open, close) in [("<![CDATA[", "]]>"), ("<!--", "-->")] {
+        let head = s.strip_prefix("//").unwrap_or(s).trim_start();
+        if let Some(rest) = head.strip_prefix(open) {
+            let rest = rest.trim_end();
+            let rest = rest.strip_suffix(close).unwrap_or(rest).trim_end();
+            s = rest.strip_suffix("//").unwrap_or(rest).trim();
+        }
+    }
+    s
+}
+
 /// Author, date and headline from JSON-LD (`Article`, `NewsArticle`, ... or
 /// a `@graph` of them), which wins over meta tags for the date. Returns the
 /// longest `articleBody` it carries, if any.
@@ -195,9 +211,36 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
     }
     let mut body = None;
     for s in scripts {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(s.trim()) {
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(unwrapped(s)) {
             visit(&v, meta, &mut body, 0);
         }
     }
     body
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn json_ld_wrapped_for_xhtml_parsers_is_read() {
+        for script in [
+            "<![CDATA[ {\"a\":1} ]]>",
+            "\n  //<![CDATA[\n{\"a\":1}\n//]]>\n",
+            "<!-- {\"a\":1} -->",
+            " {\"a\":1} ",
+        ] {
+            assert_eq!(unwrapped(script), "{\"a\":1}", "{script:?}");
+        }
+        let html = r#"<script type="application/ld+json">
+            <![CDATA[
+            {"@type":"Article","datePublished":"2019-03-01","author":{"@type":"Organization","name":"Contributors to Wikimedia projects"}}
+            ]]></script><p>x</p>"#;
+        let (_, meta, _) = crate::clean_html(html).unwrap();
+        assert_eq!(meta.date.as_deref(), Some("2019-03-01"));
+        assert_eq!(
+            meta.author.as_deref(),
+            Some("Contributors to Wikimedia projects")
+        );
+    }
 }

@@ -1,0 +1,140 @@
+//! The author a page marks up with schema.org microdata: the text of its
+//! first `itemprop="author"` (or `creator`) element, or of the
+//! `itemprop="name"` inside it. Sites with no JSON-LD or meta author often
+//! mark their byline so (Le Monde, Libération, CNET, blogs).
+
+use crate::blocks::collapse;
+use crate::entities::decode_entities;
+
+/// Most bytes of text kept while an author element is open.
+const MAX_BYTES: usize = 400;
+
+/// Longest author text taken, in characters (longer is a bio box, not a
+/// byline).
+const MAX_CHARS: usize = 100;
+
+/// Most words an author text may have (a headline or a bio is longer;
+/// "Martin Untersinger (avec Damien Leloup et Morgane Tual)" is not).
+const MAX_WORDS: usize = 10;
+
+#[derive(Default)]
+pub(crate) struct MicrodataAuthor {
+    /// Serial of the open author element (0: none open).
+    open: u64,
+    /// Serial of the open `itemprop="name"` inside it (0: none open).
+    name_open: u64,
+    text: String,
+    name: String,
+    /// The first author found.
+    pub(crate) found: Option<String>,
+}
+
+/// Whether an `itemprop` value (a space-separated list) holds `prop`.
+fn has_prop(itemprop: &str, prop: &str) -> bool {
+    itemprop
+        .split_ascii_whitespace()
+        .any(|p| p.eq_ignore_ascii_case(prop))
+}
+
+impl MicrodataAuthor {
+    /// An element with this `itemprop` (and `content`, if any) starts;
+    /// `serial` is its number on the open-element stack, `None` for an
+    /// element that has no content (`<meta itemprop="name" content=...>`).
+    pub(crate) fn start(&mut self, prop: &str, content: Option<&str>, serial: Option<u64>) {
+        if self.found.is_some() {
+            return;
+        }
+        if self.open == 0 {
+            if let Some(serial) =
+                serial.filter(|_| has_prop(prop, "author") || has_prop(prop, "creator"))
+            {
+                self.open = serial;
+            }
+        } else if self.name_open == 0 && self.name.is_empty() && has_prop(prop, "name") {
+            match (content, serial) {
+                (Some(c), _) => self.name.push_str(c),
+                (None, Some(serial)) => self.name_open = serial,
+                (None, None) => {}
+            }
+        }
+    }
+
+    /// Whether an author element is open (only then does a void element's
+    /// `itemprop` matter).
+    pub(crate) fn is_open(&self) -> bool {
+        self.open != 0
+    }
+
+    /// Text inside the element(s) being read.
+    pub(crate) fn text(&mut self, chunk: &str) {
+        if self.open != 0 && self.text.len() < MAX_BYTES {
+            self.text.push_str(chunk);
+        }
+        if self.name_open != 0 && self.name.len() < MAX_BYTES {
+            self.name.push_str(chunk);
+        }
+    }
+
+    /// The element numbered `serial` closed (by its end tag or implied).
+    pub(crate) fn end(&mut self, serial: u64) {
+        if serial == self.name_open {
+            self.name_open = 0;
+        }
+        if serial != self.open {
+            return;
+        }
+        self.open = 0;
+        self.name_open = 0;
+        let name = collapse(&decode_entities(&self.name));
+        let author = if name.is_empty() {
+            collapse(&decode_entities(&self.text))
+        } else {
+            name
+        };
+        let words = author.split_whitespace().count();
+        if (1..=MAX_WORDS).contains(&words) && author.chars().count() <= MAX_CHARS {
+            self.found = Some(author);
+        }
+        self.text.clear();
+        self.name.clear();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::clean_html;
+
+    fn author(html: &str) -> Option<String> {
+        clean_html(html).unwrap().1.author
+    }
+
+    #[test]
+    fn the_first_microdata_author_is_the_pages() {
+        // Its name, without the label around it.
+        let nested = r#"<p>Story</p><div itemprop="author" itemscope itemtype="https://schema.org/Person"><span>por </span><a itemprop="name" href="/p/cs">César &amp; Salza</a></div><p>Text.</p>
+            <div class="comment"><span itemprop="author">A Reader</span></div>"#;
+        assert_eq!(author(nested).as_deref(), Some("César & Salza"));
+        // The name in a <meta>, and an author element without a name.
+        let meta = r#"<span itemprop="author" itemscope><meta itemprop="name" content="Bo Chen"><a href="/bo">Bo</a></span>"#;
+        assert_eq!(author(meta).as_deref(), Some("Bo Chen"));
+        let plain = r#"<p>Par <span itemprop="author creator">Martin Untersinger</span></p>"#;
+        assert_eq!(author(plain).as_deref(), Some("Martin Untersinger"));
+        // An author element left open is closed by its parent.
+        let open = r#"<div><p itemprop="author">Ana Sandoiu</div><p>Body text here.</p>"#;
+        assert_eq!(author(open).as_deref(), Some("Ana Sandoiu"));
+    }
+
+    #[test]
+    fn metadata_comes_first_and_long_or_empty_author_text_is_no_author() {
+        let both =
+            r#"<meta name="author" content="Meta Name"><span itemprop="author">Micro Name</span>"#;
+        assert_eq!(author(both).as_deref(), Some("Meta Name"));
+        // An empty author element (a URL only) leaves the next one to say.
+        let empty = r#"<span itemprop="author" itemscope><meta itemprop="url" content="https://x.test/u"></span><a itemprop="author">Andrew Hayden</a>"#;
+        assert_eq!(author(empty).as_deref(), Some("Andrew Hayden"));
+        let headline = r#"<h2 itemprop="author">Five great ideas for the garden that you can put to use this very weekend</h2>"#;
+        assert_eq!(author(headline), None);
+        let bio = format!(r#"<div itemprop="author">{}</div>"#, "Writes. ".repeat(40));
+        assert_eq!(author(&bio), None);
+    }
+}
