@@ -25,8 +25,8 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 "description" | "og:description" if m.description.is_none() => {
                     m.description = Some(content)
                 }
-                "author" | "article:author" | "dc.creator" | "sailthru.author"
-                | "parsely-author"
+                "author" | "article:author" | "og:article:author" | "dc.creator"
+                | "sailthru.author" | "parsely-author"
                     if m.author.is_none() && !content.starts_with("http") =>
                 {
                     m.author = Some(content)

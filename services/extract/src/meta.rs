@@ -65,17 +65,64 @@ fn strip_byline_label(text: &str) -> &str {
     t
 }
 
+/// A byline's text up to where a date or a time begins: "Erin Cunningham
+/// March 18 at 3:57 PM Follow @erin" gives "Erin Cunningham" (a month name
+/// before the first number goes with it, in English; in other languages
+/// the name ends at the number).
+fn before_a_date(text: &str) -> &str {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let Some(k) = words
+        .iter()
+        .position(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+    else {
+        return text;
+    };
+    let day = words[k].trim_end_matches([',', '.']);
+    let parses = |format: &str, input: String| {
+        jiff::fmt::strtime::BrokenDownTime::parse(format, input).is_ok()
+    };
+    let mut end = k;
+    // "March 18", "Sep 5", then a weekday before them ("Sun Dec 12").
+    if end > 0
+        && ["%B %d", "%b %d"]
+            .iter()
+            .any(|f| parses(f, format!("{} {day}", words[end - 1])))
+    {
+        end -= 1;
+        let weekday = |w: &str| {
+            ["%A", "%a"].iter().any(|f| {
+                parses(
+                    f,
+                    w.trim_matches(|c: char| !c.is_alphanumeric()).to_string(),
+                )
+            })
+        };
+        if end > 0 && weekday(words[end - 1]) {
+            end -= 1;
+        }
+    }
+    let cut = words[end].as_ptr() as usize - text.as_ptr() as usize;
+    // What separated the name from the date: "Name (", "Name ●", "Name »".
+    text[..cut].trim_end_matches(|c: char| !c.is_alphanumeric() && c != '.')
+}
+
 /// A person's name out of a byline, or `None` when the text does not look
 /// like one (too many words, digits, not capitalised).
 fn name_in(byline: &str) -> Option<&str> {
     let mut name = strip_byline_label(byline);
+    let labelled = name.len() < byline.trim().len();
     // "By Jane Doe · 2 May 2024", "Jane Doe | Updated ..."
     for sep in ["·", "⋅", "|", "•", " - ", " on ", ","] {
         if let Some((a, _)) = name.split_once(sep) {
             name = a;
         }
     }
-    let name = name.trim();
+    // After a label ("By ..."), the name may run into the date.
+    let name = if labelled {
+        before_a_date(name.trim())
+    } else {
+        name.trim()
+    };
     let words = name.split_whitespace().count();
     // Every word capitalised, but for particles ("Ludwig van Beethoven").
     let capitalised = name.split_whitespace().all(|w| {
@@ -102,7 +149,7 @@ fn name_in(byline: &str) -> Option<&str> {
     });
     ((1..=5).contains(&words)
         && capitalised
-        && !name.chars().any(|c| c.is_ascii_digit())
+        && !name.chars().any(|c| c.is_ascii_digit() || c == ':')
         && strip_byline_label(name) == name)
         .then_some(name)
 }
@@ -126,6 +173,11 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>) -> Option<String> {
             after_label = false;
             continue;
         }
+        // A comment form's "Name *" field is no byline.
+        if in_a_form(&b.path) {
+            after_label = false;
+            continue;
+        }
         let labelled = strip_byline_label(t).len() < t.len();
         if after_label || (names_byline(&b.path) && within.contains(&i)) || labelled {
             // A lone word under an author-named element is more often a
@@ -138,6 +190,14 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>) -> Option<String> {
         after_label = labelled && strip_byline_label(t).is_empty();
     }
     None
+}
+
+/// Whether a block's path has a `<form>` or `<label>` element.
+fn in_a_form(path: &str) -> bool {
+    path.split('/').any(|label| {
+        let tag = label.split(['#', '.']).next().unwrap_or("");
+        tag == "form" || tag == "label"
+    })
 }
 
 /// Where a byline sits on a page with a headline, looked at first: the
@@ -157,21 +217,31 @@ fn headline_neighbourhood(c: &Cleaned) -> (std::ops::Range<usize>, std::ops::Ran
 /// The page's author: the metadata's, unless it is only the site's name
 /// (or not a name at all) and the page shows a byline.
 pub fn author(c: &Cleaned) -> Option<String> {
-    let meta = c
+    let Some(meta) = c
         .meta
         .author
         .as_deref()
         .map(|a| a.trim_start_matches([',', ';', ' ']).trim())
-        .filter(|a| !a.is_empty() && strip_byline_label(a) == *a);
-    let is_site = |a: &str| {
-        c.meta
-            .site_name
-            .as_deref()
-            .is_some_and(|s| s.eq_ignore_ascii_case(a))
+        .filter(|a| !a.is_empty())
+    else {
+        return byline_author(c);
     };
-    match meta {
-        Some(a) if !is_site(a) => Some(a.to_string()),
-        other => byline_author(c).or(other.map(str::to_string)),
+    let is_site = c
+        .meta
+        .site_name
+        .as_deref()
+        .is_some_and(|s| s.eq_ignore_ascii_case(meta));
+    match strip_byline_label(meta) {
+        // A bare label names no one.
+        "" => byline_author(c),
+        // Metadata written as a byline ("By Jane Doe") is less sure than
+        // the page's own byline; "Contributors to Wikimedia projects" has
+        // no name after its label and is kept as written.
+        rest if rest.len() < meta.len() => byline_author(c)
+            .or_else(|| name_in(rest).map(str::to_string))
+            .or_else(|| Some(meta.to_string())),
+        _ if is_site => byline_author(c).or_else(|| Some(meta.to_string())),
+        _ => Some(meta.to_string()),
     }
 }
 
@@ -378,6 +448,39 @@ pub(crate) mod tests {
             "<h1>Story</h1>{filler}<div class='post-author'>John Scalzi</div>"
         ));
         assert_eq!(author(&c).as_deref(), Some("John Scalzi"));
+    }
+
+    /// A byline's name ends where its date begins; a comment form's field
+    /// is no byline; metadata written as a byline gives way to the page's
+    /// own.
+    #[test]
+    fn names_end_at_the_date_and_forms_are_not_bylines() {
+        let body = |byline: &str| {
+            page_of(&format!(
+                "<h1>Story</h1>{byline}<p>The text of the story, long enough.</p>"
+            ))
+        };
+        for (byline, name) in [
+            ("<div class='sig'><span>By <a>Erin Cunningham</a></span> March 18 at 3:57 PM Follow @erinmc</div>", Some("Erin Cunningham")),
+            ("<div>By Jo Park (Sun Dec 12, 2021)</div>", Some("Jo Park")),
+            ("<div>By Ana Ruiz 12 March 2024</div>", Some("Ana Ruiz")),
+            // The label's name is missing: a month is no name.
+            ("<div class='blog-author'>Written By Feb 11, 2019 · 3 min read</div>", None),
+            ("<form><p class='comment-form-author'><label>Name <span>*</span></label></p></form>", None),
+        ] {
+            assert_eq!(author(&body(byline)).as_deref(), name, "{byline}");
+        }
+        let c = page_of("<meta name='author' content='By Thai Vong'><h1>Story</h1><p class='byline'>By Linda Rose</p><p>Text.</p>");
+        assert_eq!(author(&c).as_deref(), Some("Linda Rose"));
+        let c = page_of("<meta name='author' content='By Thai Vong'><p>Text.</p>");
+        assert_eq!(author(&c).as_deref(), Some("Thai Vong"));
+        let c = page_of(
+            "<meta name='author' content='Contributors to Wikimedia projects'><p>Text.</p>",
+        );
+        assert_eq!(
+            author(&c).as_deref(),
+            Some("Contributors to Wikimedia projects")
+        );
     }
 
     #[test]
