@@ -167,14 +167,22 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
 /// The first byline among the blocks numbered in `within`.
 fn byline_in(c: &Cleaned, within: std::ops::Range<usize>) -> Option<String> {
     let mut after_label = false;
+    // Some pages hide everything until a script shows them: there, hidden
+    // says nothing about a block.
+    let (hidden, all) = c
+        .blocks
+        .iter()
+        .fold((0, 0), |(h, a), b| (h + b.hidden_len, a + b.text_len));
+    let hidden_page = hidden * 2 > all;
     for (i, b) in c.blocks.iter().enumerate().take(400) {
         let t = b.text.trim();
         if t.chars().count() > 80 {
             after_label = false;
             continue;
         }
-        // A comment form's "Name *" field is no byline.
-        if in_a_form(&b.path) {
+        // A comment form's "Name *" field and hidden text (a tab's label,
+        // a widget's) are no bylines.
+        if in_a_form(&b.path) || (b.hidden_len * 2 > b.text_len && !hidden_page) {
             after_label = false;
             continue;
         }
@@ -451,8 +459,8 @@ pub(crate) mod tests {
     }
 
     /// A byline's name ends where its date begins; a comment form's field
-    /// is no byline; metadata written as a byline gives way to the page's
-    /// own.
+    /// and hidden text are no bylines; metadata written as a byline gives
+    /// way to the page's own.
     #[test]
     fn names_end_at_the_date_and_forms_are_not_bylines() {
         let body = |byline: &str| {
@@ -467,6 +475,7 @@ pub(crate) mod tests {
             // The label's name is missing: a month is no name.
             ("<div class='blog-author'>Written By Feb 11, 2019 · 3 min read</div>", None),
             ("<form><p class='comment-form-author'><label>Name <span>*</span></label></p></form>", None),
+            ("<div class='author-tabs'><div hidden>Collection Notes</div></div>", None),
         ] {
             assert_eq!(author(&body(byline)).as_deref(), name, "{byline}");
         }
@@ -481,6 +490,12 @@ pub(crate) mod tests {
             author(&c).as_deref(),
             Some("Contributors to Wikimedia projects")
         );
+    }
+
+    #[test]
+    fn a_page_hidden_whole_until_a_script_shows_it_keeps_its_byline() {
+        let c = page_of("<div hidden><h1>Story</h1><div class='post-author'>Chris Winter</div><p>The text of the story, long enough.</p></div>");
+        assert_eq!(author(&c).as_deref(), Some("Chris Winter"));
     }
 
     #[test]
