@@ -169,10 +169,9 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>) -> Option<String> {
     let mut after_label = false;
     // Some pages hide everything until a script shows them: there, hidden
     // says nothing about a block.
-    let (hidden, all) = c
-        .blocks
-        .iter()
-        .fold((0, 0), |(h, a), b| (h + b.hidden_len, a + b.text_len));
+    let (hidden, all) = c.blocks.iter().fold((0u64, 0u64), |(h, a), b| {
+        (h + u64::from(b.hidden_len), a + u64::from(b.text_len))
+    });
     let hidden_page = hidden * 2 > all;
     for (i, b) in c.blocks.iter().enumerate().take(400) {
         let t = b.text.trim();
@@ -222,8 +221,9 @@ fn headline_neighbourhood(c: &Cleaned) -> (std::ops::Range<usize>, std::ops::Ran
     }
 }
 
-/// The page's author: the metadata's, unless it is only the site's name
-/// (or not a name at all) and the page shows a byline.
+/// The page's author: the metadata's, unless it is only the site's name,
+/// a bare label or written as a byline ("By Jane Doe") and the page shows a
+/// byline.
 pub fn author(c: &Cleaned) -> Option<String> {
     let Some(meta) = c
         .meta
