@@ -83,14 +83,46 @@ pub(crate) fn language_matches(pred: Option<&str>, truth: &str) -> bool {
     pred.is_some_and(|p| primary_language(p) == primary_language(truth))
 }
 
+/// An author is right when one contains the other ("Jane Doe" in "By Jane
+/// Doe"), or when both name the same people however the list is written
+/// ("A, B and C" as labelled, "A, B, C" as `author` joins `authors`).
 pub(crate) fn author_matches(pred: Option<&str>, truth: &str) -> bool {
     let (p, t) = (norm(pred.unwrap_or("")), norm(truth));
-    !p.is_empty() && (p == t || p.contains(&t) || t.contains(&p))
+    !p.is_empty()
+        && (p == t || p.contains(&t) || t.contains(&p) || names(pred.unwrap_or("")) == names(truth))
+}
+
+/// The names of a list of authors, each normalised, in order of the text.
+fn names(list: &str) -> Vec<String> {
+    list.split([',', ';', '&'])
+        .flat_map(|part| part.split(" and "))
+        .map(norm)
+        .filter(|n| !n.is_empty())
+        .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn authors_match_as_lists_of_names() {
+        assert!(author_matches(Some("Jane Doe"), "By Jane Doe"));
+        assert!(author_matches(
+            Some("Danielle DeSiato, Donna Enzmann, Natalie Nguyen"),
+            "Danielle DeSiato, Donna Enzmann, and Natalie Nguyen"
+        ));
+        assert!(author_matches(
+            Some("Jared Newman, Sam Singleton"),
+            "Jared Newman and Sam Singleton"
+        ));
+        assert!(!author_matches(
+            Some("Jared Newman, Ann Lee"),
+            "Jared Newman and Sam Singleton"
+        ));
+        assert!(!author_matches(None, "Jane Doe"));
+        assert!(!author_matches(Some("Kim Park"), "Jane Doe"));
+    }
 
     #[test]
     fn a_title_is_right_as_labelled_or_with_the_labels_site_name_aside() {
