@@ -221,6 +221,16 @@ fn headline_neighbourhood(c: &Cleaned) -> (std::ops::Range<usize>, std::ops::Ran
     }
 }
 
+/// Metadata that names no one: an e-mail address ("ops@example.com") or a
+/// number (a user id).
+fn is_an_address_or_number(author: &str) -> bool {
+    let email = !author.contains(char::is_whitespace)
+        && author
+            .split_once('@')
+            .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'));
+    email || author.chars().all(|c| c.is_ascii_digit())
+}
+
 /// The page's author: the metadata's, unless it is only the site's name,
 /// a bare label or written as a byline ("By Jane Doe") and the page shows a
 /// byline.
@@ -230,7 +240,7 @@ pub fn author(c: &Cleaned) -> Option<String> {
         .author
         .as_deref()
         .map(|a| a.trim_start_matches([',', ';', ' ']).trim())
-        .filter(|a| !a.is_empty())
+        .filter(|a| !a.is_empty() && !is_an_address_or_number(a))
     else {
         return byline_author(c);
     };
@@ -481,6 +491,10 @@ pub(crate) mod tests {
         }
         let c = page_of("<meta name='author' content='By Thai Vong'><h1>Story</h1><p class='byline'>By Linda Rose</p><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Linda Rose"));
+        for nobody in ["ops@our-hometown.com", "262588213843476"] {
+            let c = page_of(&format!("<meta name='author' content='{nobody}'><h1>Story</h1><p class='byline'>By Arlene Marturano</p><p>Text.</p>"));
+            assert_eq!(author(&c).as_deref(), Some("Arlene Marturano"), "{nobody}");
+        }
         let c = page_of("<meta name='author' content='By Thai Vong'><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Thai Vong"));
         let c = page_of(
