@@ -2,9 +2,10 @@
 //! site's learned template and rules (the state a stream of pages shares).
 
 use crate::choice::select;
+use crate::date::{self, normalise_date};
 use crate::extractor::Extractor;
 use crate::language;
-use crate::meta::{self, normalise_date};
+use crate::meta;
 use crate::site::{apply_rules, Templates};
 use crate::title::page_title;
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
@@ -118,7 +119,7 @@ pub(crate) fn extract_chosen(
         .date
         .as_deref()
         .and_then(normalise_date)
-        .or_else(|| meta::page_date(cleaned));
+        .or_else(|| date::page_date(cleaned));
     // The byline and dateline above the text are the article's author and
     // date, not its text.
     let leading = chosen

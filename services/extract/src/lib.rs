@@ -15,6 +15,7 @@
 mod article;
 mod boundary;
 mod choice;
+mod date;
 mod extractor;
 mod features;
 mod language;
@@ -30,9 +31,9 @@ mod tree;
 
 pub use article::{extract, extract_with, join_blocks, SiteState};
 pub use choice::{feature_rows, select, FeatureRows};
+pub use date::normalise_date;
 pub use extractor::Extractor;
 pub use language::detect as detect_language;
-pub use meta::normalise_date;
 pub use settings::ExtractSettings;
 pub use site::{apply_rules, Templates};
 pub use stage::{ExtractSpec, ExtractStage};
