@@ -152,20 +152,21 @@ fn name_in(byline: &str) -> Option<&str> {
 /// label ("Written by") takes the name from the block after it.
 pub fn byline_author(c: &Cleaned) -> Option<String> {
     let (above, below) = headline_neighbourhood(c);
-    byline_in(c, below)
-        .or_else(|| byline_in(c, above))
-        .or_else(|| byline_in(c, 0..usize::MAX))
-}
-
-/// The first byline among the blocks numbered in `within`.
-fn byline_in(c: &Cleaned, within: std::ops::Range<usize>) -> Option<String> {
-    let mut after_label = false;
     // Some pages hide everything until a script shows them: there, hidden
     // says nothing about a block.
     let (hidden, all) = c.blocks.iter().fold((0u64, 0u64), |(h, a), b| {
         (h + u64::from(b.hidden_len), a + u64::from(b.text_len))
     });
     let hidden_page = hidden * 2 > all;
+    byline_in(c, below, hidden_page)
+        .or_else(|| byline_in(c, above, hidden_page))
+        .or_else(|| byline_in(c, 0..usize::MAX, hidden_page))
+}
+
+/// The first byline among the blocks numbered in `within`; hidden blocks
+/// are passed over unless the page is hidden whole (`hidden_page`).
+fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> Option<String> {
+    let mut after_label = false;
     for (i, b) in c.blocks.iter().enumerate().take(400) {
         let t = b.text.trim();
         if t.chars().count() > 80 {
