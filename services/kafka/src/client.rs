@@ -10,18 +10,16 @@ use gleaner_core::sync::Locked;
 use rdkafka::client::ClientContext;
 use rdkafka::consumer::{BaseConsumer, ConsumerContext, Rebalance, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::FutureProducer;
 use rdkafka::{ClientConfig, TopicPartitionList};
 use std::collections::BTreeSet;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+pub use super::producer::Producer;
+
 /// Room for the record batch header and headers around one record's value.
 pub(crate) const BATCH_OVERHEAD: usize = 64 * 1024;
-
-/// A producer whose context reports broker loss.
-pub type Producer = FutureProducer<BusContext>;
 
 /// What a stage's clients know of their group and broker, shared with the
 /// runner and the health check.
@@ -189,7 +187,8 @@ pub(crate) fn producer_for(
     brokers: &str,
     state: Arc<GroupState>,
 ) -> anyhow::Result<Producer> {
-    ClientConfig::new()
+    let mut config = ClientConfig::new();
+    config
         .set("bootstrap.servers", brokers)
         .set("compression.type", &cfg.kafka.compression)
         .set("acks", "all")
@@ -201,9 +200,8 @@ pub(crate) fn producer_for(
         )
         // Records are buffered this long while the broker is away; the
         // runner produces them again if that runs out.
-        .set("message.timeout.ms", "60000")
-        .create_with_context(BusContext::new(stage, state))
-        .context("creating Kafka producer")
+        .set("message.timeout.ms", "60000");
+    Producer::new(&config, BusContext::new(stage, state)).context("creating Kafka producer")
 }
 
 /// How a consumer joins its group.

@@ -4,12 +4,11 @@
 //! every record produced from it, and from every batch sent before it, is
 //! acknowledged. Batches settle in the order they were sent.
 
-use super::client::Producer;
+use super::producer::{Acked, Producer};
 use anyhow::anyhow;
 use gleaner_core::config::Config;
 use gleaner_core::stage::Output;
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
-use rdkafka::producer::{DeliveryFuture, FutureRecord};
 use std::collections::{BTreeMap, VecDeque};
 use std::time::Duration;
 use tokio::task::JoinHandle;
@@ -96,11 +95,11 @@ pub(crate) struct Settled {
 
 /// Waits for the broker's answer to every record: `Ok` when all were
 /// acknowledged.
-pub(crate) async fn acknowledged(deliveries: Vec<DeliveryFuture>) -> anyhow::Result<()> {
+pub(crate) async fn acknowledged(deliveries: Vec<Acked>) -> anyhow::Result<()> {
     for d in futures::future::join_all(deliveries).await {
         match d {
-            Ok(Ok(_)) => {}
-            Ok(Err((e, _))) => return Err(anyhow!("produce failed: {e}")),
+            Ok(Ok(())) => {}
+            Ok(Err(e)) => return Err(anyhow!("produce failed: {e}")),
             Err(_) => return Err(anyhow!("produce failed: the producer went away")),
         }
     }
@@ -112,23 +111,21 @@ pub(crate) async fn enqueue(
     producer: &Producer,
     cfg: &Config,
     outs: &[Output],
-) -> anyhow::Result<Vec<DeliveryFuture>> {
+) -> anyhow::Result<Vec<Acked>> {
     let mut deliveries = Vec::with_capacity(outs.len());
     for o in outs {
         let topic = cfg.topic_name(o.topic);
         let bytes = o.payload.bytes();
-        let mut record = FutureRecord::to(&topic).key(&o.key).payload(bytes.as_ref());
         loop {
-            match producer.send_result(record) {
+            match producer.send(&topic, &o.key, bytes.as_ref()) {
                 Ok(d) => {
                     deliveries.push(d);
                     break;
                 }
-                Err((KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull), r)) => {
-                    record = r;
+                Err(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull)) => {
                     tokio::time::sleep(Duration::from_millis(5)).await;
                 }
-                Err((e, _)) => return Err(anyhow!("produce failed: {e}")),
+                Err(e) => return Err(anyhow!("produce failed: {e}")),
             }
         }
     }

@@ -11,6 +11,7 @@ mod guard;
 mod inflight;
 pub mod metrics;
 mod namesake;
+mod producer;
 mod report;
 mod runner;
 mod standby;

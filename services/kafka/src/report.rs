@@ -7,8 +7,7 @@ use super::client::{BusContext, GroupState, Producer};
 use gleaner_core::config::{Config, Topic};
 use gleaner_core::messages::StageStatus;
 use rdkafka::consumer::{Consumer, StreamConsumer};
-use rdkafka::producer::FutureRecord;
-use rdkafka::util::Timeout;
+use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use std::time::{Duration, Instant};
 
 const EVERY: Duration = Duration::from_secs(5);
@@ -94,12 +93,21 @@ pub(crate) async fn publish(
 ) -> anyhow::Result<()> {
     let value = serde_json::to_vec(status)?;
     let key = format!("{}/{}", status.stage, status.instance);
-    let record = FutureRecord::to(topic).key(&key).payload(&value);
-    let sent = producer.send(record, Timeout::After(wait));
-    match tokio::time::timeout(wait, sent).await {
-        Ok(Err((e, _))) => Err(e.into()),
+    let acked = async {
+        // A full queue is waited out; the wait below bounds it.
+        let acked = loop {
+            match producer.send(topic, &key, &value) {
+                Err(KafkaError::MessageProduction(RDKafkaErrorCode::QueueFull)) => {
+                    tokio::time::sleep(Duration::from_millis(100)).await
+                }
+                sent => break sent?,
+            }
+        };
+        acked.await?.map_err(anyhow::Error::from)
+    };
+    match tokio::time::timeout(wait, acked).await {
+        Ok(answer) => answer,
         Err(_) => anyhow::bail!("not acknowledged within {} s", wait.as_secs()),
-        Ok(Ok(_)) => Ok(()),
     }
 }
 

@@ -21,7 +21,6 @@ use gleaner_core::stage::{limit_unsourced, settle, Input, Origin, Output, Stage,
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
-use rdkafka::util::Timeout;
 use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -280,9 +279,7 @@ pub async fn run_stage(
     positions.extend(held);
     // Outputs were acknowledged above; what may still be queued is a status
     // report, not worth a long wait on a broker that is gone.
-    if let Err(e) =
-        rdkafka::producer::Producer::flush(&producer, Timeout::After(Duration::from_secs(5)))
-    {
+    if let Err(e) = producer.flush(Duration::from_secs(5)) {
         tracing::warn!(stage = name, error = %e, "status reports not flushed");
     }
     // Once more, synchronously, for the partitions still owned (and every
