@@ -26,6 +26,7 @@ mod settings;
 mod signals;
 mod site;
 mod stage;
+mod teasers;
 mod title;
 mod tree;
 

@@ -212,6 +212,28 @@ fn page_without_article_element(l: &Language) -> String {
     )
 }
 
+/// The post followed by a feed of teaser cards (a linked headline, a line
+/// of standfirst and the source each) under class names that say nothing:
+/// recirculation told by its structure alone.
+fn page_with_teaser_feed(l: &Language) -> String {
+    let paragraphs = markup(&l.paragraphs, |_, p| format!("<p>{p}</p>"));
+    let cards = markup(&l.related, |i, r| {
+        let standfirst = l.comments[i % l.comments.len()];
+        format!(
+            "<li class=\"item\"><h3><a href=\"/news/{i}\">{r}</a></h3><p>{standfirst}</p><span>Harbour Times</span></li>"
+        )
+    });
+    format!(
+        r##"<!doctype html><html lang="{code}"><head><title>{h}</title>
+<meta property="og:type" content="article"></head>
+<body><div class="wrap"><div class="post"><h1>{h}</h1>
+<div class="post-body">{paragraphs}</div></div>
+<div class="feed"><ul>{cards}</ul></div></div></body></html>"##,
+        code = l.code,
+        h = l.headline,
+    )
+}
+
 fn cleaned(html: &str) -> Cleaned {
     let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
     Cleaned {
@@ -225,7 +247,7 @@ fn cleaned(html: &str) -> Cleaned {
     }
 }
 
-/// Each language in both templates.
+/// Each language in every template.
 #[test]
 fn an_articles_text_is_its_paragraphs_in_every_language() {
     let mut failures = Vec::new();
@@ -233,6 +255,7 @@ fn an_articles_text_is_its_paragraphs_in_every_language() {
         [
             (l, "article", page(l)),
             (l, "divs", page_without_article_element(l)),
+            (l, "feed", page_with_teaser_feed(l)),
         ]
     }) {
         let a = extract(&cleaned(&html), Extractor::Auto);
