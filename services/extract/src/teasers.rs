@@ -3,7 +3,7 @@
 //! byline), that sends the reader to other articles ("more stories", a
 //! news feed under the post). No class name need announce them and their
 //! standfirsts read like the article's paragraphs, so they are told by
-//! their structure, in any language: three or more look-alike elements of
+//! their structure, in any language: three or more elements side by side in
 //! one container, each holding a headline that is a link and text that is
 //! not. A list whose items are bare links is left to the link-density
 //! signals, and an article's own paragraphs with a link each are no cards.
