@@ -2,7 +2,7 @@
 //! the block being filled, with its features.
 
 use crate::attrs::{push_label, Attrs};
-use crate::entities::decode_entities;
+use crate::entities::{collapse, decode_entities};
 use crate::microdata::MicrodataAuthor;
 use crate::tags::*;
 use gleaner_core::messages::{Block, PageMeta};
@@ -192,32 +192,4 @@ impl State {
             }
         }
     }
-}
-
-/// Collapses whitespace runs to one space and trims, and drops the
-/// invisible characters that split words (soft hyphen, zero-width space,
-/// byte-order mark): "Assis\u{ad}tance" is one word.
-pub(crate) fn collapse(s: &str) -> String {
-    const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
-    // Their UTF-8 forms end in these bytes; most texts have none.
-    let may_hide = s.bytes().any(|b| matches!(b, 0xAD | 0x8B | 0xBF));
-    let mut out = String::with_capacity(s.len());
-    for w in s.split_whitespace() {
-        if may_hide && w.contains(INVISIBLE) {
-            let visible: String = w.chars().filter(|c| !INVISIBLE.contains(c)).collect();
-            if visible.is_empty() {
-                continue;
-            }
-            if !out.is_empty() {
-                out.push(' ');
-            }
-            out.push_str(&visible);
-            continue;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(w);
-    }
-    out
 }

@@ -1,7 +1,8 @@
-//! HTML character references. lol_html hands text over raw, so `&amp;` and
-//! friends are decoded here, by htmlize: all 2,231 named references of the
-//! WHATWG table, numeric ones with the WHATWG replacements (`&#150;` is an
-//! en dash, `&#0;` U+FFFD), and the attribute rule.
+//! Text as lol_html hands it over, made readable: HTML character
+//! references (`&amp;` and friends) decoded by htmlize (all 2,231 named
+//! references of the WHATWG table, numeric ones with the WHATWG
+//! replacements: `&#150;` is an en dash, `&#0;` U+FFFD; and the attribute
+//! rule), and whitespace collapsed.
 
 use std::borrow::Cow;
 
@@ -15,6 +16,34 @@ pub fn decode_entities(s: &str) -> Cow<'_, str> {
 /// written (`?a=1&copy=2` keeps its `&copy`), as browsers do.
 pub fn decode_attribute(s: &str) -> Cow<'_, str> {
     htmlize::unescape_attribute(s)
+}
+
+/// Collapses whitespace runs to one space and trims, and drops the
+/// invisible characters that split words (soft hyphen, zero-width space,
+/// byte-order mark): "Assis\u{ad}tance" is one word.
+pub(crate) fn collapse(s: &str) -> String {
+    const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
+    // Their UTF-8 forms end in these bytes; most texts have none.
+    let may_hide = s.bytes().any(|b| matches!(b, 0xAD | 0x8B | 0xBF));
+    let mut out = String::with_capacity(s.len());
+    for w in s.split_whitespace() {
+        if may_hide && w.contains(INVISIBLE) {
+            let visible: String = w.chars().filter(|c| !INVISIBLE.contains(c)).collect();
+            if visible.is_empty() {
+                continue;
+            }
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&visible);
+            continue;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(w);
+    }
+    out
 }
 
 #[cfg(test)]

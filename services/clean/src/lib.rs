@@ -16,6 +16,7 @@ mod visible;
 
 use attrs::*;
 use blocks::*;
+use entities::collapse;
 use gleaner_core::messages::{Block, PageMeta};
 use lol_html::{doc_text, element, HtmlRewriter, MemorySettings, Settings};
 use meta::*;

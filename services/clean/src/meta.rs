@@ -1,7 +1,7 @@
 //! Page metadata from <meta>, <html lang>, <time> and JSON-LD.
 
-use crate::blocks::{collapse, State};
-use crate::entities::decode_attribute;
+use crate::blocks::State;
+use crate::entities::{collapse, decode_attribute};
 use gleaner_core::messages::PageMeta;
 
 pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {

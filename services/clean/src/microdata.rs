@@ -3,8 +3,7 @@
 //! `itemprop="name"` inside it. Sites with no JSON-LD or meta author often
 //! mark their byline so (Le Monde, Libération, CNET, blogs).
 
-use crate::blocks::collapse;
-use crate::entities::decode_entities;
+use crate::entities::{collapse, decode_entities};
 
 /// Most bytes of text kept while an author element is open.
 const MAX_BYTES: usize = 400;

@@ -16,8 +16,6 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-pub use super::producer::Producer;
-
 /// Room for the record batch header and headers around one record's value.
 pub(crate) const BATCH_OVERHEAD: usize = 64 * 1024;
 
@@ -173,35 +171,6 @@ impl ConsumerContext for BusContext {
             .unwrap_or_default();
         self.state.set_owned(owned, &self.stage);
     }
-}
-
-/// A producer set up for gleaner's records: compression, idempotence, and a
-/// message size limit that lets records up to `max_record_bytes` through.
-pub fn producer(cfg: &Config, brokers: &str) -> anyhow::Result<Producer> {
-    producer_for("producer", cfg, brokers, Arc::default())
-}
-
-pub(crate) fn producer_for(
-    stage: &str,
-    cfg: &Config,
-    brokers: &str,
-    state: Arc<GroupState>,
-) -> anyhow::Result<Producer> {
-    let mut config = ClientConfig::new();
-    config
-        .set("bootstrap.servers", brokers)
-        .set("compression.type", &cfg.kafka.compression)
-        .set("acks", "all")
-        .set("enable.idempotence", cfg.kafka.idempotence.to_string())
-        .set("linger.ms", cfg.kafka.linger_ms.to_string())
-        .set(
-            "message.max.bytes",
-            (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
-        )
-        // Records are buffered this long while the broker is away; the
-        // runner produces them again if that runs out.
-        .set("message.timeout.ms", "60000");
-    Producer::new(&config, BusContext::new(stage, state)).context("creating Kafka producer")
 }
 
 /// How a consumer joins its group.

@@ -21,9 +21,10 @@ mod whole;
 mod workers;
 
 pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};
-pub use client::{producer, BusContext, GroupState, Producer};
+pub use client::{BusContext, GroupState};
 pub use guard::ReplayGuard;
 pub use namesake::{host_name, wait_for_no_namesake};
+pub use producer::{producer, Producer};
 pub use runner::{produce_all, run_stage};
 pub use standby::wait_to_be_active;
 pub use state::KafkaState;

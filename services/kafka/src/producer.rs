@@ -11,8 +11,10 @@
 //! time; acknowledgements still arrive as they come (the call returns
 //! each event at once and goes on waiting).
 
-use super::client::BusContext;
+use super::client::{BusContext, GroupState, BATCH_OVERHEAD};
+use anyhow::Context;
 use futures::channel::oneshot;
+use gleaner_core::config::Config;
 use rdkafka::client::ClientContext;
 use rdkafka::error::{KafkaError, KafkaResult};
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
@@ -28,6 +30,35 @@ const POLL: Duration = Duration::from_secs(1);
 /// The broker's answer for one record: `Ok` once acknowledged. Resolves to
 /// `Err(Canceled)` if the producer went away first.
 pub type Acked = oneshot::Receiver<Result<(), KafkaError>>;
+
+/// A producer set up for gleaner's records: compression, idempotence, and a
+/// message size limit that lets records up to `max_record_bytes` through.
+pub fn producer(cfg: &Config, brokers: &str) -> anyhow::Result<Producer> {
+    producer_for("producer", cfg, brokers, Arc::default())
+}
+
+pub(crate) fn producer_for(
+    stage: &str,
+    cfg: &Config,
+    brokers: &str,
+    state: Arc<GroupState>,
+) -> anyhow::Result<Producer> {
+    let mut config = ClientConfig::new();
+    config
+        .set("bootstrap.servers", brokers)
+        .set("compression.type", &cfg.kafka.compression)
+        .set("acks", "all")
+        .set("enable.idempotence", cfg.kafka.idempotence.to_string())
+        .set("linger.ms", cfg.kafka.linger_ms.to_string())
+        .set(
+            "message.max.bytes",
+            (cfg.kafka.max_record_bytes + BATCH_OVERHEAD).to_string(),
+        )
+        // Records are buffered this long while the broker is away; the
+        // runner produces them again if that runs out.
+        .set("message.timeout.ms", "60000");
+    Producer::new(&config, BusContext::new(stage, state)).context("creating Kafka producer")
+}
 
 /// A producer whose records are answered through [`Acked`] channels.
 pub struct Producer {

@@ -3,7 +3,8 @@
 //! status topic (see `StageStatus`): what `gleaner status` shows as each
 //! partition's owner and last commit. It sets its lag gauge as it does.
 
-use super::client::{BusContext, GroupState, Producer};
+use super::client::{BusContext, GroupState};
+use super::producer::Producer;
 use gleaner_core::config::{Config, Topic};
 use gleaner_core::messages::StageStatus;
 use rdkafka::consumer::{Consumer, StreamConsumer};

@@ -8,10 +8,11 @@
 //! records for the same input, by fetch's seen set, dedup's ids and the
 //! index's upserts for the others.
 
-use super::client::{consumer, producer_for, BusContext, GroupState, Membership, Producer};
+use super::client::{consumer, BusContext, GroupState, Membership};
 use super::flow::{commit_positions, positions_of, Flow, COMMIT_EVERY};
 use super::guard::ReplayGuard;
 use super::inflight::{acknowledged, enqueue, Positions};
+use super::producer::{producer_for, Producer};
 use super::watchdog::Watchdog;
 use super::whole::{recv_whole, WholeTopics};
 use super::workers::Workers;
