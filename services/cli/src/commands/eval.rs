@@ -8,50 +8,16 @@ use crate::args::Common;
 use crate::commands::eval_meta::{
     author_matches, date_matches, language_matches, norm, primary_language, title_matches, Hits,
 };
+use crate::commands::eval_set::{load, Sample};
 use crate::commands::{config, extractor_of, init_logs};
-use anyhow::Context;
 use clap::Args;
 use gleaner_core::messages::Cleaned;
 use gleaner_extract::Extractor;
-use serde::Deserialize;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Instant;
-
-#[derive(Deserialize)]
-struct Truth {
-    #[serde(default)]
-    url: String,
-    #[serde(default, rename = "_internal")]
-    internal: Option<Internal>,
-    ground_truth: GroundTruth,
-}
-
-#[derive(Deserialize)]
-struct Internal {
-    page_type: Option<PageType>,
-}
-
-#[derive(Deserialize)]
-struct PageType {
-    primary: Option<String>,
-}
-
-#[derive(Deserialize)]
-struct GroundTruth {
-    title: Option<String>,
-    author: Option<String>,
-    publish_date: Option<String>,
-    language: Option<String>,
-    #[serde(default)]
-    main_content: String,
-    #[serde(default)]
-    with: Vec<String>,
-    #[serde(default)]
-    without: Vec<String>,
-}
 
 /// The metric's tokens: lowercase, maximal runs of word characters.
 pub fn tokens(text: &str) -> Vec<String> {
@@ -121,62 +87,6 @@ impl Scores {
             f1: self.f1 / n,
         }
     }
-}
-
-struct Sample {
-    id: String,
-    page_type: String,
-    url: String,
-    html: String,
-    truth: GroundTruth,
-}
-
-fn load(dir: &Path) -> anyhow::Result<Vec<Sample>> {
-    let html_dir = dir.join("html");
-    let mut files: Vec<PathBuf> = std::fs::read_dir(&html_dir)
-        .with_context(|| {
-            format!(
-                "reading {} (expected the WCXB layout: html/ and ground-truth/)",
-                html_dir.display()
-            )
-        })?
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .filter(|p| {
-            p.to_string_lossy().ends_with(".html.gz") || p.to_string_lossy().ends_with(".html")
-        })
-        .collect();
-    files.sort();
-    let mut out = Vec::with_capacity(files.len());
-    for f in files {
-        let name = f
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        let id = name
-            .trim_end_matches(".gz")
-            .trim_end_matches(".html")
-            .to_string();
-        let gt_path = dir.join("ground-truth").join(format!("{id}.json"));
-        let truth: Truth = serde_json::from_slice(
-            &std::fs::read(&gt_path).with_context(|| format!("reading {}", gt_path.display()))?,
-        )
-        .with_context(|| format!("parsing {}", gt_path.display()))?;
-        let html = crate::commands::extract::read_html_file(&f)?;
-        let page_type = truth
-            .internal
-            .and_then(|i| i.page_type)
-            .and_then(|p| p.primary)
-            .unwrap_or_else(|| "unknown".to_string());
-        out.push(Sample {
-            id,
-            page_type,
-            url: truth.url,
-            html,
-            truth: truth.ground_truth,
-        });
-    }
-    Ok(out)
 }
 
 /// Options of `gleaner eval`.
@@ -450,68 +360,6 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `gleaner eval DIR --bench`: pages/s of clean + extract and of a bare
-/// lol_html pass over the same pages in memory, on one thread, and their
-/// ratio. Each is timed over `rounds` passes, alternating, best round kept.
-pub fn bench(dir: &Path, which: Extractor, rounds: usize) -> anyhow::Result<()> {
-    let samples = load(dir)?;
-    anyhow::ensure!(!samples.is_empty(), "no pages in {}", dir.display());
-    let (mut best_bare, mut best_full, mut best_clean) = (f64::MAX, f64::MAX, f64::MAX);
-    let mut best_floor = f64::MAX;
-    let mut sink = 0usize;
-    for _ in 0..rounds.max(1) {
-        let t = Instant::now();
-        for s in &samples {
-            sink += gleaner_clean::bare_text(&s.html).len();
-        }
-        best_bare = best_bare.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        for s in &samples {
-            sink += gleaner_clean::structural_floor(&s.html);
-        }
-        best_floor = best_floor.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        for s in &samples {
-            sink += gleaner_clean::clean_html(&s.html)
-                .map(|c| c.2.len())
-                .unwrap_or(0);
-        }
-        best_clean = best_clean.min(t.elapsed().as_secs_f64());
-        let t = Instant::now();
-        for s in &samples {
-            if let Ok((title, meta, blocks)) = gleaner_clean::clean_html(&s.html) {
-                let c = Cleaned {
-                    id: String::new(),
-                    url: s.url.clone(),
-                    final_url: String::new(),
-                    fetched_at: String::new(),
-                    title,
-                    meta,
-                    blocks,
-                };
-                sink += gleaner_extract::extract(&c, which).text.len();
-            }
-        }
-        best_full = best_full.min(t.elapsed().as_secs_f64());
-    }
-    let n = samples.len() as f64;
-    let (bare, full) = (n / best_bare, n / best_full);
-    println!(
-        "pages={} rounds={} (output bytes {sink})",
-        samples.len(),
-        rounds.max(1)
-    );
-    println!("bare lol_html pass: {bare:.1} pages/s");
-    println!(
-        "lol_html with a no-op handler on every element and end tag (the floor of a structural pass): {:.1} pages/s",
-        n / best_floor
-    );
-    println!("clean alone: {:.1} pages/s", n / best_clean);
-    println!("{} (clean + extract): {full:.1} pages/s", which.name());
-    println!("ratio {}/bare = {:.3}", which.name(), full / bare);
-    Ok(())
-}
-
 /// The options of `gleaner eval`.
 #[derive(Args)]
 pub struct EvalCmd {
@@ -551,7 +399,7 @@ impl EvalCmd {
         let cfg = config(&self.common)?;
         let which = extractor_of(&cfg, self.extractor.as_deref())?;
         if self.bench {
-            bench(&self.dir, which, 3)?;
+            super::eval_bench::bench(&self.dir, which, 3)?;
         } else {
             let opts = Options {
                 per_type: self.per_type,

@@ -4,7 +4,9 @@
 
 pub mod dedup;
 pub mod eval;
+mod eval_bench;
 mod eval_meta;
+mod eval_set;
 pub mod eval_summaries;
 pub mod extract;
 pub mod report;
