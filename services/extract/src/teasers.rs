@@ -54,7 +54,9 @@ fn shared_depth(a: &Block, b: &Block) -> Option<usize> {
 /// more chosen blocks that are its children, mostly not link text) before
 /// block `first`: an article's body, which a listing made of cards has not.
 fn body_before(blocks: &[Block], words: &[f64], chosen: &[usize], first: usize) -> f64 {
-    let mut held: Vec<(&[u32], f64, usize)> = Vec::new();
+    // By parent (its ancestry): words and blocks. A map, so that a page of
+    // thousands of blocks under as many parents stays linear.
+    let mut held: rustc_hash::FxHashMap<&[u32], (f64, usize)> = Default::default();
     for &i in chosen.iter().take_while(|&&i| i < first) {
         let b = &blocks[i];
         let Some((_, parent)) = b.ancestors.split_last() else {
@@ -63,17 +65,13 @@ fn body_before(blocks: &[Block], words: &[f64], chosen: &[usize], first: usize) 
         if b.link_text_len * 2 > b.text_len {
             continue;
         }
-        match held.iter_mut().find(|h| h.0 == parent) {
-            Some(h) => {
-                h.1 += words[i];
-                h.2 += 1;
-            }
-            None => held.push((parent, words[i], 1)),
-        }
+        let h = held.entry(parent).or_default();
+        h.0 += words[i];
+        h.1 += 1;
     }
-    held.iter()
-        .filter(|h| h.2 >= 3)
-        .map(|h| h.1)
+    held.values()
+        .filter(|h| h.1 >= 3)
+        .map(|h| h.0)
         .fold(0.0, f64::max)
 }
 
@@ -117,7 +115,11 @@ pub fn without_teasers(
             _ => runs.push((depth - 1, container, pair.to_vec())),
         }
     }
-    for (depth, container, run) in runs {
+    // From the page's end: a feed must end the text, so the last one is
+    // looked at first, one before it may end the text once it is gone, and
+    // the first with too much text after it ends the search (each look
+    // costs a pass over the page).
+    for (depth, container, run) in runs.into_iter().rev() {
         // The container's children holding a headline, each once, as the
         // blocks each holds (an element's blocks are consecutive).
         let mut items: Vec<std::ops::Range<usize>> = Vec::new();
@@ -157,22 +159,24 @@ pub fn without_teasers(
             continue;
         }
         let first = items[0].start;
-        // What the container holds before the stream, and what follows
-        // the stream outside it: the stream ends the page's text.
+        // What follows the stream outside its container (the stream ends
+        // the page's text), and what the container holds before it.
+        let after: f64 = chosen
+            .iter()
+            .filter(|&&i| i > first && !under(i, depth, container))
+            .map(|&i| words[i])
+            .sum();
+        if after > CONTAINER_BEFORE {
+            break;
+        }
         let inside_before: f64 = chosen
             .iter()
             .take_while(|&&i| i < first)
             .filter(|&&i| under(i, depth, container))
             .map(|&i| words[i])
             .sum();
-        let after: f64 = chosen
-            .iter()
-            .filter(|&&i| i > first && !under(i, depth, container))
-            .map(|&i| words[i])
-            .sum();
-        if body_before(blocks, words, &chosen, first) >= ARTICLE_BEFORE
-            && inside_before <= CONTAINER_BEFORE
-            && after <= CONTAINER_BEFORE
+        if inside_before <= CONTAINER_BEFORE
+            && body_before(blocks, words, &chosen, first) >= ARTICLE_BEFORE
         {
             chosen.retain(|&i| i < first || !under(i, depth, container));
         }
@@ -223,6 +227,17 @@ mod tests {
     #[test]
     fn a_feed_of_cards_after_an_article_goes() {
         assert_eq!(kept(&page(30), true), vec![0, 1, 2, 3]);
+    }
+
+    #[test]
+    fn two_feeds_that_end_the_page_both_go() {
+        let mut page = page(30);
+        for card in 0..3 {
+            let item = 200 + 10 * card;
+            page.push(block("h3", &[0, 1, 51, item, item + 1], 6, true));
+            page.push(block("p", &[0, 1, 51, item, item + 2], 12, false));
+        }
+        assert_eq!(kept(&page, true), vec![0, 1, 2, 3]);
     }
 
     #[test]
