@@ -16,7 +16,7 @@ use anyhow::Context;
 use futures::channel::oneshot;
 use gleaner_core::config::Config;
 use rdkafka::client::ClientContext;
-use rdkafka::error::{KafkaError, KafkaResult};
+use rdkafka::error::KafkaError;
 use rdkafka::producer::{BaseProducer, BaseRecord, DeliveryResult, Producer as _, ProducerContext};
 use rdkafka::ClientConfig;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -96,9 +96,12 @@ impl Producer {
         self.inner.send(record).map(|()| rx).map_err(|(e, _)| e)
     }
 
-    /// Waits up to `timeout` for every queued record to be answered.
-    pub fn flush(&self, timeout: Duration) -> KafkaResult<()> {
-        self.inner.flush(timeout)
+    /// Waits up to `timeout` for every queued record to be answered, on a
+    /// blocking thread (librdkafka's flush blocks its caller).
+    pub async fn flush(&self, timeout: Duration) -> anyhow::Result<()> {
+        let inner = self.inner.clone();
+        tokio::task::spawn_blocking(move || inner.flush(timeout)).await??;
+        Ok(())
     }
 }
 
@@ -110,7 +113,7 @@ impl Drop for Producer {
 
 /// The producer's context: the bus context's error reporting, and each
 /// record's answer sent on its channel.
-pub struct Acks {
+struct Acks {
     bus: BusContext,
 }
 

@@ -280,7 +280,7 @@ pub async fn run_stage(
     positions.extend(held);
     // Outputs were acknowledged above; what may still be queued is a status
     // report, not worth a long wait on a broker that is gone.
-    if let Err(e) = producer.flush(Duration::from_secs(5)) {
+    if let Err(e) = producer.flush(Duration::from_secs(5)).await {
         tracing::warn!(stage = name, error = %e, "status reports not flushed");
     }
     // Once more, synchronously, for the partitions still owned (and every
