@@ -9,11 +9,14 @@
 
 mod cjk;
 mod collapse;
+mod document;
 mod facets;
 mod fuzzy;
 mod hits;
 mod merges;
 pub mod metrics;
+mod pairs;
+mod phrases;
 mod query;
 mod request;
 mod schema;

@@ -15,6 +15,16 @@ use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DateTime, Searcher, Term};
 
+/// A search's words as the query that finds the articles, and as the
+/// one whose terms the snippets mark (the same but for a phrase of common
+/// words, found as one pair term: phrases.rs).
+pub(crate) struct TextQuery {
+    pub(crate) matching: Box<dyn Query>,
+    pub(crate) terms: Box<dyn Query>,
+    /// Whether `matching` reads word positions (a phrase).
+    pub(crate) positional: bool,
+}
+
 impl SearchIndex {
     /// The text fields of `kind` (title or body) that hold any words now:
     /// the plain and CJK ones and those of the languages the index has. A
@@ -72,14 +82,14 @@ impl SearchIndex {
     /// The words of `q` as a query over every text field in use, titles
     /// weighing double; every article when `q` has none. `title:` and
     /// `body:` name every field of their kind.
-    pub(crate) fn text_query(
-        &self,
-        searcher: &Searcher,
-        q: &str,
-        lang: Option<&str>,
-    ) -> Box<dyn Query> {
+    pub(crate) fn text_query(&self, searcher: &Searcher, q: &str, lang: Option<&str>) -> TextQuery {
         if q.trim().is_empty() {
-            return Box::new(tantivy::query::AllQuery);
+            let all = || Box::new(tantivy::query::AllQuery) as Box<dyn Query>;
+            return TextQuery {
+                matching: all(),
+                terms: all(),
+                positional: false,
+            };
         }
         let titles = self.fields_in_use(searcher, true, lang);
         let bodies = self.fields_in_use(searcher, false, lang);
@@ -88,15 +98,20 @@ impl SearchIndex {
         // Every word must match, as people expect of a search box; OR says
         // otherwise.
         parser.set_conjunction_by_default();
-        for &title in &titles {
+        for &title in titles.iter().chain([&self.fields.title_pairs]) {
             parser.set_field_boost(title, 2.0);
         }
         let name = |field: &Field| self.index.schema().get_field_name(*field).to_string();
-        let titles: Vec<String> = titles.iter().map(name).collect();
-        let bodies: Vec<String> = bodies.iter().map(name).collect();
+        let title_names: Vec<String> = titles.iter().map(name).collect();
+        let body_names: Vec<String> = bodies.iter().map(name).collect();
         let (ast, _) = query_grammar::parse_query_lenient(q);
-        let ast = spread_field(ast, &[("title", &titles), ("body", &bodies)]);
-        parser.build_query_from_user_input_ast_lenient(ast).0
+        let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
+        let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
+        TextQuery {
+            matching: parser.build_query_from_user_input_ast_lenient(paired).0,
+            terms: parser.build_query_from_user_input_ast_lenient(ast).0,
+            positional,
+        }
     }
 
     /// The filters of `req` as queries that match without scoring.

@@ -16,11 +16,16 @@ use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, Schema, TextFieldIndexing,
     TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::tokenizer::{Language, LowerCaser, RemoveLongFilter, SimpleTokenizer, TextAnalyzer};
+use tantivy::tokenizer::{
+    Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer, Tokenizer,
+};
 use tantivy::Index;
 
 pub(crate) const PLAIN: &str = "gleaner_plain";
 pub(crate) const CJK: &str = "gleaner_cjk";
+/// The pair fields' tokenizer: a pair term as it is when searching; the
+/// index stage registers its own that makes the pairs (pairs.rs).
+pub(crate) const PAIRS: &str = "gleaner_pairs";
 
 /// The languages Tantivy stems, by ISO 639-1 code, with Tantivy's name
 /// for each and the frostem algorithm its stemmer runs.
@@ -78,6 +83,10 @@ pub(crate) struct Fields {
     /// Title and body stemmed, one field each per language of `STEMMED`.
     pub(crate) title_stem: [Field; 18],
     pub(crate) body_stem: [Field; 18],
+    /// Adjacent common words of the stemmed fields, one term a pair
+    /// ("en of the"; pairs.rs): two-word phrases of common words.
+    pub(crate) title_pairs: Field,
+    pub(crate) body_pairs: Field,
     pub(crate) author: Field,
     pub(crate) date: Field,
     /// ISO 639-1 code (fast: filters and facets).
@@ -117,6 +126,14 @@ pub(crate) fn schema() -> (Schema, Fields) {
                 .set_index_option(IndexRecordOption::WithFreqsAndPositions),
         )
     };
+    // Counted but without positions: a pair term is looked up whole.
+    let pairs = || {
+        TextOptions::default().set_indexing_options(
+            TextFieldIndexing::default()
+                .set_tokenizer(PAIRS)
+                .set_index_option(IndexRecordOption::WithFreqs),
+        )
+    };
     let f = Fields {
         id: b.add_text_field("id", STRING | STORED),
         url: b.add_text_field("url", STRING | STORED),
@@ -132,6 +149,8 @@ pub(crate) fn schema() -> (Schema, Fields) {
         body_stem: STEMMED.map(|(code, _, _)| {
             b.add_text_field(&format!("body_{code}"), text(&stem_tokenizer(code)))
         }),
+        title_pairs: b.add_text_field("title_pairs", pairs()),
+        body_pairs: b.add_text_field("body_pairs", pairs()),
         author: b.add_text_field("author", STORED),
         date: b.add_text_field("date", STRING | STORED),
         language: b.add_text_field("language", STRING | STORED | FAST),
@@ -157,20 +176,29 @@ pub(crate) fn schema() -> (Schema, Fields) {
     (b.build(), f)
 }
 
+fn words() -> tantivy::tokenizer::TextAnalyzerBuilder<impl Tokenizer> {
+    TextAnalyzer::builder(SimpleTokenizer::default())
+        .filter(RemoveLongFilter::limit(40))
+        .filter(LowerCaser)
+}
+
+/// The analyzer of the stemmed fields of the language of `code`.
+pub(crate) fn stem_analyzer(code: &str) -> Option<TextAnalyzer> {
+    let (_, _, algorithm) = STEMMED.iter().find(|(c, _, _)| *c == code)?;
+    Some(words().filter(CachedStemmer::new(*algorithm)).build())
+}
+
 fn register_tokenizers(index: &Index) {
-    let words = || {
-        TextAnalyzer::builder(SimpleTokenizer::default())
-            .filter(RemoveLongFilter::limit(40))
-            .filter(LowerCaser)
-    };
     index.tokenizers().register(PLAIN, words().build());
-    for (code, _, algorithm) in STEMMED {
-        let stem = words().filter(CachedStemmer::new(algorithm)).build();
-        index.tokenizers().register(&stem_tokenizer(code), stem);
+    for (code, _, _) in STEMMED {
+        if let Some(stem) = stem_analyzer(code) {
+            index.tokenizers().register(&stem_tokenizer(code), stem);
+        }
     }
     index
         .tokenizers()
         .register(CJK, TextAnalyzer::builder(CjkBigramTokenizer).build());
+    index.tokenizers().register(PAIRS, RawTokenizer::default());
 }
 
 /// Opens the index in `dir`, creating it if it does not exist.

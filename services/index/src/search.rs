@@ -5,6 +5,7 @@
 
 use crate::collapse::group_hits;
 use crate::facets::FacetCollector;
+use crate::query::TextQuery;
 use crate::request::{Facets, Hit, SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
 use crate::schema::{open_or_create, open_union, Fields};
 use std::path::{Path, PathBuf};
@@ -21,6 +22,8 @@ pub struct SearchIndex {
     snippet_chars: usize,
     /// The index directory, or each shard's.
     pub dirs: Vec<PathBuf>,
+    /// The common words whose pairs the index holds (phrases.rs).
+    pub(crate) known: crate::phrases::Known,
 }
 
 impl SearchIndex {
@@ -55,6 +58,7 @@ impl SearchIndex {
             fields,
             snippet_chars,
             dirs: dirs.to_vec(),
+            known: crate::phrases::Known::new(),
         })
     }
 
@@ -92,10 +96,17 @@ impl SearchIndex {
             return Ok(found);
         }
         match self.fuzzy_query(&searcher, &req.q, req.lang.as_deref()) {
-            Some(q) => Ok(SearchResults {
-                fuzzy: true,
-                ..self.find_with(&searcher, req, q, started)?
-            }),
+            Some(q) => {
+                let text = TextQuery {
+                    terms: q.box_clone(),
+                    matching: q,
+                    positional: false,
+                };
+                Ok(SearchResults {
+                    fuzzy: true,
+                    ..self.find_with(&searcher, req, text, started)?
+                })
+            }
             None => Ok(found),
         }
     }
@@ -104,15 +115,15 @@ impl SearchIndex {
         &self,
         searcher: &Searcher,
         req: &SearchRequest,
-        text: Box<dyn Query>,
+        text: TextQuery,
         started: std::time::Instant,
     ) -> anyhow::Result<SearchResults> {
         let f = self.fields;
         let filters = self.filters(req);
         let query: Box<dyn Query> = if filters.is_empty() {
-            text.box_clone()
+            text.matching
         } else {
-            let mut all = vec![(Occur::Must, text.box_clone())];
+            let mut all = vec![(Occur::Must, text.matching)];
             all.extend(filters.into_iter().map(|q| (Occur::Must, q)));
             Box::new(BooleanQuery::new(all))
         };
@@ -125,7 +136,8 @@ impl SearchIndex {
             "cluster"
         };
         let mut depth = want.saturating_mul(4).max(16).min(all.max(1));
-        // A phrase is costly to match (every position of its words): one
+        // A phrase matched by positions is costly (every position of its
+        // words; one of common words is a pair term, as cheap as a word): one
         // pass counts, tallies facets and ranks. Words are cheap to match,
         // and ranked alone Tantivy skips blocks that cannot reach the top:
         // counting apart and ranking apart is quicker (took_ms on
@@ -133,7 +145,7 @@ impl SearchIndex {
         // 193 ms in two passes, 131 in one; two common words 12.3 ms in
         // two, 14.8 in one; the builds compared also grouped copies
         // differently, see collapse.rs).
-        let (total, facets, mut ranked) = if req.q.contains('"') {
+        let (total, facets, mut ranked) = if text.positional {
             ranked(searcher, &*query, req.sort, depth, Some(req.facets))?
         } else {
             let (total, facets) = if req.facets {
@@ -161,7 +173,8 @@ impl SearchIndex {
         let chars = req.snippet_chars.map_or(self.snippet_chars, |n| {
             n.clamp(*SNIPPET_CHARS.start(), *SNIPPET_CHARS.end())
         });
-        let hits = crate::hits::page_hits(searcher, &f, &*text, chars, shown, req.group_by_story)?;
+        let hits =
+            crate::hits::page_hits(searcher, &f, &*text.terms, chars, shown, req.group_by_story)?;
         Ok(SearchResults {
             total,
             hits,
@@ -228,4 +241,4 @@ fn tallied<C: Collector>(
 
 #[cfg(test)]
 #[path = "search_tests.rs"]
-mod tests;
+pub(crate) mod tests;

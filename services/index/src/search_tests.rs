@@ -7,7 +7,7 @@ use gleaner_core::stage::{Input, Output, Stage};
 use gleaner_core::Topic;
 
 /// An article on `host` in `lang`, dated `date`, in `cluster`.
-fn article(
+pub(crate) fn article(
     id: &str,
     host: &str,
     lang: &str,

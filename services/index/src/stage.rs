@@ -1,7 +1,7 @@
 //! The index stage: summarized articles into the Tantivy index, upserted
 //! by id, with the consumed offsets in each commit's payload.
 
-use crate::schema::{self, open_or_create, Fields};
+use crate::schema::{open_or_create, Fields};
 use crate::writer::Writer;
 use crate::{Offsets, FETCH_TO_SEARCHABLE};
 use anyhow::Context;
@@ -60,6 +60,7 @@ pub struct IndexStage {
     fields: Fields,
     /// Story merges from `story-log`, applied to what is indexed.
     merges: crate::merges::StoryMerges,
+    documents: crate::document::Documents,
     writer: Writer,
     offsets: Offsets,
     pub indexed: u64,
@@ -104,6 +105,8 @@ impl IndexStage {
             }
             None => Offsets::new(),
         };
+        // Before the writer: it takes the pair tokenizer this registers.
+        let documents = crate::document::Documents::open(&index, fields, dir.to_path_buf())?;
         let threads = threads.max(1);
         let writer =
             index.writer_with_num_threads(threads, heap_bytes.max(threads * 15_000_000))?;
@@ -111,6 +114,7 @@ impl IndexStage {
         Ok(IndexStage {
             index,
             merges,
+            documents,
             fields,
             writer: Writer::new(writer, fields.id),
             offsets: offsets.clone(),
@@ -320,69 +324,6 @@ impl IndexStage {
                 .is_some_and(|&done| o.offset <= done)
         })
     }
-
-    fn document(&self, s: &Summarized) -> anyhow::Result<TantivyDocument> {
-        let f = &self.fields;
-        let a = &s.article;
-        let mut d = TantivyDocument::default();
-        d.add_text(f.id, &a.id);
-        d.add_text(f.url, &a.url);
-        d.add_text(f.title, &a.title);
-        d.add_text(f.body, &a.text);
-        // The words once: stemmed in the article's language, else plain.
-        match schema::stem_slot(a.language.as_deref()) {
-            Some(i) => {
-                d.add_text(f.title_stem[i], &a.title);
-                d.add_text(f.body_stem[i], &a.text);
-            }
-            None => {
-                d.add_text(f.title_plain, &a.title);
-                d.add_text(f.body_plain, &a.text);
-            }
-        }
-        // The CJK fields take only CJK runs: other text would be copied and
-        // scanned for none (the same index, a little less work per page).
-        if crate::cjk::has_cjk(&a.title) {
-            d.add_text(f.title_cjk, &a.title);
-        }
-        if crate::cjk::has_cjk(&a.text) {
-            d.add_text(f.body_cjk, &a.text);
-        }
-        d.add_text(f.author, a.author.as_deref().unwrap_or(""));
-        d.add_text(f.date, a.date.as_deref().unwrap_or(""));
-        d.add_text(f.language, a.language.as_deref().unwrap_or(""));
-        d.add_text(f.summaries, serde_json::to_string(&s.summaries)?);
-        d.add_text(f.fetched_at, &a.fetched_at);
-        // No cluster (dedup did not see it): the article is its own.
-        d.add_text(f.cluster, a.cluster.as_deref().unwrap_or(&a.id));
-        // No story (no stories stage): its copies' (dedup's cluster), else
-        // its own.
-        let story = a.story.as_deref().or(a.cluster.as_deref()).unwrap_or(&a.id);
-        d.add_text(f.story, self.merges.resolve(story));
-        let now = gleaner_core::util::unix_now() as i64;
-        let published = gleaner_core::event::Event::of(a, now).secs;
-        d.add_date(
-            f.published,
-            tantivy::DateTime::from_timestamp_secs(published),
-        );
-        let host = gleaner_core::util::host_of(&a.url);
-        d.add_text(f.site, gleaner_core::util::registered_domain(&host));
-        d.add_bool(f.has_summary, !s.summaries.is_empty());
-        d.add_date(f.indexed, tantivy::DateTime::from_timestamp_secs(now));
-        for (field, value) in [
-            (f.site_name, &a.site_name),
-            (f.canonical_url, &a.canonical_url),
-            (f.image, &a.image),
-        ] {
-            if let Some(v) = value {
-                d.add_text(field, v);
-            }
-        }
-        for author in &a.authors {
-            d.add_text(f.authors, author);
-        }
-        Ok(d)
-    }
 }
 
 #[async_trait]
@@ -403,7 +344,23 @@ impl Stage for IndexStage {
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
         let mut results = Vec::with_capacity(inputs.len());
         let mut merged: Vec<(String, String)> = Vec::new();
-        for input in inputs {
+        let mut decoded: Vec<Option<anyhow::Result<Summarized>>> = inputs
+            .iter()
+            .map(|input| {
+                let new = !self.already_indexed(input) && input.topic != Topic::STORY_LOG;
+                new.then(|| self.decode(input))
+            })
+            .collect();
+        // A language's common words, before its first article is added.
+        let articles: Vec<&Summarized> = decoded.iter().flatten().flatten().collect();
+        if let Err(e) = self.documents.learn(&articles) {
+            let e = format!("{e:#}");
+            return inputs
+                .iter()
+                .map(|_| Err(anyhow::anyhow!(e.clone())))
+                .collect();
+        }
+        for (input, decoded) in inputs.iter().zip(&mut decoded) {
             if self.already_indexed(input) {
                 results.push(Ok(vec![]));
                 continue;
@@ -413,10 +370,13 @@ impl Stage for IndexStage {
                 self.note_offset(input);
                 continue;
             }
-            let doc = self.decode(input).and_then(|s| {
-                let doc = self.document(&s)?;
-                Ok((s.article.id, doc, s.article.fetched_at))
-            });
+            let doc = decoded
+                .take()
+                .unwrap_or_else(|| self.decode(input))
+                .and_then(|s| {
+                    let doc = self.documents.document(&self.merges, &s)?;
+                    Ok((s.article.id, doc, s.article.fetched_at))
+                });
             match doc {
                 Ok((id, doc, fetched)) => {
                     self.queued.push((id.clone(), doc));
@@ -443,8 +403,11 @@ impl Stage for IndexStage {
                 .and_then(|r| r);
                 match read {
                     Ok(docs) => {
+                        if let Err(e) = self.documents.learn(&docs.iter().collect::<Vec<_>>()) {
+                            tracing::warn!(error = %e, "common words not learned");
+                        }
                         for s in docs {
-                            match self.document(&s) {
+                            match self.documents.document(&self.merges, &s) {
                                 Ok(doc) => {
                                     self.queued.push((s.article.id.clone(), doc));
                                     // No fetch time: not a new page's latency.

@@ -1,0 +1,331 @@
+//! Pairs of common words. A phrase of two very common words ("of the", or
+//! in scripts/bench-search.sh's Zipfian text "ma da") is in most articles,
+//! and checking each one's word positions made such phrases the slowest
+//! queries (40-65 ms at 200,000 articles, the bench's p99). As Lucene's
+//! CommonGrams filter does, each two adjacent common words of a title or
+//! body are also indexed as one term (the `title_pairs` and `body_pairs`
+//! fields, without positions), and a two-word phrase of common words is
+//! looked up as that term: a single posting list, no positions read.
+//!
+//! Which words are common is learned per language from the first batch of
+//! that language the index takes (the words that make at least a thousandth
+//! of its tokens, up to 128), then fixed in `common-words.json` beside the
+//! index before any article of the language is added: every article of a
+//! language is indexed with the same words, so a pair term finds every
+//! article with the phrase. (A word list per language would miss the
+//! common words of a corpus it was not made for; a set that changed
+//! later would leave earlier articles without their pairs.)
+//!
+//! The pairs are made by the pair fields' tokenizer (`PairTokenizer`), in
+//! Tantivy's indexing threads as the words are: the value is the text
+//! after its language's code. Tokens handed to Tantivy made beforehand
+//! are stored in the document as JSON, which made indexing 2.5 times
+//! slower.
+
+use anyhow::Context;
+use rustc_hash::{FxHashMap, FxHashSet};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+use std::sync::{Arc, RwLock};
+use tantivy::tokenizer::{
+    PreTokenizedStream, PreTokenizedString, TextAnalyzer, Token, TokenStream, Tokenizer,
+};
+
+pub(crate) const FILE: &str = "common-words.json";
+/// Most common words kept per language. With 32, the phrases
+/// scripts/bench-search.sh found slow were those of a top-32 word and one
+/// ranked 33-128 (`"fa ri"`, `"bo na"`: 20-24 ms); with 128 they are
+/// pairs too. Each costs about the same to index (the pairs are made in a
+/// second pass over the words, whatever their number).
+const MOST: usize = 128;
+/// A common word makes at least this share of the sample's tokens, and
+/// comes at least `MIN_COUNT` times (a sample of one short article).
+const MIN_SHARE: f64 = 0.001;
+const MIN_COUNT: u64 = 5;
+
+/// The common words (as indexed: stemmed) of each language, by the code
+/// of its stemmed fields (schema::STEMMED).
+#[derive(Debug, Default, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub(crate) struct CommonWords(BTreeMap<String, BTreeSet<String>>);
+
+impl CommonWords {
+    /// The words learned for the index in `dir` (none before any).
+    pub(crate) fn load(dir: &Path) -> anyhow::Result<Self> {
+        let path = dir.join(FILE);
+        match std::fs::read(&path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .with_context(|| format!("reading {}", path.display())),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(e) => Err(anyhow::Error::new(e).context(format!("reading {}", path.display()))),
+        }
+    }
+
+    /// Writes the words beside the index, whole or not at all.
+    pub(crate) fn save(&self, dir: &Path) -> anyhow::Result<()> {
+        let path = dir.join(FILE);
+        let tmp = dir.join(format!("{FILE}.tmp"));
+        let write = || -> std::io::Result<()> {
+            let mut f = std::fs::File::create(&tmp)?;
+            std::io::Write::write_all(&mut f, &serde_json::to_vec(self)?)?;
+            f.sync_all()?;
+            std::fs::rename(&tmp, &path)
+        };
+        write().with_context(|| format!("writing {}", path.display()))
+    }
+
+    pub(crate) fn get(&self, code: &str) -> Option<&BTreeSet<String>> {
+        self.0.get(code)
+    }
+
+    pub(crate) fn insert(&mut self, code: &str, words: BTreeSet<String>) {
+        self.0.insert(code.to_string(), words);
+    }
+
+    /// The words common in every one of `all` (shards searched as one): a
+    /// pair term finds an article only where its shard indexed that pair.
+    /// A language missing from any has none.
+    pub(crate) fn common_to(all: &[CommonWords]) -> CommonWords {
+        let Some((first, rest)) = all.split_first() else {
+            return CommonWords::default();
+        };
+        let mut out = first.clone();
+        out.0.retain(|code, words| {
+            rest.iter().all(|other| match other.get(code) {
+                Some(theirs) => {
+                    words.retain(|w| theirs.contains(w));
+                    true
+                }
+                None => false,
+            })
+        });
+        out
+    }
+}
+
+/// The common words of `texts` as `analyzer` makes their tokens.
+pub(crate) fn learn<'a>(
+    analyzer: &mut TextAnalyzer,
+    texts: impl Iterator<Item = &'a str>,
+) -> BTreeSet<String> {
+    let mut counts: FxHashMap<String, u64> = FxHashMap::default();
+    let mut total = 0u64;
+    for text in texts {
+        let mut stream = analyzer.token_stream(text);
+        while stream.advance() {
+            total += 1;
+            let word = &stream.token().text;
+            match counts.get_mut(word.as_str()) {
+                Some(n) => *n += 1,
+                None => {
+                    counts.insert(word.clone(), 1);
+                }
+            }
+        }
+    }
+    let least = MIN_COUNT.max((total as f64 * MIN_SHARE).ceil() as u64);
+    let mut words: Vec<(String, u64)> = counts.into_iter().filter(|(_, n)| *n >= least).collect();
+    words.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+    words.into_iter().take(MOST).map(|(w, _)| w).collect()
+}
+
+/// The term of two adjacent words in a pairs field.
+pub(crate) fn term(code: &str, first: &str, second: &str) -> String {
+    format!("{code} {first} {second}")
+}
+
+/// Between a pair field's value's language code and its text.
+const AFTER_CODE: char = '\u{1}';
+
+/// A pair field's value: `text` of the language of `code`.
+pub(crate) fn value(code: &str, text: &str) -> String {
+    let mut v = String::with_capacity(code.len() + 1 + text.len());
+    v.push_str(code);
+    v.push(AFTER_CODE);
+    v.push_str(text);
+    v
+}
+
+/// The common words of each language, shared by the stage that learns
+/// them and the tokenizer that makes pairs with them.
+pub(crate) type Shared = Arc<RwLock<FxHashMap<String, Arc<FxHashSet<String>>>>>;
+
+/// Makes the pair terms of a pair field's value (`value`): its text's
+/// words as `analyzer_for` its language makes them, each two adjacent
+/// common ones a term. No pairs for a language with no common words.
+#[derive(Clone)]
+pub(crate) struct PairTokenizer {
+    common: Shared,
+    analyzer_for: fn(&str) -> Option<TextAnalyzer>,
+    analyzers: FxHashMap<String, TextAnalyzer>,
+}
+
+impl PairTokenizer {
+    pub(crate) fn new(common: Shared, analyzer_for: fn(&str) -> Option<TextAnalyzer>) -> Self {
+        PairTokenizer {
+            common,
+            analyzer_for,
+            analyzers: FxHashMap::default(),
+        }
+    }
+
+    fn pair_tokens(&mut self, value: &str) -> Vec<Token> {
+        let Some((code, text)) = value.split_once(AFTER_CODE) else {
+            return Vec::new();
+        };
+        let common = self.common.read().unwrap_or_else(|e| e.into_inner());
+        let Some(words) = common.get(code).cloned() else {
+            return Vec::new();
+        };
+        drop(common);
+        if !self.analyzers.contains_key(code) {
+            let Some(analyzer) = (self.analyzer_for)(code) else {
+                return Vec::new();
+            };
+            self.analyzers.insert(code.to_string(), analyzer);
+        }
+        let analyzer = self.analyzers.get_mut(code).expect("inserted above");
+        pairs_of(analyzer, code, text, |w| words.contains(w)).0
+    }
+}
+
+impl Tokenizer for PairTokenizer {
+    type TokenStream<'a> = PreTokenizedStream;
+
+    fn token_stream<'a>(&'a mut self, value: &'a str) -> PreTokenizedStream {
+        PreTokenizedStream::from(PreTokenizedString {
+            text: String::new(),
+            tokens: self.pair_tokens(value),
+        })
+    }
+}
+
+/// The pair terms of `text` as `analyzer` makes its words: each two side
+/// by side (no word left out between them) that are both `common`; and
+/// the number of words. Streamed: only the pairs are kept.
+pub(crate) fn pairs_of(
+    analyzer: &mut TextAnalyzer,
+    code: &str,
+    text: &str,
+    common: impl Fn(&str) -> bool,
+) -> (Vec<Token>, usize) {
+    let mut out = Vec::new();
+    let mut words = 0;
+    // The last word, if common: where it starts, its position, its text.
+    let mut before: Option<(usize, usize, String)> = None;
+    let mut stream = analyzer.token_stream(text);
+    while stream.advance() {
+        words += 1;
+        let t = stream.token();
+        if !common(&t.text) {
+            before = None;
+            continue;
+        }
+        if let Some((from, at, first)) = &before {
+            if t.position == at + 1 {
+                out.push(Token {
+                    offset_from: *from,
+                    offset_to: t.offset_to,
+                    position: out.len(),
+                    text: term(code, first, &t.text),
+                    position_length: 1,
+                });
+            }
+        }
+        match &mut before {
+            Some((from, at, first)) => {
+                *from = t.offset_from;
+                *at = t.position;
+                first.clear();
+                first.push_str(&t.text);
+            }
+            None => before = Some((t.offset_from, t.position, t.text.clone())),
+        }
+    }
+    (out, words)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use tantivy::tokenizer::{LowerCaser, SimpleTokenizer};
+
+    fn analyzer() -> TextAnalyzer {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(LowerCaser)
+            .build()
+    }
+
+    #[test]
+    fn the_common_words_are_those_that_come_often() {
+        let text = "the bridge of the town and the pier of the harbour and the ferry of the \
+                    island and the council of the city opened the gates of the old port";
+        let words = learn(&mut analyzer(), std::iter::once(text));
+        assert_eq!(
+            words,
+            ["the", "of"].into_iter().map(String::from).collect(),
+            "and comes 3 times, fewer than five"
+        );
+        assert!(learn(&mut analyzer(), std::iter::empty()).is_empty());
+    }
+
+    #[test]
+    fn pairs_are_adjacent_common_words() {
+        let common: BTreeSet<String> = ["of", "the", "in"].into_iter().map(String::from).collect();
+        let text = "Most of the town, in the end of it";
+        let (pairs, words) = pairs_of(&mut analyzer(), "en", text, |w| common.contains(w));
+        let got: Vec<String> = pairs.into_iter().map(|t| t.text).collect();
+        assert_eq!(got, vec!["en of the", "en in the"]);
+        assert_eq!(words, 9);
+    }
+
+    #[test]
+    fn the_tokenizer_pairs_the_common_words_of_a_values_language() {
+        let common: Shared = Arc::default();
+        let words = ["of", "the"].into_iter().map(String::from).collect();
+        common.write().unwrap().insert("en".into(), Arc::new(words));
+        let mut t = PairTokenizer::new(common, |code| (code == "en").then(analyzer));
+        let mut terms = |v: &str| {
+            let mut out = Vec::new();
+            let mut stream = t.token_stream(v);
+            while stream.advance() {
+                out.push(stream.token().text.clone());
+            }
+            out
+        };
+        assert_eq!(terms(&value("en", "Out of the Blue")), vec!["en of the"]);
+        assert!(
+            terms(&value("de", "out of the blue")).is_empty(),
+            "no German words"
+        );
+        assert!(terms("out of the blue").is_empty(), "no code");
+    }
+
+    #[test]
+    fn shards_share_only_the_words_common_to_all() {
+        let set = |ws: &[&str]| ws.iter().map(|w| w.to_string()).collect::<BTreeSet<_>>();
+        let mut a = CommonWords::default();
+        a.insert("en", set(&["the", "of", "to"]));
+        a.insert("de", set(&["der"]));
+        let mut b = CommonWords::default();
+        b.insert("en", set(&["the", "of", "and"]));
+        let both = CommonWords::common_to(&[a.clone(), b]);
+        assert_eq!(both.get("en"), Some(&set(&["the", "of"])));
+        assert_eq!(both.get("de"), None, "no German words in the second");
+        assert_eq!(CommonWords::common_to(&[a.clone()]), a);
+    }
+
+    #[test]
+    fn the_words_are_kept_beside_the_index() {
+        let dir = tempfile::tempdir().unwrap();
+        assert_eq!(
+            CommonWords::load(dir.path()).unwrap(),
+            CommonWords::default()
+        );
+        let mut w = CommonWords::default();
+        w.insert("en", ["the".to_string()].into_iter().collect());
+        w.save(dir.path()).unwrap();
+        assert_eq!(CommonWords::load(dir.path()).unwrap(), w);
+        std::fs::write(dir.path().join(FILE), b"{not json").unwrap();
+        assert!(CommonWords::load(dir.path()).is_err());
+    }
+}
