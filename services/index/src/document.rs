@@ -152,11 +152,14 @@ impl Documents {
         d.add_text(f.summaries, serde_json::to_string(&s.summaries)?);
         d.add_text(f.fetched_at, &a.fetched_at);
         // No cluster (dedup did not see it): the article is its own.
-        d.add_text(f.cluster, a.cluster.as_deref().unwrap_or(&a.id));
+        let cluster = a.cluster.as_deref().unwrap_or(&a.id);
+        d.add_text(f.cluster, cluster);
+        d.add_u64(f.cluster_key, schema::group_key(cluster));
         // No story (no stories stage): its copies' (dedup's cluster), else
         // its own.
-        let story = a.story.as_deref().or(a.cluster.as_deref()).unwrap_or(&a.id);
-        d.add_text(f.story, merges.resolve(story));
+        let story = merges.resolve(a.story.as_deref().or(a.cluster.as_deref()).unwrap_or(&a.id));
+        d.add_text(f.story, story);
+        d.add_u64(f.story_key, schema::group_key(story));
         let now = gleaner_core::util::unix_now() as i64;
         let published = gleaner_core::event::Event::of(a, now).secs;
         d.add_date(

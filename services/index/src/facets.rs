@@ -142,16 +142,25 @@ impl SegmentCollector for SegmentFacets {
     }
 
     fn harvest(self) -> Counts {
+        // The ordinals counted, named in one walk of the dictionary: one
+        // look-up each decompressed their block again (a zstd context made
+        // per call), for every site of every segment.
         let named = |slot: Option<(StrColumn, Vec<u64>)>| {
             let mut out = FxHashMap::default();
             if let Some((column, counts)) = slot {
-                let mut name = String::new();
-                for (ord, n) in counts.into_iter().enumerate().filter(|(_, n)| *n > 0) {
-                    name.clear();
-                    if column.ord_to_str(ord as u64, &mut name).unwrap_or(false) {
-                        *out.entry(name.clone()).or_default() += n;
+                let (ords, ns): (Vec<u64>, Vec<u64>) = counts
+                    .into_iter()
+                    .enumerate()
+                    .filter(|(_, n)| *n > 0)
+                    .map(|(ord, n)| (ord as u64, n))
+                    .unzip();
+                let mut ns = ns.into_iter();
+                let _ = column.dictionary().sorted_ords_to_term_cb(&ords, |name| {
+                    if let Some(n) = ns.next() {
+                        *out.entry(String::from_utf8_lossy(name).into_owned())
+                            .or_default() += n;
                     }
-                }
+                });
             }
             out
         };

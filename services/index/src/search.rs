@@ -131,9 +131,9 @@ impl SearchIndex {
         let all = searcher.num_docs() as usize;
         let want = req.offset.saturating_add(req.limit.max(1)).min(all);
         let group = if req.group_by_story {
-            "story"
+            "story_key"
         } else {
-            "cluster"
+            "cluster_key"
         };
         let mut depth = want.saturating_mul(4).max(16).min(all.max(1));
         // A phrase matched by positions is costly (every position of its
