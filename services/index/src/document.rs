@@ -34,7 +34,26 @@ impl Documents {
         fields: Fields,
         dir: PathBuf,
     ) -> anyhow::Result<Self> {
-        let common = CommonWords::load(&dir)?;
+        let mut common = CommonWords::load(&dir)?;
+        // A language whose articles are in the index with no words kept
+        // (common-words.json lost, or written by hand) gets none: words
+        // learned now would find only the articles indexed from now on.
+        let searcher = index.reader()?.searcher();
+        let mut lost = false;
+        for (slot, (code, _, _)) in STEMMED.iter().enumerate() {
+            let indexed = searcher.segment_readers().iter().any(|s| {
+                s.inverted_index(fields.body_stem[slot])
+                    .is_ok_and(|ii| ii.terms().num_terms() > 0)
+            });
+            if indexed && common.get(code).is_none() {
+                tracing::warn!(language = code, "no common words kept for an indexed language: its phrases are matched by positions");
+                common.insert(code, Default::default());
+                lost = true;
+            }
+        }
+        if lost {
+            common.save(&dir)?;
+        }
         let shared = Shared::default();
         for (code, _, _) in STEMMED {
             if let Some(words) = common.get(code) {
@@ -57,9 +76,16 @@ impl Documents {
         })
     }
 
+    /// Whether the common words of the language of `slot` are known.
     fn knows(&self, slot: usize) -> bool {
         let shared = self.shared.read().unwrap_or_else(|e| e.into_inner());
         shared.contains_key(STEMMED[slot].0)
+    }
+
+    /// Whether articles of the language of `slot` get pairs.
+    fn pairs(&self, slot: usize) -> bool {
+        let shared = self.shared.read().unwrap_or_else(|e| e.into_inner());
+        shared.get(STEMMED[slot].0).is_some_and(|w| !w.is_empty())
     }
 
     fn analyzer(&mut self, slot: usize) -> anyhow::Result<&mut TextAnalyzer> {
@@ -127,7 +153,7 @@ impl Documents {
             Some(slot) => {
                 d.add_text(f.title_stem[slot], &a.title);
                 d.add_text(f.body_stem[slot], &a.text);
-                if self.knows(slot) {
+                if self.pairs(slot) {
                     let code = STEMMED[slot].0;
                     d.add_text(f.title_pairs, pairs::value(code, &a.title));
                     d.add_text(f.body_pairs, pairs::value(code, &a.text));

@@ -224,4 +224,36 @@ mod tests {
         let titled = s.find(&ask("title:\"of the\"")).unwrap();
         assert_eq!(titled.total, 0, "no title has it");
     }
+
+    /// Words learned again after the file was lost would miss the
+    /// articles indexed before: the language gets none, and its phrases
+    /// are found by positions.
+    #[tokio::test]
+    async fn a_lost_word_file_leaves_phrases_to_positions() {
+        let dir = tempfile::tempdir().unwrap();
+        let said = "The mayor of the town spoke of the harbour and of the ferries.";
+        let one = |id: &str| article(id, "x.test", "en", "2026-03-03", None, said);
+        let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+        assert!(st
+            .handle_batch(&[one("e1")])
+            .await
+            .iter()
+            .all(|r| r.is_ok()));
+        st.close().await.unwrap();
+        drop(st);
+        std::fs::remove_file(dir.path().join(crate::pairs::FILE)).unwrap();
+        let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+        assert!(st
+            .handle_batch(&[one("e2")])
+            .await
+            .iter()
+            .all(|r| r.is_ok()));
+        st.close().await.unwrap();
+        let kept = crate::pairs::CommonWords::load(dir.path()).unwrap();
+        assert_eq!(kept.get("en").map(|w| w.len()), Some(0));
+        let s = SearchIndex::open(dir.path(), 200).unwrap();
+        let searcher = s.reader.searcher();
+        assert!(s.text_query(&searcher, "\"of the\"", Some("en")).positional);
+        assert_eq!(s.find(&ask("\"of the\"")).unwrap().total, 2);
+    }
 }
