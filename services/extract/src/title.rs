@@ -26,9 +26,18 @@ pub fn page_title(c: &Cleaned) -> String {
         .unwrap_or(&c.title)
         .trim()
         .trim_end_matches([':', '|', ' ']);
-    let (rest, last) = TITLE_SEPARATORS
-        .iter()
-        .filter_map(|sep| published.rsplit_once(sep))
+    // "Story [Site]": the bracketed name is the last part.
+    let bracketed = published
+        .strip_suffix(']')
+        .and_then(|t| t.rsplit_once(" ["))
+        .filter(|(story, name)| !story.trim().is_empty() && !name.contains('['));
+    let (rest, last) = bracketed
+        .into_iter()
+        .chain(
+            TITLE_SEPARATORS
+                .iter()
+                .filter_map(|sep| published.rsplit_once(sep)),
+        )
         .max_by_key(|(rest, _)| rest.len())
         .map_or(
             (
@@ -39,7 +48,12 @@ pub fn page_title(c: &Cleaned) -> String {
         );
     let titles = words(&format!("{} {}", c.title, og.unwrap_or("")));
     let site_words = words(site);
-    let mut best: Option<(usize, &str)> = None;
+    // The heading sharing the most words with the titles; on a tie, the
+    // one with more of them in the title's first part (where the headline
+    // is; "Evolve: Shared Mutable History — evolve extension for
+    // Mercurial" over a project's heading "evolve extension for
+    // Mercurial").
+    let mut best: Option<((usize, usize), &str)> = None;
     for h1 in c
         .blocks
         .iter()
@@ -49,15 +63,22 @@ pub fn page_title(c: &Cleaned) -> String {
     {
         let heading = words(h1);
         let shared = heading.iter().filter(|w| titles.contains(*w)).count();
+        let in_rest = heading.iter().filter(|w| rest.contains(*w)).count();
+        // All its words but one in the site's part, none in the rest: the
+        // site's heading ("Archive of Our Own beta" for "... [Archive of
+        // Our Own]").
+        let outside_last = heading.iter().filter(|w| !last.contains(*w)).count();
         let the_sites = heading.iter().all(|w| site_words.contains(w))
             || (og.is_some() && !heading.iter().any(|w| og_words.contains(w)))
-            || (heading.iter().all(|w| last.contains(w))
-                && !heading.iter().any(|w| rest.contains(w)));
+            || (!last.is_empty()
+                && outside_last <= 1
+                && outside_last < heading.len()
+                && in_rest == 0);
         if heading.is_empty() || the_sites || shared * 2 < heading.len() {
             continue;
         }
-        if best.is_none_or(|(most, _)| shared > most) {
-            best = Some((shared, h1));
+        if best.is_none_or(|(most, _)| (shared, in_rest) > most) {
+            best = Some(((shared, in_rest), h1));
         }
     }
     match best {
@@ -203,6 +224,24 @@ mod tests {
         assert_eq!(page_title(&c), "新竹尖石 美樹營地賞楓 (2) @ 史蒂文的家");
         let c = cleaned("Quickstart — Flask Documentation (3.1.x)", "Quickstart");
         assert_eq!(page_title(&c), "Quickstart");
+        // The bracketed site name, with a word of its own ("beta").
+        let c = cleaned(
+            "Lost at Sea - Chapter 2 - Mira [Story Archive]",
+            "Story Archive beta",
+        );
+        assert_eq!(page_title(&c), "Lost at Sea", "from the <title>, not the heading");
+    }
+
+    /// Two headings share as many words with the title: the headline is
+    /// the one from its first part, not the project's name after it.
+    #[test]
+    fn a_tie_goes_to_the_heading_of_the_titles_first_part() {
+        let c = page_of(
+            "<html><head><title>Evolve: Shared Mutable History — evolve extension for \
+             Mercurial</title></head><body><h1>evolve extension for Mercurial</h1>\
+             <h1>Evolve: Shared Mutable History</h1><p>Body text.</p></body></html>",
+        );
+        assert_eq!(page_title(&c), "Evolve: Shared Mutable History");
     }
 
     #[test]
