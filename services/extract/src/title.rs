@@ -229,7 +229,11 @@ mod tests {
             "Lost at Sea - Chapter 2 - Mira [Story Archive]",
             "Story Archive beta",
         );
-        assert_eq!(page_title(&c), "Lost at Sea", "from the <title>, not the heading");
+        assert_eq!(
+            page_title(&c),
+            "Lost at Sea",
+            "from the <title>, not the heading"
+        );
     }
 
     /// Two headings share as many words with the title: the headline is
