@@ -29,6 +29,7 @@ mod stage;
 mod stem;
 mod stories;
 mod view;
+mod warm;
 mod writer;
 
 use std::collections::BTreeMap;
@@ -43,6 +44,7 @@ pub use spec::IndexSpec;
 pub use stage::IndexStage;
 pub use stories::{Report, StoriesRequest, StoryList, StorySort, StorySummary, StoryView};
 pub use view::{ArticleView, Copy, Stats};
+pub use warm::warm_page_cache;
 
 /// The name under which each article's fetch-to-searchable time is kept
 /// (gleaner_core::samples) for the end-of-run summary.

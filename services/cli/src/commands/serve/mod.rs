@@ -280,6 +280,8 @@ pub async fn serve(
         }
         tokio::time::sleep(std::time::Duration::from_secs(2)).await;
     };
+    // The index into memory while the server starts answering.
+    drop(gleaner_index::warm_page_cache(dirs));
     let shown = dirs
         .iter()
         .map(|d| d.display().to_string())
