@@ -66,6 +66,7 @@ impl Documents {
         }
         let tokenizer = PairTokenizer::new(shared.clone(), schema::stem_analyzer);
         index.tokenizers().register(schema::PAIRS, tokenizer);
+        schema::register_pair_keeping(index, &shared);
         Ok(Documents {
             index: index.clone(),
             fields,

@@ -26,6 +26,7 @@ mod shards;
 mod snippet;
 mod spec;
 mod stage;
+mod stash;
 mod stem;
 mod stories;
 mod view;

@@ -172,6 +172,9 @@ impl PairTokenizer {
         let Some((code, text)) = value.split_once(AFTER_CODE) else {
             return Vec::new();
         };
+        if let Some(pairs) = crate::stash::take(code, text) {
+            return pairs;
+        }
         let common = self.common.read().unwrap_or_else(|e| e.into_inner());
         let Some(words) = common.get(code).cloned() else {
             return Vec::new();
@@ -208,40 +211,53 @@ pub(crate) fn pairs_of(
     text: &str,
     common: impl Fn(&str) -> bool,
 ) -> (Vec<Token>, usize) {
-    let mut out = Vec::new();
+    let mut pairs = PairMaker::default();
     let mut words = 0;
-    // The last word, if common: where it starts, its position, its text.
-    let mut before: Option<(usize, usize, String)> = None;
     let mut stream = analyzer.token_stream(text);
     while stream.advance() {
         words += 1;
         let t = stream.token();
-        if !common(&t.text) {
-            before = None;
-            continue;
+        pairs.push(code, t, common(&t.text));
+    }
+    (pairs.out, words)
+}
+
+/// Pairs made from a text's words one at a time.
+#[derive(Default)]
+pub(crate) struct PairMaker {
+    /// The last word, if common: where it starts, its position, its text.
+    before: Option<(usize, usize, String)>,
+    pub(crate) out: Vec<Token>,
+}
+
+impl PairMaker {
+    /// The next word, and whether it is common.
+    pub(crate) fn push(&mut self, code: &str, t: &Token, common: bool) {
+        if !common {
+            self.before = None;
+            return;
         }
-        if let Some((from, at, first)) = &before {
+        if let Some((from, at, first)) = &self.before {
             if t.position == at + 1 {
-                out.push(Token {
+                self.out.push(Token {
                     offset_from: *from,
                     offset_to: t.offset_to,
-                    position: out.len(),
+                    position: self.out.len(),
                     text: term(code, first, &t.text),
                     position_length: 1,
                 });
             }
         }
-        match &mut before {
+        match &mut self.before {
             Some((from, at, first)) => {
                 *from = t.offset_from;
                 *at = t.position;
                 first.clear();
                 first.push_str(&t.text);
             }
-            None => before = Some((t.offset_from, t.position, t.text.clone())),
+            None => self.before = Some((t.offset_from, t.position, t.text.clone())),
         }
     }
-    (out, words)
 }
 
 #[cfg(test)]

@@ -195,6 +195,19 @@ pub(crate) fn stem_analyzer(code: &str) -> Option<TextAnalyzer> {
     Some(words().filter(CachedStemmer::new(*algorithm)).build())
 }
 
+/// Makes the stemmed fields' analyzers keep the pairs of common words they
+/// see (stash.rs): the index stage's, whose pair tokenizer takes them.
+pub(crate) fn register_pair_keeping(index: &Index, common: &crate::pairs::Shared) {
+    for (code, _, algorithm) in STEMMED {
+        let keeping = crate::stash::StashPairs::new(code, common.clone());
+        let analyzer = words()
+            .filter(CachedStemmer::new(algorithm))
+            .filter(keeping)
+            .build();
+        index.tokenizers().register(&stem_tokenizer(code), analyzer);
+    }
+}
+
 fn register_tokenizers(index: &Index) {
     index.tokenizers().register(PLAIN, words().build());
     for (code, _, _) in STEMMED {
