@@ -3,7 +3,8 @@
 //! among them (pairs.rs).
 
 use crate::merges::StoryMerges;
-use crate::pairs::{self, CommonWords, PairTokenizer, Shared};
+use crate::pair_tokens::{self, PairTokenizer};
+use crate::pairs::{self, CommonWords, Shared};
 use crate::schema::{self, Fields, STEMMED};
 use gleaner_core::messages::Summarized;
 use rustc_hash::FxHashMap;
@@ -156,8 +157,8 @@ impl Documents {
                 d.add_text(f.body_stem[slot], &a.text);
                 if self.pairs(slot) {
                     let code = STEMMED[slot].0;
-                    d.add_text(f.title_pairs, pairs::value(code, &a.title));
-                    d.add_text(f.body_pairs, pairs::value(code, &a.text));
+                    d.add_text(f.title_pairs, pair_tokens::value(code, &a.title));
+                    d.add_text(f.body_pairs, pair_tokens::value(code, &a.text));
                 }
             }
             None => {

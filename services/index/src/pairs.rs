@@ -16,20 +16,14 @@
 //! common words of a corpus it was not made for; a set that changed
 //! later would leave earlier articles without their pairs.)
 //!
-//! The pairs are made by the pair fields' tokenizer (`PairTokenizer`), in
-//! Tantivy's indexing threads as the words are: the value is the text
-//! after its language's code. Tokens handed to Tantivy made beforehand
-//! are stored in the document as JSON, which made indexing 2.5 times
-//! slower.
+//! At indexing the pairs are made by tokenizers (pair_tokens.rs).
 
 use anyhow::Context;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 use std::sync::{Arc, RwLock};
-use tantivy::tokenizer::{
-    PreTokenizedStream, PreTokenizedString, TextAnalyzer, Token, TokenStream, Tokenizer,
-};
+use tantivy::tokenizer::{TextAnalyzer, Token, TokenStream};
 
 pub(crate) const FILE: &str = "common-words.json";
 /// Most common words kept per language. With 32, the phrases
@@ -133,74 +127,9 @@ pub(crate) fn term(code: &str, first: &str, second: &str) -> String {
     format!("{code} {first} {second}")
 }
 
-/// Between a pair field's value's language code and its text.
-const AFTER_CODE: char = '\u{1}';
-
-/// A pair field's value: `text` of the language of `code`.
-pub(crate) fn value(code: &str, text: &str) -> String {
-    let mut v = String::with_capacity(code.len() + 1 + text.len());
-    v.push_str(code);
-    v.push(AFTER_CODE);
-    v.push_str(text);
-    v
-}
-
 /// The common words of each language, shared by the stage that learns
 /// them and the tokenizer that makes pairs with them.
 pub(crate) type Shared = Arc<RwLock<FxHashMap<String, Arc<FxHashSet<String>>>>>;
-
-/// Makes the pair terms of a pair field's value (`value`): its text's
-/// words as `analyzer_for` its language makes them, each two adjacent
-/// common ones a term. No pairs for a language with no common words.
-#[derive(Clone)]
-pub(crate) struct PairTokenizer {
-    common: Shared,
-    analyzer_for: fn(&str) -> Option<TextAnalyzer>,
-    analyzers: FxHashMap<String, TextAnalyzer>,
-}
-
-impl PairTokenizer {
-    pub(crate) fn new(common: Shared, analyzer_for: fn(&str) -> Option<TextAnalyzer>) -> Self {
-        PairTokenizer {
-            common,
-            analyzer_for,
-            analyzers: FxHashMap::default(),
-        }
-    }
-
-    fn pair_tokens(&mut self, value: &str) -> Vec<Token> {
-        let Some((code, text)) = value.split_once(AFTER_CODE) else {
-            return Vec::new();
-        };
-        if let Some(pairs) = crate::stash::take(code, text) {
-            return pairs;
-        }
-        let common = self.common.read().unwrap_or_else(|e| e.into_inner());
-        let Some(words) = common.get(code).cloned() else {
-            return Vec::new();
-        };
-        drop(common);
-        if !self.analyzers.contains_key(code) {
-            let Some(analyzer) = (self.analyzer_for)(code) else {
-                return Vec::new();
-            };
-            self.analyzers.insert(code.to_string(), analyzer);
-        }
-        let analyzer = self.analyzers.get_mut(code).expect("inserted above");
-        pairs_of(analyzer, code, text, |w| words.contains(w)).0
-    }
-}
-
-impl Tokenizer for PairTokenizer {
-    type TokenStream<'a> = PreTokenizedStream;
-
-    fn token_stream<'a>(&'a mut self, value: &'a str) -> PreTokenizedStream {
-        PreTokenizedStream::from(PreTokenizedString {
-            text: String::new(),
-            tokens: self.pair_tokens(value),
-        })
-    }
-}
 
 /// The pair terms of `text` as `analyzer` makes its words: each two side
 /// by side (no word left out between them) that are both `common`; and
@@ -292,28 +221,6 @@ mod tests {
         let got: Vec<String> = pairs.into_iter().map(|t| t.text).collect();
         assert_eq!(got, vec!["en of the", "en in the"]);
         assert_eq!(words, 9);
-    }
-
-    #[test]
-    fn the_tokenizer_pairs_the_common_words_of_a_values_language() {
-        let common: Shared = Arc::default();
-        let words = ["of", "the"].into_iter().map(String::from).collect();
-        common.write().unwrap().insert("en".into(), Arc::new(words));
-        let mut t = PairTokenizer::new(common, |code| (code == "en").then(analyzer));
-        let mut terms = |v: &str| {
-            let mut out = Vec::new();
-            let mut stream = t.token_stream(v);
-            while stream.advance() {
-                out.push(stream.token().text.clone());
-            }
-            out
-        };
-        assert_eq!(terms(&value("en", "Out of the Blue")), vec!["en of the"]);
-        assert!(
-            terms(&value("de", "out of the blue")).is_empty(),
-            "no German words"
-        );
-        assert!(terms("out of the blue").is_empty(), "no code");
     }
 
     #[test]

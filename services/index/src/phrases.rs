@@ -6,7 +6,7 @@ use crate::pairs::{self, CommonWords};
 use crate::schema::STEMMED;
 use crate::search::SearchIndex;
 use std::cell::Cell;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::schema::Field;
@@ -18,24 +18,11 @@ use tantivy::schema::Field;
 /// language they lack is searched by positions.
 const REREAD: Duration = Duration::from_secs(1);
 
-/// The common words of the index (of every shard), as last read.
-pub(crate) struct Known {
-    words: Mutex<(Arc<CommonWords>, Option<Instant>)>,
-}
-
-impl Known {
-    pub(crate) fn new() -> Self {
-        Known {
-            words: Mutex::new((Arc::default(), None)),
-        }
-    }
-}
-
 impl SearchIndex {
     /// The words common in every shard, read again when older than
     /// `REREAD`. A file that cannot be read counts as none (positions).
     fn common_words(&self) -> Arc<CommonWords> {
-        let mut known = self.known.words.lock().unwrap_or_else(|e| e.into_inner());
+        let mut known = self.known.lock().unwrap_or_else(|e| e.into_inner());
         if known.1.is_none_or(|at| at.elapsed() >= REREAD) {
             let all: Vec<CommonWords> = self
                 .dirs

@@ -8,22 +8,12 @@
 //! article is found through exactly one of them.
 
 use crate::request::SearchRequest;
-use crate::search::SearchIndex;
+use crate::search::{SearchIndex, TextQuery};
 use std::ops::Bound;
 use tantivy::query::{ConstScoreQuery, Query, QueryParser, RangeQuery, TermQuery, TermSetQuery};
 use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
 use tantivy::schema::{Field, IndexRecordOption};
 use tantivy::{DateTime, Searcher, Term};
-
-/// A search's words as the query that finds the articles, and as the
-/// one whose terms the snippets mark (the same but for a phrase of common
-/// words, found as one pair term: phrases.rs).
-pub(crate) struct TextQuery {
-    pub(crate) matching: Box<dyn Query>,
-    pub(crate) terms: Box<dyn Query>,
-    /// Whether `matching` reads word positions (a phrase).
-    pub(crate) positional: bool,
-}
 
 impl SearchIndex {
     /// The text fields of `kind` (title or body) that hold any words now:

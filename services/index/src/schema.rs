@@ -199,7 +199,7 @@ pub(crate) fn stem_analyzer(code: &str) -> Option<TextAnalyzer> {
 /// see (stash.rs): the index stage's, whose pair tokenizer takes them.
 pub(crate) fn register_pair_keeping(index: &Index, common: &crate::pairs::Shared) {
     for (code, _, algorithm) in STEMMED {
-        let keeping = crate::stash::StashPairs::new(code, common.clone());
+        let keeping = crate::pair_tokens::StashPairs::new(code, common.clone());
         let analyzer = words()
             .filter(CachedStemmer::new(algorithm))
             .filter(keeping)

@@ -5,10 +5,12 @@
 
 use crate::collapse::group_hits;
 use crate::facets::FacetCollector;
-use crate::query::TextQuery;
+use crate::pairs::CommonWords;
 use crate::request::{Facets, Hit, SearchRequest, SearchResults, Sort, SNIPPET_CHARS};
 use crate::schema::{open_or_create, open_union, Fields};
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
 use tantivy::collector::{Collector, Count, TopDocs};
 use tantivy::query::{BooleanQuery, Occur, Query};
 use tantivy::{DateTime, DocAddress, Index, IndexReader, Order, ReloadPolicy, Searcher};
@@ -22,8 +24,19 @@ pub struct SearchIndex {
     snippet_chars: usize,
     /// The index directory, or each shard's.
     pub dirs: Vec<PathBuf>,
-    /// The common words whose pairs the index holds (phrases.rs).
-    pub(crate) known: crate::phrases::Known,
+    /// The common words whose pairs the index holds (of every shard), as
+    /// last read, and when (phrases.rs).
+    pub(crate) known: Mutex<(Arc<CommonWords>, Option<Instant>)>,
+}
+
+/// A search's words as the query that finds the articles, and as the
+/// one whose terms the snippets mark (the same but for a phrase of common
+/// words, found as one pair term: phrases.rs).
+pub(crate) struct TextQuery {
+    pub(crate) matching: Box<dyn Query>,
+    pub(crate) terms: Box<dyn Query>,
+    /// Whether `matching` reads word positions (a phrase).
+    pub(crate) positional: bool,
 }
 
 impl SearchIndex {
@@ -58,7 +71,7 @@ impl SearchIndex {
             fields,
             snippet_chars,
             dirs: dirs.to_vec(),
-            known: crate::phrases::Known::new(),
+            known: Mutex::default(),
         })
     }
 

@@ -1,18 +1,91 @@
-//! Pairs made as the words are. In the index stage the stemmed fields'
-//! analyzers end with `StashPairs`, which keeps each text's pairs of
-//! common words on its thread, and the pair fields' tokenizer takes them
-//! rather than reading the text's words a second time: Tantivy indexes a
-//! document's fields in schema order (the words before the pairs) on one
-//! thread. A text whose pairs were not kept there is read again, with the
-//! same pairs as the result. The second pass was 7% of indexing's CPU.
+//! The tokenizers that make the pairs of common words (pairs.rs) as the
+//! index stage indexes, in Tantivy's indexing threads: the pair fields'
+//! (`PairTokenizer`: a value is the text after its language's code; tokens
+//! made beforehand are stored in Tantivy's document as JSON, which made
+//! indexing 2.5 times slower), and a filter that ends the stemmed fields'
+//! analyzers (`StashPairs`), which keeps each text's pairs on its thread
+//! for the pair tokenizer to take rather than read the text's words a
+//! second time: Tantivy indexes a document's fields in schema order (the
+//! words before the pairs) on one thread. A text whose pairs were not kept
+//! there is read again, with the same pairs as the result. The second pass
+//! was 7% of indexing's CPU.
 
-use crate::pairs::{PairMaker, Shared};
+use crate::pairs::{pairs_of, PairMaker, Shared};
+use rustc_hash::FxHashMap;
 use rustc_hash::FxHashSet;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::hash::Hasher;
 use std::sync::Arc;
-use tantivy::tokenizer::{Token, TokenFilter, TokenStream, Tokenizer};
+use tantivy::tokenizer::{
+    PreTokenizedStream, PreTokenizedString, TextAnalyzer, Token, TokenFilter, TokenStream,
+    Tokenizer,
+};
+
+/// Between a pair field's value's language code and its text.
+const AFTER_CODE: char = '\u{1}';
+
+/// A pair field's value: `text` of the language of `code`.
+pub(crate) fn value(code: &str, text: &str) -> String {
+    let mut v = String::with_capacity(code.len() + 1 + text.len());
+    v.push_str(code);
+    v.push(AFTER_CODE);
+    v.push_str(text);
+    v
+}
+
+/// Makes the pair terms of a pair field's value (`value`): its text's
+/// words as `analyzer_for` its language makes them, each two adjacent
+/// common ones a term. No pairs for a language with no common words.
+#[derive(Clone)]
+pub(crate) struct PairTokenizer {
+    common: Shared,
+    analyzer_for: fn(&str) -> Option<TextAnalyzer>,
+    analyzers: FxHashMap<String, TextAnalyzer>,
+}
+
+impl PairTokenizer {
+    pub(crate) fn new(common: Shared, analyzer_for: fn(&str) -> Option<TextAnalyzer>) -> Self {
+        PairTokenizer {
+            common,
+            analyzer_for,
+            analyzers: FxHashMap::default(),
+        }
+    }
+
+    fn pair_tokens(&mut self, value: &str) -> Vec<Token> {
+        let Some((code, text)) = value.split_once(AFTER_CODE) else {
+            return Vec::new();
+        };
+        if let Some(pairs) = take(code, text) {
+            return pairs;
+        }
+        let common = self.common.read().unwrap_or_else(|e| e.into_inner());
+        let Some(words) = common.get(code).cloned() else {
+            return Vec::new();
+        };
+        drop(common);
+        if !self.analyzers.contains_key(code) {
+            let Some(analyzer) = (self.analyzer_for)(code) else {
+                return Vec::new();
+            };
+            self.analyzers.insert(code.to_string(), analyzer);
+        }
+        let analyzer = self.analyzers.get_mut(code).expect("inserted above");
+        pairs_of(analyzer, code, text, |w| words.contains(w)).0
+    }
+}
+
+impl Tokenizer for PairTokenizer {
+    type TokenStream<'a> = PreTokenizedStream;
+
+    fn token_stream<'a>(&'a mut self, value: &'a str) -> PreTokenizedStream {
+        PreTokenizedStream::from(PreTokenizedString {
+            text: String::new(),
+            tokens: self.pair_tokens(value),
+        })
+    }
+}
 
 /// Texts whose pairs a thread keeps: a document's title and body, and a
 /// margin.
@@ -138,7 +211,35 @@ impl<T: TokenStream> TokenStream for StashPairsStream<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use tantivy::tokenizer::{LowerCaser, SimpleTokenizer, TextAnalyzer};
+    use tantivy::tokenizer::{LowerCaser, SimpleTokenizer};
+
+    fn analyzer() -> TextAnalyzer {
+        TextAnalyzer::builder(SimpleTokenizer::default())
+            .filter(LowerCaser)
+            .build()
+    }
+
+    #[test]
+    fn the_tokenizer_pairs_the_common_words_of_a_values_language() {
+        let common: Shared = Arc::default();
+        let words = ["of", "the"].into_iter().map(String::from).collect();
+        common.write().unwrap().insert("en".into(), Arc::new(words));
+        let mut t = PairTokenizer::new(common, |code| (code == "en").then(analyzer));
+        let mut terms = |v: &str| {
+            let mut out = Vec::new();
+            let mut stream = t.token_stream(v);
+            while stream.advance() {
+                out.push(stream.token().text.clone());
+            }
+            out
+        };
+        assert_eq!(terms(&value("en", "Out of the Blue")), vec!["en of the"]);
+        assert!(
+            terms(&value("de", "out of the blue")).is_empty(),
+            "no German words"
+        );
+        assert!(terms("out of the blue").is_empty(), "no code");
+    }
 
     #[test]
     fn the_words_pass_unchanged_and_their_pairs_are_kept() {
