@@ -196,7 +196,7 @@ pub(crate) fn stem_analyzer(code: &str) -> Option<TextAnalyzer> {
 }
 
 /// Makes the stemmed fields' analyzers keep the pairs of common words they
-/// see (stash.rs): the index stage's, whose pair tokenizer takes them.
+/// see (pair_tokens.rs): the index stage's, whose pair tokenizer takes them.
 pub(crate) fn register_pair_keeping(index: &Index, common: &crate::pairs::Shared) {
     for (code, _, algorithm) in STEMMED {
         let keeping = crate::pair_tokens::StashPairs::new(code, common.clone());
