@@ -106,7 +106,7 @@ fn hash(text: &str) -> u64 {
 
 /// The pairs of `text` in the language of `code`, if this thread kept
 /// them.
-pub(crate) fn take(code: &str, text: &str) -> Option<Vec<Token>> {
+fn take(code: &str, text: &str) -> Option<Vec<Token>> {
     let key = (text.len(), hash(text));
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
