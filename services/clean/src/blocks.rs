@@ -120,7 +120,9 @@ impl State {
     pub(crate) fn push(&mut self, tag: String, a: &Attrs) -> u64 {
         let (id, class) = (a.id.as_deref(), a.class.as_deref());
         self.serial += 1;
-        let dropped = is_dropped(&tag);
+        // A hidden formula is the copy of one shown as an image (for screen
+        // readers, as on Wikipedia), whose alt text is kept.
+        let dropped = is_dropped(&tag) || (tag == "math" && (a.hidden || self.hidden_depth > 0));
         let link = tag == "a";
         self.dropped_depth += usize::from(dropped);
         self.noscript_depth += usize::from(tag == "noscript");

@@ -359,6 +359,17 @@ mod tests {
     }
 
     #[test]
+    fn formulas_keep_their_symbols_not_their_source_nor_hidden_copies() {
+        let html = r#"<body><p>When <math><mi>a</mi> <mo>≠</mo> <mn>0</mn>
+            <annotation encoding="application/x-tex">a \ne 0</annotation></math>, two roots.</p>
+            <p>Area <span style="display: none"><math><mi>A</mi></math></span>
+            <img alt="A"> of it.</p></body>"#;
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, vec!["When a ≠ 0 , two roots.", "Area of it."]);
+    }
+
+    #[test]
     fn blocks_know_hidden_text_and_chrome_roles() {
         let html = r#"<body><div role="Navigation"><p>Home News</p></div>
             <p>Shown <span aria-hidden="true">icon</span> text</p>

@@ -3,7 +3,10 @@
 
 /// Elements whose text is never content. Ruby readings (`<rt>`, and the
 /// parentheses `<rp>` puts around them for browsers without ruby) would
-/// put a word's pronunciation inside the sentence: 漢字(かんじ).
+/// put a word's pronunciation inside the sentence: 漢字(かんじ). MathML's
+/// formulas are kept as their symbols (what a reader sees, as Readability
+/// keeps them), but not the TeX or other source a formula carries beside
+/// them in `<annotation>`, nor a hidden formula (blocks.rs).
 pub(crate) fn is_dropped(tag: &str) -> bool {
     matches!(
         tag,
@@ -14,7 +17,8 @@ pub(crate) fn is_dropped(tag: &str) -> bool {
             | "noscript"
             | "template"
             | "svg"
-            | "math"
+            | "annotation"
+            | "annotation-xml"
             | "iframe"
             | "object"
             | "canvas"
