@@ -19,8 +19,8 @@ pub(crate) struct Documents {
     index: tantivy::Index,
     fields: Fields,
     dir: PathBuf,
-    common: CommonWords,
-    /// `common` as the pair tokenizer looks words up in it.
+    /// The common words of each language, as the pair tokenizers look
+    /// them up (written beside the index as `CommonWords`).
     shared: Shared,
     /// The stemmed fields' analyzers, to learn common words with.
     analyzers: FxHashMap<usize, TextAnalyzer>,
@@ -55,16 +55,7 @@ impl Documents {
         if lost {
             common.save(&dir)?;
         }
-        let shared = Shared::default();
-        for (code, _, _) in STEMMED {
-            if let Some(words) = common.get(code) {
-                let set = Arc::new(words.iter().cloned().collect());
-                shared
-                    .write()
-                    .unwrap_or_else(|e| e.into_inner())
-                    .insert(code.into(), set);
-            }
-        }
+        let shared = common.to_shared();
         let tokenizer = PairTokenizer::new(shared.clone(), schema::stem_analyzer);
         index.tokenizers().register(schema::PAIRS, tokenizer);
         schema::register_pair_keeping(index, &shared);
@@ -72,7 +63,6 @@ impl Documents {
             index: index.clone(),
             fields,
             dir,
-            common,
             shared,
             analyzers: FxHashMap::default(),
         })
@@ -115,7 +105,7 @@ impl Documents {
         if new.is_empty() {
             return Ok(());
         }
-        let mut common = self.common.clone();
+        let mut common = CommonWords::of_shared(&self.shared);
         let mut sets = Vec::new();
         for &slot in &new {
             let of_language = articles
@@ -130,7 +120,6 @@ impl Documents {
         // Used only once kept: an article indexed with words the index
         // could forget would be found by pairs its later ones lack.
         common.save(&self.dir)?;
-        self.common = common;
         let mut shared = self.shared.write().unwrap_or_else(|e| e.into_inner());
         for (code, set) in sets {
             shared.insert(code.to_string(), set);

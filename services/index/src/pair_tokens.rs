@@ -211,13 +211,8 @@ impl<T: TokenStream> TokenStream for StashPairsStream<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::pairs::tests::analyzer;
     use tantivy::tokenizer::{LowerCaser, SimpleTokenizer};
-
-    fn analyzer() -> TextAnalyzer {
-        TextAnalyzer::builder(SimpleTokenizer::default())
-            .filter(LowerCaser)
-            .build()
-    }
 
     #[test]
     fn the_tokenizer_pairs_the_common_words_of_a_values_language() {

@@ -75,6 +75,26 @@ impl CommonWords {
         self.0.insert(code.to_string(), words);
     }
 
+    /// The words as the indexing tokenizers look them up.
+    pub(crate) fn to_shared(&self) -> Shared {
+        let sets = self
+            .0
+            .iter()
+            .map(|(code, words)| (code.clone(), Arc::new(words.iter().cloned().collect())))
+            .collect();
+        Arc::new(RwLock::new(sets))
+    }
+
+    /// The words of `shared`, to be written.
+    pub(crate) fn of_shared(shared: &Shared) -> Self {
+        let sets = shared.read().unwrap_or_else(|e| e.into_inner());
+        CommonWords(
+            sets.iter()
+                .map(|(code, words)| (code.clone(), words.iter().cloned().collect()))
+                .collect(),
+        )
+    }
+
     /// The words common in every one of `all` (shards searched as one): a
     /// pair term finds an article only where its shard indexed that pair.
     /// A language missing from any has none.
@@ -190,11 +210,11 @@ impl PairMaker {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use tantivy::tokenizer::{LowerCaser, SimpleTokenizer};
 
-    fn analyzer() -> TextAnalyzer {
+    pub(crate) fn analyzer() -> TextAnalyzer {
         TextAnalyzer::builder(SimpleTokenizer::default())
             .filter(LowerCaser)
             .build()

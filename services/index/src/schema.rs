@@ -223,7 +223,7 @@ fn register_tokenizers(index: &Index) {
 
 /// A group's value (a cluster or story id) as a number: SipHash-1-3 with
 /// fixed keys, the same in every build (two ids of 64 bits colliding in an
-/// index of a million groups: about one chance in 30 million).
+/// index of a million groups: about one chance in 37 million).
 pub(crate) fn group_key(value: &str) -> u64 {
     use std::hash::Hasher;
     let mut h = siphasher::sip::SipHasher13::new_with_keys(0x0067_6c65_616e_6572, 0x0067_726f_7570);
