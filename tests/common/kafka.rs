@@ -5,6 +5,14 @@ use super::*;
 
 /// Every record on a topic, read from the beginning of each partition.
 pub fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
+    read_topic_partitions(brokers, topic)
+        .into_iter()
+        .map(|(_, payload)| payload)
+        .collect()
+}
+
+/// Every record on a topic with the partition it is on.
+pub fn read_topic_partitions(brokers: &str, topic: &str) -> Vec<(i32, Vec<u8>)> {
     use rdkafka::consumer::{BaseConsumer, Consumer};
     use rdkafka::error::KafkaError;
     use rdkafka::{ClientConfig, Message, Offset, TopicPartitionList};
@@ -32,7 +40,7 @@ pub fn read_topic(brokers: &str, topic: &str) -> Vec<Vec<u8>> {
     while eof.len() < parts && last.elapsed() < Duration::from_secs(5) {
         match c.poll(Duration::from_millis(200)) {
             Some(Ok(m)) => {
-                out.push(m.payload().unwrap_or_default().to_vec());
+                out.push((m.partition(), m.payload().unwrap_or_default().to_vec()));
                 last = Instant::now();
             }
             Some(Err(KafkaError::PartitionEOF(p))) => {
