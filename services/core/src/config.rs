@@ -170,7 +170,7 @@ impl Default for Kafka {
             session_timeout_ms: 45_000,
             unassigned_exit_ms: 60_000,
             replay_check_records: 256,
-            fetch_wait_ms: 200,
+            fetch_wait_ms: 100,
             idempotence: false,
             compress_pages: true,
         }
