@@ -125,6 +125,7 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             if which == Extractor::Lines {
                 chosen
             } else {
+                let chosen = crate::gaps::with_gaps_filled(blocks, &f, &eligible, chosen);
                 let words: Vec<f64> = f.iter().map(|x| x.words).collect();
                 let declared = boundary::declared_article(cleaned.meta.page_type.as_deref());
                 let chosen = boundary::within_article(blocks, &words, chosen, declared);

@@ -18,6 +18,7 @@ mod choice;
 mod date;
 mod extractor;
 mod features;
+mod gaps;
 mod language;
 mod lines;
 mod meta;

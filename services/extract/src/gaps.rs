@@ -1,0 +1,155 @@
+//! Paragraphs between two chosen paragraphs of one parent element are the
+//! article's too. The classifier scores each block with features
+//! normalised over the page, and on a very long article (a short story
+//! of 400 paragraphs, one `<td>`) it let whole runs of plain paragraphs
+//! fall below its cut while keeping others around them: the page's author
+//! put them in one element, one after another, as Readability's sibling
+//! rule reads a page. Only plain paragraphs are filled in: a heading, a
+//! list, a link line ("Read more: ...") or page chrome between two
+//! paragraphs stays as the model decided.
+
+use crate::features::Feat;
+use gleaner_core::messages::Block;
+
+/// Share of a paragraph's characters in links above which it is a link
+/// line, not prose.
+const MAX_LINK_DENSITY: f64 = 0.5;
+
+/// Whether `text` ends as prose does, with a sentence's closing mark
+/// (in any script), before any closing quotes or brackets: menu entries,
+/// calls to follow and specification lines do not.
+fn ends_a_sentence(text: &str) -> bool {
+    let t = text.trim_end().trim_end_matches([
+        '"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', ')', ']', '\u{300d}', '\u{300f}', '*',
+    ]);
+    t.ends_with([
+        '.', '!', '?', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{61f}', '\u{964}',
+    ])
+}
+
+/// `chosen` (in document order) with every plain paragraph filled in
+/// that lies between two chosen paragraphs with the same parent element
+/// as its own. `eligible[i]` is false for page chrome.
+pub(crate) fn with_gaps_filled(
+    blocks: &[Block],
+    f: &[Feat],
+    eligible: &[bool],
+    chosen: Vec<usize>,
+) -> Vec<usize> {
+    let plain = |i: usize| {
+        blocks[i].tag == "p"
+            && eligible.get(i).copied().unwrap_or(false)
+            && f[i].link_density <= MAX_LINK_DENSITY
+            && f[i].words > 0.0
+            && blocks[i].hidden_len == 0
+            && ends_a_sentence(&blocks[i].text)
+    };
+    // A block's ancestors end with its own element.
+    let parent = |i: usize| {
+        let a = &blocks[i].ancestors;
+        &a[..a.len().saturating_sub(1)]
+    };
+    let mut out = Vec::with_capacity(chosen.len());
+    for pair in chosen.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        out.push(a);
+        if b > a + 1 && plain(a) && plain(b) && parent(a) == parent(b) {
+            out.extend((a + 1..b).filter(|&i| plain(i) && parent(i) == parent(a)));
+        }
+    }
+    out.extend(chosen.last());
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn block(tag: &str, text: &str, parent: u32, links: u32) -> Block {
+        Block {
+            text: text.into(),
+            tag: tag.into(),
+            ancestors: vec![1, parent, 100 + text.len() as u32],
+            text_len: text.chars().count() as u32,
+            link_text_len: links,
+            ..Default::default()
+        }
+    }
+
+    fn feats(blocks: &[Block]) -> Vec<Feat> {
+        crate::features::features(blocks, "")
+    }
+
+    #[test]
+    fn paragraphs_between_two_chosen_of_one_parent_are_kept() {
+        let blocks = vec![
+            block("p", "The first paragraph of the story.", 2, 0),
+            block("p", "\u{201c}No reply.\u{201d}", 2, 0),
+            block("p", "He answered nothing at all that day.", 2, 0),
+            block("p", "The last paragraph of the story.", 2, 0),
+        ];
+        let f = feats(&blocks);
+        let all = vec![true; blocks.len()];
+        assert_eq!(
+            with_gaps_filled(&blocks, &f, &all, vec![0, 3]),
+            vec![0, 1, 2, 3]
+        );
+    }
+
+    #[test]
+    fn sentences_end_in_any_script() {
+        for t in [
+            "No reply.",
+            "\"Yes!\"",
+            "Why? ",
+            "\u{5f7c}\u{306f}\u{7b54}\u{3048}\u{305f}\u{3002}",
+            "(See below.)",
+        ] {
+            assert!(ends_a_sentence(t), "{t}");
+        }
+        for t in [
+            "Download now",
+            "Latest News",
+            "Up to",
+            "Join me on TikTok: @maven",
+        ] {
+            assert!(!ends_a_sentence(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn headings_link_lines_chrome_and_other_parents_stay_out() {
+        let blocks = vec![
+            block("p", "The first paragraph of the story.", 2, 0),
+            block("h2", "Related", 2, 0),
+            block("p", "Read more: another story", 2, 24),
+            block("p", "Follow me on instagram: @someone", 2, 0),
+            block("p", "A paragraph of an aside element.", 3, 0),
+            block("p", "A paragraph in a navigation bar.", 2, 0),
+            block("p", "The last paragraph of the story.", 2, 0),
+        ];
+        let f = feats(&blocks);
+        let mut eligible = vec![true; blocks.len()];
+        eligible[5] = false;
+        assert_eq!(
+            with_gaps_filled(&blocks, &f, &eligible, vec![0, 6]),
+            vec![0, 6]
+        );
+    }
+
+    #[test]
+    fn ends_of_other_parents_or_tags_fill_nothing() {
+        let blocks = vec![
+            block("p", "A teaser paragraph in the header.", 3, 0),
+            block("p", "A paragraph the model left out.", 2, 0),
+            block("li", "A list item chosen at the end.", 2, 0),
+        ];
+        let f = feats(&blocks);
+        let all = vec![true; blocks.len()];
+        assert_eq!(with_gaps_filled(&blocks, &f, &all, vec![0, 2]), vec![0, 2]);
+        assert_eq!(
+            with_gaps_filled(&blocks, &f, &all, vec![]),
+            Vec::<usize>::new()
+        );
+    }
+}
