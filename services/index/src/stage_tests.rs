@@ -100,9 +100,18 @@ async fn upsert_stem_cjk_and_offsets() {
     assert_eq!(st.offsets()["gleaner.summarized"][&0], 2);
     st.handle_batch(&[input("c", "Replayed", "should be skipped", 2)])
         .await;
+    // An id the reopened index holds is replaced too, as is one twice in
+    // a batch.
+    st.handle_batch(&[
+        input("a", "Bridge reopens", "The bridge reopened at last.", 3),
+        input("d", "Ferry", "The ferry sails again.", 4),
+        input("d", "Ferry", "The ferry sails again today.", 5),
+    ])
+    .await;
     st.close().await.unwrap();
     let s = SearchIndex::open(dir.path(), 200).unwrap();
-    assert_eq!(s.num_docs(), 2);
+    assert_eq!(s.num_docs(), 3);
+    assert!(s.search("\"at last\"", 10).unwrap()[0].snippet.contains("at last"));
 }
 
 /// A stage closed while merges run (twenty one-document commits set
