@@ -76,8 +76,12 @@ mod tests {
         }
     }
 
-    fn feats(blocks: &[Block]) -> Vec<Feat> {
-        crate::features::features(blocks, "")
+    /// What is kept of `chosen` among `blocks`, those numbered in
+    /// `chrome` being page chrome.
+    fn filled(blocks: &[Block], chrome: &[usize], chosen: Vec<usize>) -> Vec<usize> {
+        let f = crate::features::features(blocks, "");
+        let eligible: Vec<bool> = (0..blocks.len()).map(|i| !chrome.contains(&i)).collect();
+        with_gaps_filled(blocks, &f, &eligible, chosen)
     }
 
     #[test]
@@ -88,12 +92,7 @@ mod tests {
             block("p", "He answered nothing at all that day.", 2, 0),
             block("p", "The last paragraph of the story.", 2, 0),
         ];
-        let f = feats(&blocks);
-        let all = vec![true; blocks.len()];
-        assert_eq!(
-            with_gaps_filled(&blocks, &f, &all, vec![0, 3]),
-            vec![0, 1, 2, 3]
-        );
+        assert_eq!(filled(&blocks, &[], vec![0, 3]), vec![0, 1, 2, 3]);
     }
 
     #[test]
@@ -122,19 +121,13 @@ mod tests {
         let blocks = vec![
             block("p", "The first paragraph of the story.", 2, 0),
             block("h2", "Related", 2, 0),
-            block("p", "Read more: another story", 2, 24),
+            block("p", "Read more: another story.", 2, 24),
             block("p", "Follow me on instagram: @someone", 2, 0),
             block("p", "A paragraph of an aside element.", 3, 0),
             block("p", "A paragraph in a navigation bar.", 2, 0),
             block("p", "The last paragraph of the story.", 2, 0),
         ];
-        let f = feats(&blocks);
-        let mut eligible = vec![true; blocks.len()];
-        eligible[5] = false;
-        assert_eq!(
-            with_gaps_filled(&blocks, &f, &eligible, vec![0, 6]),
-            vec![0, 6]
-        );
+        assert_eq!(filled(&blocks, &[5], vec![0, 6]), vec![0, 6]);
     }
 
     #[test]
@@ -144,12 +137,7 @@ mod tests {
             block("p", "A paragraph the model left out.", 2, 0),
             block("li", "A list item chosen at the end.", 2, 0),
         ];
-        let f = feats(&blocks);
-        let all = vec![true; blocks.len()];
-        assert_eq!(with_gaps_filled(&blocks, &f, &all, vec![0, 2]), vec![0, 2]);
-        assert_eq!(
-            with_gaps_filled(&blocks, &f, &all, vec![]),
-            Vec::<usize>::new()
-        );
+        assert_eq!(filled(&blocks, &[], vec![0, 2]), vec![0, 2]);
+        assert_eq!(filled(&blocks, &[], vec![]), Vec::<usize>::new());
     }
 }

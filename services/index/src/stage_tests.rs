@@ -111,7 +111,9 @@ async fn upsert_stem_cjk_and_offsets() {
     st.close().await.unwrap();
     let s = SearchIndex::open(dir.path(), 200).unwrap();
     assert_eq!(s.num_docs(), 3);
-    assert!(s.search("\"at last\"", 10).unwrap()[0].snippet.contains("at last"));
+    assert!(s.search("\"at last\"", 10).unwrap()[0]
+        .snippet
+        .contains("at last"));
 }
 
 /// A stage closed while merges run (twenty one-document commits set
