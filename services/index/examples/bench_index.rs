@@ -139,8 +139,18 @@ fn main() -> anyhow::Result<()> {
             origin: None,
         });
     }
-    let mut stage = gleaner_index::IndexStage::open(&dir, 50_000_000, 2)?
-        .committing_every(Duration::from_millis(500));
+    // Committed as the index stage's defaults commit (pipelines.toml).
+    let stage_settings = gleaner_index::IndexSettings::default();
+    let mut stage = gleaner_index::IndexStage::open(
+        &dir,
+        stage_settings.writer_heap_bytes,
+        stage_settings.writer_threads,
+    )?
+    .committing_every(Duration::from_millis(stage_settings.commit_interval_ms))
+    .bulk_committing_every(
+        Duration::from_millis(stage_settings.bulk_commit_interval_ms),
+        stage_settings.bulk_articles_per_second,
+    );
     let started = Instant::now();
     for batch in inputs.chunks(64) {
         for r in rt.block_on(stage.handle_batch(batch)) {

@@ -15,6 +15,7 @@ mod fuzzy;
 mod hits;
 mod merges;
 pub mod metrics;
+mod pace;
 mod pair_tokens;
 mod pairs;
 mod phrases;

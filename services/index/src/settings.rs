@@ -9,8 +9,12 @@ pub struct IndexSettings {
     pub writer_heap_bytes: usize,
     /// Threads Tantivy indexes on (each writes its own segments).
     pub writer_threads: usize,
-    /// In `gleaner run`: commit at most this often.
+    /// Commit at most this often while the stage keeps up.
     pub commit_interval_ms: u64,
+    /// Commit at most this often in a bulk load ...
+    pub bulk_commit_interval_ms: u64,
+    /// ... that is, from this many articles a second.
+    pub bulk_articles_per_second: f64,
     /// Longest snippet in search results.
     pub snippet_chars: usize,
 }
@@ -23,6 +27,8 @@ impl Default for IndexSettings {
             writer_heap_bytes: 50_000_000,
             writer_threads: 2,
             commit_interval_ms: 500,
+            bulk_commit_interval_ms: 5000,
+            bulk_articles_per_second: 1000.0,
             snippet_chars: 200,
         }
     }

@@ -53,7 +53,11 @@ impl StageSpec for IndexSpec {
                 .reading(ctx.input, ctx.kind)
                 .committing_every(std::time::Duration::from_millis(
                     settings.commit_interval_ms,
-                )),
+                ))
+                .bulk_committing_every(
+                    std::time::Duration::from_millis(settings.bulk_commit_interval_ms),
+                    settings.bulk_articles_per_second,
+                ),
         ))
     }
 }

@@ -1,6 +1,7 @@
 //! The index stage: summarized articles into the Tantivy index, upserted
 //! by id, with the consumed offsets in each commit's payload.
 
+use crate::pace::Pace;
 use crate::schema::{open_or_create, Fields};
 use crate::writer::Writer;
 use crate::{Offsets, FETCH_TO_SEARCHABLE};
@@ -13,46 +14,6 @@ use gleaner_core::Topic;
 use std::path::Path;
 use std::time::{Duration, Instant};
 use tantivy::TantivyDocument;
-
-/// Documents not yet searchable (waiting, added or in the running commit)
-/// beyond which the stage waits for the commit. Tantivy indexes on one
-/// thread, which fell behind the rest of the pipeline on two busy cores:
-/// without a bound, commits grew to 450 documents and a second each, and
-/// fetch to searchable to 2.7 s at p99 on bench-e2e's crawl (1.2-1.7 s
-/// with it). It also keeps a stalled disk holding the pipeline back.
-/// When documents come faster, the bound is what arrives in half a second
-/// (`UNSEARCHABLE_SECONDS`): at 256, commits of a quarter of a second's
-/// documents held a fast intake to 1,040 articles/s where 1,400 were
-/// possible (scripts/bench-search.sh's indexing, 20,000 articles), the
-/// time going to commits and to merging their small segments.
-const MAX_UNSEARCHABLE: usize = 256;
-const UNSEARCHABLE_SECONDS: f64 = 0.5;
-
-/// Documents taken in per second, over the last whole second.
-struct Intake {
-    since: Instant,
-    count: usize,
-    per_second: f64,
-}
-
-impl Intake {
-    fn new() -> Self {
-        Intake {
-            since: Instant::now(),
-            count: 0,
-            per_second: 0.0,
-        }
-    }
-
-    fn record(&mut self, n: usize) {
-        self.count += n;
-        let secs = self.since.elapsed().as_secs_f64();
-        if secs >= 1.0 {
-            self.per_second = self.count as f64 / secs;
-            (self.since, self.count) = (Instant::now(), 0);
-        }
-    }
-}
 
 /// The index stage: `summarized` in, nothing out.
 pub struct IndexStage {
@@ -84,7 +45,8 @@ pub struct IndexStage {
     committing_offsets: Offsets,
     /// Dead letters for lost documents not yet returned.
     unsent: Vec<Output>,
-    intake: Intake,
+    /// How often to commit: often while live, seldom in a bulk load.
+    pace: Pace,
 }
 
 /// Documents a commit (or an add) lost, and why.
@@ -129,7 +91,7 @@ impl IndexStage {
             committing: Vec::new(),
             committing_offsets: Offsets::new(),
             unsent: Vec::new(),
-            intake: Intake::new(),
+            pace: Pace::new(Duration::from_millis(500), Duration::from_secs(5), 1000.0),
         })
     }
 
@@ -138,12 +100,19 @@ impl IndexStage {
     /// batches per commit when input flows fast.
     pub fn committing_every(mut self, every: Duration) -> Self {
         self.commit_every = Some(every);
+        self.pace.set_live(every);
+        self
+    }
+
+    /// While `above` articles a second or more come in (a bulk load),
+    /// commits at most every `every` instead (pace.rs).
+    pub fn bulk_committing_every(mut self, every: Duration, above: f64) -> Self {
+        self.pace.set_bulk(every, above);
         self
     }
 
     fn commit_due(&self) -> bool {
-        self.commit_every
-            .is_none_or(|every| self.last_commit.elapsed() >= every)
+        self.commit_every.is_none() || self.last_commit.elapsed() >= self.pace.interval()
     }
 
     /// Takes the result of a finished commit (waiting for it if `wait`):
@@ -435,10 +404,9 @@ impl Stage for IndexStage {
             }
             return results;
         }
-        self.intake.record(inputs.len());
+        self.pace.record(inputs.len());
         let mut lost = self.advance().await;
-        let bound = MAX_UNSEARCHABLE.max((self.intake.per_second * UNSEARCHABLE_SECONDS) as usize);
-        if self.pending.len() + self.committing.len() >= bound {
+        if self.pending.len() + self.committing.len() >= self.pace.bound() {
             lost.extend(self.commit_now().await);
         }
         let mut dead = self.dead_letters(lost);

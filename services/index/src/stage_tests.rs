@@ -1,6 +1,7 @@
 //! Tests of the index stage.
 
 use super::*;
+use crate::pace::MAX_UNSEARCHABLE;
 use crate::SearchIndex;
 use gleaner_core::messages::{Article, Summary};
 use gleaner_core::stage::Origin;
