@@ -74,6 +74,15 @@ impl Pace {
         }
     }
 
+    /// The pace `settings` set.
+    pub(crate) fn of(settings: &crate::IndexSettings) -> Self {
+        Pace::new(
+            Duration::from_millis(settings.commit_interval_ms),
+            Duration::from_millis(settings.bulk_commit_interval_ms),
+            settings.bulk_articles_per_second,
+        )
+    }
+
     /// Commits while live at most every `live`.
     pub(crate) fn set_live(&mut self, live: Duration) {
         self.live = live;

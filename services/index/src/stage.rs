@@ -91,7 +91,7 @@ impl IndexStage {
             committing: Vec::new(),
             committing_offsets: Offsets::new(),
             unsent: Vec::new(),
-            pace: Pace::new(Duration::from_millis(500), Duration::from_secs(5), 1000.0),
+            pace: Pace::of(&crate::IndexSettings::default()),
         })
     }
 
