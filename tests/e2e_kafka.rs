@@ -102,6 +102,7 @@ async fn kafka_services_end_to_end() {
         index_logs.iter().all(|l| settled(l)),
         started.elapsed().as_secs_f64()
     );
+    let seeded = Instant::now();
     let seed = gleaner(&["seed", &format!("{base}/")], &cfg, &brokers)
         .output()
         .unwrap();
@@ -123,7 +124,7 @@ async fn kafka_services_end_to_end() {
         }
         tokio::time::sleep(Duration::from_millis(250)).await;
     }
-    let searchable = started.elapsed();
+    let searchable = seeded.elapsed();
     let logs = |tmp: &Path| {
         services
             .iter()
