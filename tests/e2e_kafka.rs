@@ -94,12 +94,15 @@ async fn kafka_services_end_to_end() {
             .is_some_and(|l| l.contains("assigned") && l.matches(".summarized[").count() == 1)
     };
     let deadline = Instant::now() + Duration::from_secs(60);
-    while !index_logs.iter().all(|l| settled(l)) && Instant::now() < deadline {
-        tokio::time::sleep(Duration::from_millis(200)).await;
+    let mut all_settled = false;
+    while !all_settled && Instant::now() < deadline {
+        all_settled = index_logs.iter().all(|l| settled(l));
+        if !all_settled {
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
     eprintln!(
-        "index instances own a partition each: {} ({:.1}s after start)",
-        index_logs.iter().all(|l| settled(l)),
+        "index instances own a partition each: {all_settled} ({:.1}s after start)",
         started.elapsed().as_secs_f64()
     );
     let seeded = Instant::now();

@@ -12,7 +12,7 @@ use gleaner_core::Topic;
 use rand::rngs::SmallRng;
 use rand::{Rng, SeedableRng};
 use std::io::Write;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 const VOCABULARY: usize = 50_000;
 const SITES: usize = 50;
@@ -146,11 +146,7 @@ fn main() -> anyhow::Result<()> {
         stage_settings.writer_heap_bytes,
         stage_settings.writer_threads,
     )?
-    .committing_every(Duration::from_millis(stage_settings.commit_interval_ms))
-    .bulk_committing_every(
-        Duration::from_millis(stage_settings.bulk_commit_interval_ms),
-        stage_settings.bulk_articles_per_second,
-    );
+    .committing_as(&stage_settings);
     let started = Instant::now();
     for batch in inputs.chunks(64) {
         for r in rt.block_on(stage.handle_batch(batch)) {

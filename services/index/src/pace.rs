@@ -5,8 +5,8 @@
 //! guide sets `refresh_interval` for bulk indexing. Each commit writes a
 //! segment per indexing thread, and Tantivy merges small segments again and
 //! again: at half a second per commit a bulk load of 100,000 articles went
-//! at 1,450-1,530 articles/s, at five seconds at 1,870-2,140
-//! (bench_index, alternating).
+//! at 1,443-1,525 articles/s, at five seconds at 1,840-2,228
+//! (bench_index, alternating, four runs each).
 
 use std::time::{Duration, Instant};
 
@@ -87,13 +87,6 @@ impl Pace {
     pub(crate) fn set_live(&mut self, live: Duration) {
         self.live = live;
         self.bulk = self.bulk.max(live);
-    }
-
-    /// Commits at most every `bulk` while `above` articles a second or
-    /// more come in.
-    pub(crate) fn set_bulk(&mut self, bulk: Duration, above: f64) {
-        self.bulk = bulk.max(self.live);
-        self.bulk_above = above;
     }
 
     /// `n` documents were taken in.

@@ -49,15 +49,7 @@ impl StageSpec for IndexSpec {
         // the consumer's offsets no further than the last index commit
         // (`Stage::committable`), so a restart resumes where the index ends.
         Ok(Box::new(
-            stage
-                .reading(ctx.input, ctx.kind)
-                .committing_every(std::time::Duration::from_millis(
-                    settings.commit_interval_ms,
-                ))
-                .bulk_committing_every(
-                    std::time::Duration::from_millis(settings.bulk_commit_interval_ms),
-                    settings.bulk_articles_per_second,
-                ),
+            stage.reading(ctx.input, ctx.kind).committing_as(&settings),
         ))
     }
 }

@@ -104,10 +104,12 @@ impl IndexStage {
         self
     }
 
-    /// While `above` articles a second or more come in (a bulk load),
-    /// commits at most every `every` instead (pace.rs).
-    pub fn bulk_committing_every(mut self, every: Duration, above: f64) -> Self {
-        self.pace.set_bulk(every, above);
+    /// Commits as `settings` say: every `commit_interval_ms` while the
+    /// stage keeps up, every `bulk_commit_interval_ms` in a bulk load
+    /// (pace.rs).
+    pub fn committing_as(mut self, settings: &crate::IndexSettings) -> Self {
+        self.pace = Pace::of(settings);
+        self.commit_every = Some(Duration::from_millis(settings.commit_interval_ms));
         self
     }
 
