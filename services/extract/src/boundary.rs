@@ -31,17 +31,74 @@ pub fn declared_article(page_type: Option<&str>) -> bool {
     })
 }
 
-/// The `<article>` elements a block lies in, outermost first: each as its
-/// page-unique number and its tag path (the labels from the root down to
-/// it), which look-alike elements (a thread's posts) share.
-fn articles_of(b: &Block) -> impl Iterator<Item = (u32, &str)> + '_ {
+/// Names, in an element's id or classes, of the element that holds an
+/// article's body on the CMSes most pages come from (WordPress's
+/// `entry-content`, Blogger's `post-body`, `article-content`,
+/// `articleBody`, `story-body`): trafilatura's BODY_XPATH names, which a
+/// page's markup uses in any language. Such an element draws the
+/// article's end as an `<article>` element does.
+const BODY_NAMES: &[&str] = &[
+    "entry-content",
+    "article-content",
+    "article__content",
+    "article-body",
+    "article__body",
+    "articlebody",
+    "article-text",
+    "articletext",
+    "post-content",
+    "post_content",
+    "postcontent",
+    "post-body",
+    "post-entry",
+    "story-body",
+    "story-content",
+    "storycontent",
+    "body-text",
+];
+
+/// Whether an element's label (`tag#id.class`) is the article's own
+/// element: an `<article>`, or with `by_name` a `div`, `section` or
+/// `main` named as the article's body ([`BODY_NAMES`]). Names count on a
+/// page declared an article only: on a Q&A page `js-post-body` names
+/// the question and each answer alike.
+fn is_article_label(label: &str, by_name: bool) -> bool {
+    let tag = label.split(['#', '.']).next().unwrap_or("");
+    if tag == "article" {
+        return true;
+    }
+    by_name
+        && matches!(tag, "div" | "section" | "main")
+        && body_names().is_match(&label[tag.len()..])
+}
+
+/// [`BODY_NAMES`], matched in any case.
+fn body_names() -> &'static aho_corasick::AhoCorasick {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(BODY_NAMES)
+            .expect("fixed patterns build")
+    })
+}
+
+/// The article elements ([`is_article_label`]) a block lies in, outermost
+/// first: each as its page-unique number and its tag path (the labels
+/// from the root down to it), which look-alike elements (a thread's
+/// posts) share.
+fn articles_of(b: &Block, by_name: bool) -> impl Iterator<Item = (u32, &str)> + '_ {
+    // Most paths hold none: a scan of the whole path says so before it
+    // is split.
+    let may = b.path.contains("article") || (by_name && body_names().is_match(&b.path));
     let mut end = 0;
     b.path
         .split('/')
         .zip(&b.ancestors)
+        .take_while(move |_| may)
         .filter_map(move |(label, &id)| {
             end += label.len() + usize::from(end > 0);
-            (label.split(['#', '.']).next() == Some("article")).then(|| (id, &b.path[..end]))
+            is_article_label(label, by_name).then(|| (id, &b.path[..end]))
         })
 }
 
@@ -67,20 +124,24 @@ pub fn within_article(
     chosen: Vec<usize>,
     declared: bool,
 ) -> Vec<usize> {
-    // Most pages have no <article>: a substring search says so before any
-    // path is split.
-    if !chosen.iter().any(|&i| blocks[i].path.contains("/article")) {
+    // Each chosen block's article elements, read off its path once (most
+    // blocks have none, and an empty Vec does not allocate).
+    let elements: Vec<Vec<(u32, &str)>> = chosen
+        .iter()
+        .map(|&i| articles_of(&blocks[i], declared).collect())
+        .collect();
+    if elements.iter().all(Vec::is_empty) {
         return chosen;
     }
     let total: f64 = chosen.iter().map(|&i| words[i]).sum();
     if total <= 0.0 {
         return chosen;
     }
-    // Words chosen under each <article> element: (id, words, depth,
-    // path, its last chosen block).
+    // Words chosen under each article element: (id, words, depth, path,
+    // its last chosen block).
     let mut held: Vec<(u32, f64, usize, &str, usize)> = Vec::new();
-    for &i in &chosen {
-        for (depth, (id, path)) in articles_of(&blocks[i]).enumerate() {
+    for (&i, own) in chosen.iter().zip(&elements) {
+        for (depth, &(id, path)) in own.iter().enumerate() {
             match held.iter_mut().find(|h| h.0 == id) {
                 Some(h) => {
                     h.1 += words[i];
@@ -109,22 +170,42 @@ pub fn within_article(
     else {
         return chosen;
     };
-    let inside = |i: usize| articles_of(&blocks[i]).any(|(id, _)| id == article);
-    let shape = shape_of(path);
-    let look_alike = chosen
+    let inside: Vec<bool> = elements
         .iter()
-        .filter(|&&i| !inside(i))
-        .any(|&i| articles_of(&blocks[i]).any(|(_, p)| shape_of(p).eq(shape.clone())));
+        .map(|own| own.iter().any(|&(id, _)| id == article))
+        .collect();
+    let shape = shape_of(path);
+    let look_alike = elements
+        .iter()
+        .zip(&inside)
+        .filter(|(_, &inside)| !inside)
+        .any(|(own, _)| own.iter().any(|(_, p)| shape_of(p).eq(shape.clone())));
     if look_alike {
         return chosen;
     }
     // Only what follows the article's text: a standfirst or an intro set
     // above the element is still the article's.
-    let first = chosen.iter().copied().find(|&i| inside(i)).unwrap_or(0);
+    let first = inside.iter().position(|&x| x).unwrap_or(0);
     chosen
         .into_iter()
-        .filter(|&i| i < first || inside(i))
+        .enumerate()
+        .filter(|&(k, i)| k < first || inside[k] || streamed(&blocks[i]))
+        .map(|(_, i)| i)
         .collect()
+}
+
+/// Whether a block lies in a chunk React streams after the rest of the
+/// document (`<div hidden id="S:3">`, which its script moves into its
+/// place): that text stands at the end of the markup, not of the page.
+fn streamed(b: &Block) -> bool {
+    b.path.contains("#S:")
+        && b.path.split('/').any(|label| {
+            label
+                .split('.')
+                .next()
+                .and_then(|l| l.split_once("#S:"))
+                .is_some_and(|(_, n)| !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()))
+        })
 }
 
 /// Names, in classes, of what surrounds an article's text on its page:
@@ -287,6 +368,42 @@ mod tests {
             !declared_article(Some("DiscussionForumPosting")) && !declared_article(Some("website"))
         );
         assert!(!declared_article(None));
+    }
+
+    /// An element named as the article's body (here a blog's
+    /// `article-content-inner`) ends a declared article as an `<article>`
+    /// does: the comments and the sidebar after it go, the header above it
+    /// stays. A page not declared an article keeps them (on a Q&A page
+    /// `js-post-body` names the question and each answer), and so does
+    /// text React streams to the end of the markup.
+    #[test]
+    fn an_element_named_as_the_body_ends_a_declared_article() {
+        let page = [
+            block("html/body/div#header/h2", &[0, 1, 2, 3], 30),
+            block(
+                "html/body/div.article/div.article-content-inner/p",
+                &[0, 1, 4, 5, 6],
+                400,
+            ),
+            block(
+                "html/body/div.comment-box/ul.single-post/li.post-text",
+                &[0, 1, 7, 8, 9],
+                250,
+            ),
+            block("html/body/div#sidebar/ul/li", &[0, 1, 10, 11, 12], 80),
+        ];
+        assert_eq!(kept(&page, true), vec![0, 1]);
+        assert_eq!(kept(&page, false), vec![0, 1, 2, 3]);
+        let streamed = [
+            block("html/body/div.article-body/p", &[0, 1, 2, 3], 300),
+            block("html/body/div#S:9/div/p", &[0, 1, 4, 5, 6], 250),
+            block("html/body/div#S:x/p", &[0, 1, 7, 8], 20),
+        ];
+        assert_eq!(kept(&streamed, true), vec![0, 1]);
+        assert!(is_article_label("div#main.entry-content", true));
+        assert!(!is_article_label("div#main.entry-content", false));
+        assert!(!is_article_label("li.post-content", true));
+        assert!(is_article_label("article", false));
     }
 
     #[test]

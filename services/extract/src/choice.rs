@@ -6,7 +6,7 @@
 use crate::extractor::Extractor;
 use crate::features::{features, Feat};
 use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
-use crate::{boundary, lines, model, teasers, title, tree};
+use crate::{boundary, inserts, lines, model, teasers, title, tree};
 use gleaner_core::messages::{Block, Cleaned};
 
 /// What training needs of a page's blocks: their feature rows, whether
@@ -128,8 +128,12 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen = crate::gaps::with_gaps_filled(blocks, &f, &eligible, chosen);
                 let words: Vec<f64> = f.iter().map(|x| x.words).collect();
                 let declared = boundary::declared_article(cleaned.meta.page_type.as_deref());
-                let chosen = boundary::within_article(blocks, &words, chosen, declared);
+                // Recirculation goes first, so that it does not count
+                // among the words an article element must hold.
                 let chosen = boundary::without_recirculation(blocks, chosen, declared);
+                let chosen = boundary::within_article(blocks, &words, chosen, declared);
+                let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
+                let chosen = inserts::without_chart_labels(blocks, chosen, declared);
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }

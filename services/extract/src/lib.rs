@@ -19,6 +19,7 @@ mod date;
 mod extractor;
 mod features;
 mod gaps;
+mod inserts;
 mod language;
 mod lines;
 mod meta;

@@ -1,0 +1,46 @@
+//! Error analysis: print a page's blocks, one per line, with the ones the
+//! `auto` extractor keeps marked `*`, each with its tag, link and text
+//! characters, the end of its tag path and the start of its text.
+//!
+//! `cargo run --release -p gleaner-extract --example blocks -- page.html[.gz]`
+
+use gleaner_core::messages::Cleaned;
+use std::io::Read;
+
+fn main() -> anyhow::Result<()> {
+    let path = std::env::args()
+        .nth(1)
+        .ok_or_else(|| anyhow::anyhow!("usage: blocks PAGE.html[.gz]"))?;
+    let bytes = std::fs::read(&path)?;
+    let html = if path.ends_with(".gz") {
+        let mut s = String::new();
+        flate2::read::GzDecoder::new(&bytes[..]).read_to_string(&mut s)?;
+        s
+    } else {
+        String::from_utf8_lossy(&bytes).into_owned()
+    };
+    let (title, meta, blocks) = gleaner_clean::clean_html(&html)?;
+    let page = Cleaned {
+        id: String::new(),
+        url: "http://page.test/".into(),
+        final_url: String::new(),
+        fetched_at: String::new(),
+        title,
+        meta,
+        blocks,
+    };
+    let chosen = gleaner_extract::select(&page, gleaner_extract::Extractor::Auto, &[]);
+    for (i, b) in page.blocks.iter().enumerate() {
+        let mark = if chosen.binary_search(&i).is_ok() { '*' } else { ' ' };
+        let cut = b.path.char_indices().rev().nth(69).map_or(0, |(at, _)| at);
+        let text: String = b.text.chars().take(60).collect();
+        println!(
+            "{mark}{i:5} {:4} links {}/{} {} | {text}",
+            b.tag,
+            b.link_text_len,
+            b.text_len,
+            &b.path[cut..]
+        );
+    }
+    Ok(())
+}

@@ -1,0 +1,230 @@
+//! What a page sets inside an article's text that is not its text.
+//!
+//! Galleries: an "in pictures" slideshow of other stories, a carousel of
+//! captioned photos. Readability drops them
+//! by their class names (`widget`, `media`); here the names say
+//! "gallery", and the place decides: a gallery with the article's own
+//! text both before and after it, under the same parent, is an insert in
+//! the article, however many captions it holds. A page that is a gallery
+//! (its slides are its content, nothing of the text around them) is left
+//! alone, as is any page not declared an article.
+
+//!
+//! Charts: the axis ticks and values of a chart drawn in HTML (ai2html's
+//! artboards, as newsrooms publish their graphics) come out as runs of
+//! blocks of a few characters with no letter in them ("$915", "’17",
+//! "600"). A run of three or more such paragraphs goes from a declared
+//! article; table cells and list items stay (a table of figures is
+//! content: wcxb-dev lost 0.0003 when they went too).
+
+use gleaner_core::messages::Block;
+
+/// Most characters a chart's tick or value label has.
+const LABEL_CHARS: u32 = 8;
+
+/// Fewest such labels in a row that make a chart.
+const LABEL_RUN: usize = 3;
+
+/// Whether a block reads as a chart's label: short, no letter, not a
+/// table cell or a list item.
+fn is_chart_label(b: &Block) -> bool {
+    b.text_len <= LABEL_CHARS
+        && !matches!(b.tag.as_str(), "td" | "th" | "tr" | "li" | "dd" | "dt")
+        && !b.text.chars().any(char::is_alphabetic)
+}
+
+/// `chosen` without runs of [`LABEL_RUN`] or more chart labels in a row,
+/// on a page `declared` an article.
+pub fn without_chart_labels(blocks: &[Block], chosen: Vec<usize>, declared: bool) -> Vec<usize> {
+    if !declared {
+        return chosen;
+    }
+    let mut kept = vec![true; chosen.len()];
+    let mut k = 0;
+    while k < chosen.len() {
+        let end = (k..chosen.len())
+            .find(|&j| !is_chart_label(&blocks[chosen[j]]))
+            .unwrap_or(chosen.len());
+        if end - k >= LABEL_RUN {
+            kept[k..end].fill(false);
+        }
+        k = end + 1;
+    }
+    chosen
+        .into_iter()
+        .zip(kept)
+        .filter_map(|(i, k)| k.then_some(i))
+        .collect()
+}
+
+/// Names, in classes, of a gallery, slideshow or carousel.
+const GALLERY_NAMES: [&str; 4] = ["gallery", "slideshow", "carousel", "lightbox"];
+
+/// [`GALLERY_NAMES`], matched in any case.
+fn gallery_names() -> &'static aho_corasick::AhoCorasick {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| {
+        aho_corasick::AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(GALLERY_NAMES)
+            .expect("fixed patterns build")
+    })
+}
+
+/// Whether an element's label (`tag#id.class`) names it a gallery in a
+/// class.
+fn is_gallery(label: &str) -> bool {
+    label
+        .find('.')
+        .is_some_and(|dot| gallery_names().is_match(&label[dot..]))
+}
+
+/// The page-unique numbers of the outermost gallery element a block lies
+/// in and of that element's parent.
+fn gallery_of(b: &Block) -> Option<(u32, u32)> {
+    // Most paths name none: one scan says so before the path is split.
+    if !gallery_names().is_match(&b.path) {
+        return None;
+    }
+    let mut parent = None;
+    for (label, &id) in b.path.split('/').zip(&b.ancestors) {
+        if is_gallery(label) {
+            return parent.map(|p| (id, p));
+        }
+        parent = Some(id);
+    }
+    None
+}
+
+/// `chosen` without the galleries that stand inside the article's text
+/// (see the module's comment), on a page `declared` an article.
+pub fn without_inline_galleries(
+    blocks: &[Block],
+    chosen: Vec<usize>,
+    declared: bool,
+) -> Vec<usize> {
+    if !declared {
+        return chosen;
+    }
+    let galleries: Vec<Option<(u32, u32)>> =
+        chosen.iter().map(|&i| gallery_of(&blocks[i])).collect();
+    if galleries.iter().all(Option::is_none) {
+        return chosen;
+    }
+    // Whether chosen block `k` is text outside any gallery under `parent`.
+    let text_under = |k: usize, parent: u32| {
+        galleries[k].is_none() && blocks[chosen[k]].ancestors.contains(&parent)
+    };
+    let mut dropped = vec![false; chosen.len()];
+    let mut k = 0;
+    while k < chosen.len() {
+        let Some((gallery, parent)) = galleries[k] else {
+            k += 1;
+            continue;
+        };
+        // The run of chosen blocks in this gallery.
+        let end = (k..chosen.len())
+            .find(|&j| galleries[j].map(|g| g.0) != Some(gallery))
+            .unwrap_or(chosen.len());
+        let before = (0..k).any(|j| text_under(j, parent));
+        let after = (end..chosen.len()).any(|j| text_under(j, parent));
+        if before && after {
+            dropped[k..end].fill(true);
+        }
+        k = end;
+    }
+    chosen
+        .into_iter()
+        .zip(dropped)
+        .filter_map(|(i, d)| (!d).then_some(i))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A chart's ticks go from a declared article; a year or a figure
+    /// standing alone, a table of figures and a page not declared an
+    /// article keep theirs.
+    #[test]
+    fn a_charts_labels_go_a_table_of_figures_stays() {
+        let p = |text: &str, tag: &str| Block {
+            text: text.into(),
+            text_len: text.chars().count() as u32,
+            tag: tag.into(),
+            ..Default::default()
+        };
+        let page = vec![
+            p("Interest payments will triple.", "p"),
+            p("$915", "p"),
+            p("600", "p"),
+            p("’17", "p"),
+            p("’28", "p"),
+            p("Debt rises in recessions.", "p"),
+            p("2024", "p"),
+            p("12%", "td"),
+            p("14%", "td"),
+            p("9%", "td"),
+        ];
+        let all: Vec<usize> = (0..page.len()).collect();
+        assert_eq!(
+            without_chart_labels(&page, all.clone(), true),
+            vec![0, 5, 6, 7, 8, 9]
+        );
+        assert_eq!(without_chart_labels(&page, all.clone(), false), all);
+    }
+
+    fn block(path: &str, ancestors: &[u32]) -> Block {
+        Block {
+            text: "words of a caption or a paragraph".into(),
+            text_len: 33,
+            path: path.to_string(),
+            ancestors: ancestors.to_vec(),
+            tag: "p".into(),
+            ..Default::default()
+        }
+    }
+
+    /// A gallery between two paragraphs of a declared article goes; the
+    /// same gallery at the article's end, a page made of slides, or a page
+    /// not declared an article keep it.
+    #[test]
+    fn a_gallery_inside_the_text_of_an_article_goes() {
+        let text = |n: u32| block("html/body/div.article-body/p", &[0, 1, 2, n]);
+        let slide = |n: u32| {
+            block(
+                "html/body/div.article-body/div.type-gallery/ul/li/p",
+                &[0, 1, 2, 3, 4, n, n + 1],
+            )
+        };
+        let page = vec![text(10), slide(20), slide(30), text(40)];
+        let all: Vec<usize> = (0..page.len()).collect();
+        assert_eq!(
+            without_inline_galleries(&page, all.clone(), true),
+            vec![0, 3]
+        );
+        assert_eq!(without_inline_galleries(&page, all.clone(), false), all);
+        let at_the_end = vec![text(10), slide(20), slide(30)];
+        assert_eq!(
+            without_inline_galleries(&at_the_end, vec![0, 1, 2], true),
+            vec![0, 1, 2]
+        );
+        // The slides of a slideshow page lie in one gallery element,
+        // with the page's intro outside it only before.
+        let show = |n: u32| block("html/body/div.slideshow/div.slide/p", &[0, 1, 2, n]);
+        let page = vec![text(10), show(20), show(30), show(40)];
+        assert_eq!(
+            without_inline_galleries(&page, vec![0, 1, 2, 3], true),
+            vec![0, 1, 2, 3]
+        );
+        // Text after the gallery under another parent (the comments below
+        // the article) does not make it an insert.
+        let other = block("html/body/div.comments/p", &[0, 1, 50, 51]);
+        let page = vec![text(10), slide(20), other];
+        assert_eq!(
+            without_inline_galleries(&page, vec![0, 1, 2], true),
+            vec![0, 1, 2]
+        );
+    }
+}
