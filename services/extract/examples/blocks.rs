@@ -31,7 +31,11 @@ fn main() -> anyhow::Result<()> {
     };
     let chosen = gleaner_extract::select(&page, gleaner_extract::Extractor::Auto, &[]);
     for (i, b) in page.blocks.iter().enumerate() {
-        let mark = if chosen.binary_search(&i).is_ok() { '*' } else { ' ' };
+        let mark = if chosen.binary_search(&i).is_ok() {
+            '*'
+        } else {
+            ' '
+        };
         let cut = b.path.char_indices().rev().nth(69).map_or(0, |(at, _)| at);
         let text: String = b.text.chars().take(60).collect();
         println!(

@@ -156,7 +156,9 @@ pub fn strip_site_name(title: &str, site_name: &str) -> String {
             .map(str::trim)
             .filter(|p| !p.is_empty())
             .collect();
-        let words = |p: &str| p.split_whitespace().count();
+        // A CJK character counts as a word: "港口大桥经过八个月维修后重新开放"
+        // is the longer part beside "Quay Notes".
+        let words = gleaner_text::word_count;
         // The longest part that is not the site's name.
         let Some(main) = parts
             .iter()
@@ -190,6 +192,12 @@ mod tests {
 
     #[test]
     fn site_names_are_cut_from_titles() {
+        // A CJK headline is one "word" between spaces, and still the
+        // longer part.
+        assert_eq!(
+            strip_site_name("港口大桥经过八个月维修后重新开放 | Quay Notes", ""),
+            "港口大桥经过八个月维修后重新开放"
+        );
         assert_eq!(
             strip_site_name("Best Cloud Stocks of 2025 | The Motley Fool", ""),
             "Best Cloud Stocks of 2025"

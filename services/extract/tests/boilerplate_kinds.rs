@@ -1,7 +1,8 @@
 //! Article pages in five languages, each with every kind of boilerplate
 //! an article page carries around its text: a share bar, an author's bio
 //! box, a newsletter prompt, a list of related articles and readers'
-//! comments. The article's paragraphs are the text; none of the rest is.
+//! comments, and inside the text a gallery of other stories and a chart.
+//! The article's paragraphs are the text; none of the rest is.
 
 use gleaner_core::messages::Cleaned;
 use gleaner_extract::{extract, Extractor};
@@ -234,6 +235,46 @@ fn page_with_teaser_feed(l: &Language) -> String {
     )
 }
 
+/// A blog's post: the body in a `div.article-content` (no `<article>`)
+/// with a gallery of other stories and a chart set between its
+/// paragraphs, then a comment thread longer than the post and a sidebar.
+fn blog_post_with_inserts(l: &Language) -> String {
+    let p = |i: usize| format!("<p>{}</p>", l.paragraphs[i]);
+    let slides = markup(&l.related, |i, r| {
+        let caption = l.comments[i % l.comments.len()];
+        format!(
+            "<li><h3><span>{}/4</span> {r}</h3><p>{caption}</p></li>",
+            i + 1
+        )
+    });
+    let thread = markup(&[l.comments, l.comments, l.comments].concat(), |i, c| {
+        format!(
+            "<ul class=\"single-post\"><li class=\"post-info\">#{i} reader{i}</li><li class=\"post-text\">{c}</li></ul>"
+        )
+    });
+    let sidebar = markup(&l.related, |i, r| {
+        format!("<li><a href=\"/post/{i}\">{r}</a></li>")
+    });
+    format!(
+        r##"<!doctype html><html lang="{code}"><head><title>{h} | Quay Notes</title>
+<meta property="og:type" content="article"></head>
+<body><div id="header"><h1><a href="/">Quay Notes</a></h1></div>
+<div id="main"><div class="post"><h2 class="title">{h}</h2>
+<div class="article-content">{p0}{p1}
+<div class="widget type-gallery"><ul class="legends">{slides}</ul></div>
+{p2}<div class="graphic"><p>$915</p><p>600</p><p>’17</p><p>’28</p></div>{p3}{p4}</div></div>
+<div class="comment-box">{thread}</div>
+<div id="links"><h4>Recent</h4><ul>{sidebar}</ul></div></div></body></html>"##,
+        code = l.code,
+        h = l.headline,
+        p0 = p(0),
+        p1 = p(1),
+        p2 = p(2),
+        p3 = p(3),
+        p4 = p(4),
+    )
+}
+
 fn cleaned(html: &str) -> Cleaned {
     let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
     Cleaned {
@@ -256,6 +297,7 @@ fn an_articles_text_is_its_paragraphs_in_every_language() {
             (l, "article", page(l)),
             (l, "divs", page_without_article_element(l)),
             (l, "feed", page_with_teaser_feed(l)),
+            (l, "blog", blog_post_with_inserts(l)),
         ]
     }) {
         let a = extract(&cleaned(&html), Extractor::Auto);
@@ -271,6 +313,7 @@ fn an_articles_text_is_its_paragraphs_in_every_language() {
             ("newsletter", vec![l.newsletter]),
             ("related", l.related.to_vec()),
             ("comments", l.comments.to_vec()),
+            ("chart", vec!["$915", "’17"]),
         ];
         for (kind, texts) in kinds {
             for t in texts {
