@@ -8,7 +8,8 @@
 //! loses what follows its `<article>` even when that is longer than the
 //! article (a comment thread under a short post): the page type decides,
 //! as a forum thread's replies are its content and a post's comments are
-//! not.
+//! not. On such a page an element its CMS names as the article's body
+//! (`div.entry-content`) draws the line as an `<article>` does.
 
 use gleaner_core::messages::Block;
 
@@ -110,14 +111,14 @@ fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
         .map(|label| label.split(['#', '.']).next().unwrap_or(""))
 }
 
-/// `chosen` without the blocks after the start of the innermost
-/// `<article>` element that holds at least [`MOST`] of the chosen words
-/// (of those up to its end and [`LEAST`] of all on a page `declared` an
-/// article; `words[i]` is block `i`'s) but outside it, if one does and no
-/// chosen block outside it lies in an
-/// `<article>` of the same tag path (a forum thread's replies, the other
-/// posts of a listing: the page is made of such elements, and they are its
-/// content).
+/// `chosen` without the blocks after the start of the innermost article
+/// element ([`is_article_label`]) that holds at least [`MOST`] of the
+/// chosen words (of those up to its end and [`LEAST`] of all on a page
+/// `declared` an article; `words[i]` is block `i`'s) but outside it, if
+/// one does and no chosen block outside it lies in an article element of
+/// the same tag path (a forum thread's replies, the other posts of a
+/// listing: the page is made of such elements, and they are its content).
+/// Text React streams to the end of the markup stays ([`streamed`]).
 pub fn within_article(
     blocks: &[Block],
     words: &[f64],
