@@ -1,14 +1,13 @@
 //! What a page sets inside an article's text that is not its text.
 //!
 //! Galleries: an "in pictures" slideshow of other stories, a carousel of
-//! captioned photos. Readability drops them
-//! by their class names (`widget`, `media`); here the names say
-//! "gallery", and the place decides: a gallery with the article's own
-//! text both before and after it, under the same parent, is an insert in
-//! the article, however many captions it holds. A page that is a gallery
-//! (its slides are its content, nothing of the text around them) is left
-//! alone, as is any page not declared an article.
-
+//! captioned photos. Readability drops them by their class names
+//! (`widget`, `media`); here the names say "gallery", and the place
+//! decides: a gallery with the article's own text both before and after
+//! it, under the same parent, is an insert in the article, however many
+//! captions it holds. A page that is a gallery (its slides are its
+//! content, nothing of the text around them) is left alone, as is any
+//! page not declared an article.
 //!
 //! Charts: the axis ticks and values of a chart drawn in HTML (ai2html's
 //! artboards, as newsrooms publish their graphics) come out as runs of
