@@ -76,12 +76,7 @@ fn is_article_label(label: &str, by_name: bool) -> bool {
 /// [`BODY_NAMES`], matched in any case.
 fn body_names() -> &'static aho_corasick::AhoCorasick {
     static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| {
-        aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(BODY_NAMES)
-            .expect("fixed patterns build")
-    })
+    crate::tree::names_matcher(&NAMES, BODY_NAMES)
 }
 
 /// The article elements ([`is_article_label`]) a block lies in, outermost
@@ -246,12 +241,7 @@ const RECIRCULATION: &[&str] = &[
 /// element has: `has-related`, `no-popular`).
 fn in_recirculation(b: &Block) -> bool {
     static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    let names = NAMES.get_or_init(|| {
-        aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(RECIRCULATION)
-            .expect("fixed patterns build")
-    });
+    let names = crate::tree::names_matcher(&NAMES, RECIRCULATION);
     // Most paths name none of them anywhere: one scan says so.
     if !names.is_match(&b.path) {
         return false;

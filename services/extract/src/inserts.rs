@@ -62,12 +62,7 @@ const GALLERY_NAMES: [&str; 4] = ["gallery", "slideshow", "carousel", "lightbox"
 /// [`GALLERY_NAMES`], matched in any case.
 fn gallery_names() -> &'static aho_corasick::AhoCorasick {
     static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    NAMES.get_or_init(|| {
-        aho_corasick::AhoCorasick::builder()
-            .ascii_case_insensitive(true)
-            .build(GALLERY_NAMES)
-            .expect("fixed patterns build")
-    })
+    crate::tree::names_matcher(&NAMES, &GALLERY_NAMES)
 }
 
 /// Whether an element's label (`tag#id.class`) names it a gallery in a

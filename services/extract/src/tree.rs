@@ -103,6 +103,20 @@ const CONTENT_NAMES: &[&str] = &[
 /// every part of its pages, the product grid too, in a `celwidget`.
 const NEUTRAL_NAMES: &[&str] = &["celwidget", "unavailable"];
 
+/// A matcher of class-name fragments in any ASCII case, built once into
+/// `cell` (each caller keeps its own).
+pub(crate) fn names_matcher(
+    cell: &'static OnceLock<AhoCorasick>,
+    names: &[&str],
+) -> &'static AhoCorasick {
+    cell.get_or_init(|| {
+        AhoCorasick::builder()
+            .ascii_case_insensitive(true)
+            .build(names)
+            .expect("fixed patterns build")
+    })
+}
+
 /// Whether an id or class states what an element has or lacks
 /// ("has-side-banner", "no-sidebar") rather than what it is.
 pub(crate) fn states_what_it_has(name: &str) -> bool {
