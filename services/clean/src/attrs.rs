@@ -14,6 +14,8 @@ pub(crate) struct Attrs<'a> {
     pub(crate) chrome_role: bool,
     /// Its microdata property names (`itemprop`), as written.
     pub(crate) itemprop: Option<Cow<'a, str>>,
+    /// Its microdata type (`itemtype`), as written.
+    pub(crate) itemtype: Option<Cow<'a, str>>,
 }
 
 /// ARIA roles of page chrome: landmarks around the content, and dialogs
@@ -120,6 +122,8 @@ pub(crate) fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) 
             out.chrome_role = is_chrome_role(&value);
         } else if name.eq_ignore_ascii_case("itemprop") {
             out.itemprop = Some(value);
+        } else if name.eq_ignore_ascii_case("itemtype") {
+            out.itemtype = Some(value);
         }
     }
     out

@@ -58,6 +58,9 @@ pub(crate) struct State {
     pub(crate) meta: PageMeta,
     pub(crate) time_datetime: Option<String>,
     pub(crate) microdata: MicrodataAuthor,
+    /// The first microdata item on the page whose type is a page type
+    /// (`itemtype="https://schema.org/QAPage"`).
+    pub(crate) microdata_type: Option<&'static str>,
 }
 
 impl State {

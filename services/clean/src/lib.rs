@@ -103,6 +103,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 // A <dialog> shows only when open.
                 attrs.hidden |= tag == "dialog" && !el.has_attribute("open");
                 let serial = s.push(tag, &attrs);
+                if s.microdata_type.is_none() {
+                    s.microdata_type = attrs.itemtype.as_deref().and_then(meta::page_type_named);
+                }
                 if let Some(prop) = attrs.itemprop.as_deref().filter(|_| s.dropped_depth == 0) {
                     s.microdata.start(prop, None, Some(serial));
                 }
@@ -179,6 +182,11 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
         .into_inner();
     s.flush();
     let title = collapse(&decode_entities(&s.title_raw));
+    // The page's type: JSON-LD's, else its microdata's (Stack Exchange
+    // marks a question page `QAPage` so), else `og:type`.
+    if let Some(t) = s.microdata_type {
+        s.meta.page_type = Some(t.to_string());
+    }
     let article_body = read_json_ld(&mut s.meta, &s.ld_json);
     if s.meta.author.is_none() {
         s.meta.author = s.microdata.found.take();
@@ -467,6 +475,20 @@ mod tests {
             Some("DiscussionForumPosting")
         );
         assert_eq!(clean_html("<p>x</p>").unwrap().1.page_type, None);
+        // Microdata's page type over og:type (Stack Exchange), JSON-LD's
+        // over both; an item of no page type (a Person) is none.
+        let qa = r#"<meta property="og:type" content="website"><div itemscope itemtype="https://schema.org/Person"><p>Ann</p></div><div itemscope itemtype="https://schema.org/QAPage"><p>x</p></div>"#;
+        assert_eq!(
+            clean_html(qa).unwrap().1.page_type.as_deref(),
+            Some("QAPage")
+        );
+        let both = format!(
+            r#"{qa}<script type="application/ld+json">{{"@type":"DiscussionForumPosting"}}</script>"#
+        );
+        assert_eq!(
+            clean_html(&both).unwrap().1.page_type.as_deref(),
+            Some("DiscussionForumPosting")
+        );
     }
 
     /// Every author a JSON-LD list names, the article's image and its

@@ -109,6 +109,16 @@ const PAGE_TYPES: &[&str] = &[
     "Product",
 ];
 
+/// A microdata `itemtype` (`https://schema.org/QAPage`, several URLs
+/// separated by spaces) as the page type it names, if one of
+/// [`PAGE_TYPES`].
+pub(crate) fn page_type_named(itemtype: &str) -> Option<&'static str> {
+    itemtype.split_whitespace().find_map(|url| {
+        let name = url.trim_end_matches('/').rsplit('/').next()?;
+        PAGE_TYPES.iter().copied().find(|t| *t == name)
+    })
+}
+
 /// An object's `@type` (a name or a list of names) if it is one of
 /// [`PAGE_TYPES`].
 fn schema_type(o: &serde_json::Map<String, serde_json::Value>) -> Option<String> {

@@ -134,6 +134,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen = boundary::within_article(blocks, &words, chosen, declared);
                 let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);
+                let chosen =
+                    inserts::without_qa_comments(blocks, chosen, cleaned.meta.page_type.as_deref());
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }

@@ -134,9 +134,112 @@ pub fn without_inline_galleries(
         .collect()
 }
 
+/// Whether an element's label names it comments in a class
+/// (`comments`, `comment-copy`; not `no-comments`).
+fn is_comments(label: &str) -> bool {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let names = crate::tree::names_matcher(&NAMES, &["comment"]);
+    let classes = label.find('.').map_or("", |dot| &label[dot..]);
+    classes
+        .split('.')
+        .skip(1)
+        .any(|name| !crate::tree::states_what_it_has(name) && names.is_match(name))
+}
+
+/// Whether a block lies under an element named as comments.
+fn in_comments(b: &Block) -> bool {
+    b.path.contains("omment") && b.path.split('/').any(is_comments)
+}
+
+/// `chosen` without the comments under a question and its answers, on a
+/// page that declares itself a `QAPage` (Stack Exchange's sites mark
+/// theirs in microdata): the question and the answers are its content,
+/// the remarks below each are not (wcxb-dev labels them out). Only while
+/// the posts outweigh the comments: a forum that answers a question in
+/// what it names comments (Wall Street Oasis) keeps them, its replies
+/// being its content, as a `DiscussionForumPosting`'s are.
+pub fn without_qa_comments(
+    blocks: &[Block],
+    chosen: Vec<usize>,
+    page_type: Option<&str>,
+) -> Vec<usize> {
+    if page_type != Some("QAPage") {
+        return chosen;
+    }
+    let comments: Vec<bool> = chosen.iter().map(|&i| in_comments(&blocks[i])).collect();
+    let chars = |of_comments: bool| -> u64 {
+        chosen
+            .iter()
+            .zip(&comments)
+            .filter(|(_, &c)| c == of_comments)
+            .map(|(&i, _)| u64::from(blocks[i].text_len))
+            .sum()
+    };
+    if chars(true) >= chars(false) {
+        return chosen;
+    }
+    chosen
+        .into_iter()
+        .zip(comments)
+        .filter_map(|(i, c)| (!c).then_some(i))
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// On a question page the comments under the question and the
+    /// answers go; a thread whose replies are named comments and hold
+    /// most of its text keeps them, as does a page of another type.
+    #[test]
+    fn comments_under_a_question_and_its_answers_go() {
+        let p = |path: &str, ancestors: &[u32], chars: u32| Block {
+            text: "x".repeat(chars as usize),
+            text_len: chars,
+            path: path.into(),
+            ancestors: ancestors.to_vec(),
+            tag: "p".into(),
+            ..Default::default()
+        };
+        let question = p(
+            "html/body/div#question/div.s-prose/p",
+            &[0, 1, 2, 3, 4],
+            400,
+        );
+        let remark = p(
+            "html/body/div#question/div.comments.js-comments-container/ul/li/span.comment-copy",
+            &[0, 1, 2, 5, 6, 7, 8],
+            80,
+        );
+        let answer = p(
+            "html/body/div.answer/div.s-prose/p",
+            &[0, 1, 9, 10, 11],
+            600,
+        );
+        let page = vec![question.clone(), remark, answer];
+        assert_eq!(
+            without_qa_comments(&page, vec![0, 1, 2], Some("QAPage")),
+            vec![0, 2]
+        );
+        assert_eq!(
+            without_qa_comments(&page, vec![0, 1, 2], Some("DiscussionForumPosting")),
+            vec![0, 1, 2]
+        );
+        let reply = |n: u32| {
+            p(
+                "html/body/div.comment-container/div.comment-content/p",
+                &[0, 1, n, n + 1, n + 2],
+                500,
+            )
+        };
+        let thread = vec![question, reply(20), reply(30)];
+        assert_eq!(
+            without_qa_comments(&thread, vec![0, 1, 2], Some("QAPage")),
+            vec![0, 1, 2]
+        );
+        assert!(!is_comments("div.no-comments"));
+    }
 
     /// A chart's ticks go from a declared article; a year or a figure
     /// standing alone, a table of figures and a page not declared an
