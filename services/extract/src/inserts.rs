@@ -15,6 +15,9 @@
 //! "600"). A run of three or more such paragraphs goes from a declared
 //! article; table cells and list items stay (a table of figures is
 //! content: wcxb-dev lost 0.0003 when they went too).
+//!
+//! Comments under the posts of a question page (`QAPage`): the remarks
+//! below a question and each answer, not the answers.
 
 use gleaner_core::messages::Block;
 
