@@ -58,9 +58,11 @@ pub(crate) struct State {
     pub(crate) meta: PageMeta,
     pub(crate) time_datetime: Option<String>,
     pub(crate) microdata: MicrodataAuthor,
-    /// The first microdata item on the page whose type is a page type
-    /// (`itemtype="https://schema.org/QAPage"`).
+    /// The microdata items on the page whose type is a page type
+    /// (`itemtype="https://schema.org/QAPage"`): the first one's type and
+    /// how many there are.
     pub(crate) microdata_type: Option<&'static str>,
+    pub(crate) microdata_typed_items: usize,
 }
 
 impl State {

@@ -103,8 +103,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 // A <dialog> shows only when open.
                 attrs.hidden |= tag == "dialog" && !el.has_attribute("open");
                 let serial = s.push(tag, &attrs);
-                if s.microdata_type.is_none() {
-                    s.microdata_type = attrs.itemtype.as_deref().and_then(meta::page_type_named);
+                if let Some(t) = attrs.itemtype.as_deref().and_then(meta::page_type_named) {
+                    s.microdata_type.get_or_insert(t);
+                    s.microdata_typed_items += 1;
                 }
                 if let Some(prop) = attrs.itemprop.as_deref().filter(|_| s.dropped_depth == 0) {
                     s.microdata.start(prop, None, Some(serial));
@@ -183,8 +184,10 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
     s.flush();
     let title = collapse(&decode_entities(&s.title_raw));
     // The page's type: JSON-LD's, else its microdata's (Stack Exchange
-    // marks a question page `QAPage` so), else `og:type`.
-    if let Some(t) = s.microdata_type {
+    // marks a question page `QAPage` so), else `og:type`. Microdata
+    // names the page only with one such item: a blog's index marks each
+    // teaser a `BlogPosting`, and is no article.
+    if let (Some(t), 1) = (s.microdata_type, s.microdata_typed_items) {
         s.meta.page_type = Some(t.to_string());
     }
     let article_body = read_json_ld(&mut s.meta, &s.ld_json);
@@ -488,6 +491,11 @@ mod tests {
         assert_eq!(
             clean_html(&both).unwrap().1.page_type.as_deref(),
             Some("DiscussionForumPosting")
+        );
+        let index = r#"<meta property="og:type" content="website"><article itemscope itemtype="https://schema.org/BlogPosting"><p>a</p></article><article itemscope itemtype="https://schema.org/BlogPosting"><p>b</p></article>"#;
+        assert_eq!(
+            clean_html(index).unwrap().1.page_type.as_deref(),
+            Some("website")
         );
     }
 
