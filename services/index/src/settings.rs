@@ -24,10 +24,10 @@ pub struct IndexSettings {
 impl Default for IndexSettings {
     fn default() -> Self {
         IndexSettings {
-            writer_heap_bytes: 50_000_000,
+            writer_heap_bytes: 400_000_000,
             writer_threads: 2,
             commit_interval_ms: 500,
-            bulk_commit_interval_ms: 5000,
+            bulk_commit_interval_ms: 20_000,
             bulk_articles_per_second: 1000.0,
             snippet_chars: 200,
         }
