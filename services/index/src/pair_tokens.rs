@@ -10,17 +10,14 @@
 //! there is read again, with the same pairs as the result. The second pass
 //! was 7% of indexing's CPU.
 
-use crate::pairs::{pairs_of, PairMaker, Shared};
+use crate::pairs::{pairs_of, PairMaker, PairStream, Pairs, Shared};
 use rustc_hash::FxHashMap;
 use rustc_hash::FxHashSet;
 use std::cell::RefCell;
 use std::collections::VecDeque;
 use std::hash::Hasher;
 use std::sync::Arc;
-use tantivy::tokenizer::{
-    PreTokenizedStream, PreTokenizedString, TextAnalyzer, Token, TokenFilter, TokenStream,
-    Tokenizer,
-};
+use tantivy::tokenizer::{TextAnalyzer, Token, TokenFilter, TokenStream, Tokenizer};
 
 /// Between a pair field's value's language code and its text.
 const AFTER_CODE: char = '\u{1}';
@@ -53,21 +50,21 @@ impl PairTokenizer {
         }
     }
 
-    fn pair_tokens(&mut self, value: &str) -> Vec<Token> {
+    fn pairs(&mut self, value: &str) -> Pairs {
         let Some((code, text)) = value.split_once(AFTER_CODE) else {
-            return Vec::new();
+            return Pairs::default();
         };
         if let Some(pairs) = take(code, text) {
             return pairs;
         }
         let common = self.common.read().unwrap_or_else(|e| e.into_inner());
         let Some(words) = common.get(code).cloned() else {
-            return Vec::new();
+            return Pairs::default();
         };
         drop(common);
         if !self.analyzers.contains_key(code) {
             let Some(analyzer) = (self.analyzer_for)(code) else {
-                return Vec::new();
+                return Pairs::default();
             };
             self.analyzers.insert(code.to_string(), analyzer);
         }
@@ -77,13 +74,10 @@ impl PairTokenizer {
 }
 
 impl Tokenizer for PairTokenizer {
-    type TokenStream<'a> = PreTokenizedStream;
+    type TokenStream<'a> = PairStream;
 
-    fn token_stream<'a>(&'a mut self, value: &'a str) -> PreTokenizedStream {
-        PreTokenizedStream::from(PreTokenizedString {
-            text: String::new(),
-            tokens: self.pair_tokens(value),
-        })
+    fn token_stream<'a>(&'a mut self, value: &'a str) -> PairStream {
+        self.pairs(value).into_stream()
     }
 }
 
@@ -92,7 +86,7 @@ impl Tokenizer for PairTokenizer {
 const KEEP: usize = 4;
 
 /// A kept text's language, length and hash, and its pairs.
-type Kept = (&'static str, usize, u64, Vec<Token>);
+type Kept = (&'static str, usize, u64, Pairs);
 
 thread_local! {
     static KEPT: RefCell<VecDeque<Kept>> = const { RefCell::new(VecDeque::new()) };
@@ -106,7 +100,7 @@ fn hash(text: &str) -> u64 {
 
 /// The pairs of `text` in the language of `code`, if this thread kept
 /// them.
-fn take(code: &str, text: &str) -> Option<Vec<Token>> {
+fn take(code: &str, text: &str) -> Option<Pairs> {
     let key = (text.len(), hash(text));
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
@@ -117,7 +111,7 @@ fn take(code: &str, text: &str) -> Option<Vec<Token>> {
     })
 }
 
-fn keep(code: &'static str, len: usize, h: u64, pairs: Vec<Token>) {
+fn keep(code: &'static str, len: usize, h: u64, pairs: Pairs) {
     KEPT.with(|kept| {
         let mut kept = kept.borrow_mut();
         if kept.len() == KEEP {
@@ -255,10 +249,7 @@ mod tests {
         assert_eq!(seen, vec!["end", "of", "the", "line"]);
         assert!(take("de", text).is_none(), "kept for English only");
         let pairs = take("en", text).unwrap();
-        assert_eq!(
-            pairs.iter().map(|t| t.text.as_str()).collect::<Vec<_>>(),
-            vec!["en of the"]
-        );
+        assert_eq!(pairs.terms().collect::<Vec<_>>(), vec!["en of the"]);
         assert!(take("en", text).is_none(), "taken once");
         assert!(take("en", "another text").is_none());
     }

@@ -142,11 +142,6 @@ pub(crate) fn learn<'a>(
     words.into_iter().take(MOST).map(|(w, _)| w).collect()
 }
 
-/// The term of two adjacent words in a pairs field.
-pub(crate) fn term(code: &str, first: &str, second: &str) -> String {
-    format!("{code} {first} {second}")
-}
-
 /// The common words of each language, shared by the stage that learns
 /// them and the tokenizer that makes pairs with them.
 pub(crate) type Shared = Arc<RwLock<FxHashMap<String, Arc<FxHashSet<String>>>>>;
@@ -159,7 +154,7 @@ pub(crate) fn pairs_of(
     code: &str,
     text: &str,
     common: impl Fn(&str) -> bool,
-) -> (Vec<Token>, usize) {
+) -> (Pairs, usize) {
     let mut pairs = PairMaker::default();
     let mut words = 0;
     let mut stream = analyzer.token_stream(text);
@@ -171,12 +166,96 @@ pub(crate) fn pairs_of(
     (pairs.out, words)
 }
 
+/// The pair terms of a text, in one buffer: a token each would cost an
+/// allocation per pair (a fifth of a text's words in the bench's Zipfian
+/// text), made and freed on Tantivy's indexing threads.
+#[derive(Debug, Default)]
+pub(crate) struct Pairs {
+    texts: String,
+    /// Each pair's start and end in the text, and the end of its term in
+    /// `texts` (it starts where the one before ends).
+    spans: Vec<(usize, usize, usize)>,
+}
+
+impl Pairs {
+    pub(crate) fn len(&self) -> usize {
+        self.spans.len()
+    }
+
+    /// The pair terms, in order.
+    pub(crate) fn terms(&self) -> impl Iterator<Item = &str> {
+        let mut start = 0;
+        self.spans.iter().map(move |&(_, _, end)| {
+            let t = &self.texts[start..end];
+            start = end;
+            t
+        })
+    }
+
+    /// Adds the term of two adjacent words, `"{code} {first} {second}"`.
+    fn push(&mut self, code: &str, first: &str, second: &str, from: usize, to: usize) {
+        for (i, part) in [code, first, second].into_iter().enumerate() {
+            if i > 0 {
+                self.texts.push(' ');
+            }
+            self.texts.push_str(part);
+        }
+        self.spans.push((from, to, self.texts.len()));
+    }
+
+    /// The pairs as Tantivy tokens, one at a time.
+    pub(crate) fn into_stream(self) -> PairStream {
+        PairStream {
+            pairs: self,
+            next: 0,
+            start: 0,
+            token: Token::default(),
+        }
+    }
+}
+
+/// The tokens of `Pairs`, each a pair term at the next position.
+pub(crate) struct PairStream {
+    pairs: Pairs,
+    next: usize,
+    /// Where the next term starts in `pairs.texts`.
+    start: usize,
+    token: Token,
+}
+
+impl TokenStream for PairStream {
+    fn advance(&mut self) -> bool {
+        let Some(&(from, to, end)) = self.pairs.spans.get(self.next) else {
+            return false;
+        };
+        self.token.text.clear();
+        self.token.text.push_str(&self.pairs.texts[self.start..end]);
+        self.token.offset_from = from;
+        self.token.offset_to = to;
+        self.token.position = self.next;
+        self.token.position_length = 1;
+        self.start = end;
+        self.next += 1;
+        true
+    }
+
+    fn token(&self) -> &Token {
+        &self.token
+    }
+
+    fn token_mut(&mut self) -> &mut Token {
+        &mut self.token
+    }
+}
+
 /// Pairs made from a text's words one at a time.
 #[derive(Default)]
 pub(crate) struct PairMaker {
-    /// The last word, if common: where it starts, its position, its text.
-    before: Option<(usize, usize, String)>,
-    pub(crate) out: Vec<Token>,
+    /// The last word, if common: where it starts and its position (its
+    /// text in `first`, whose buffer is kept from word to word).
+    before: Option<(usize, usize)>,
+    first: String,
+    pub(crate) out: Pairs,
 }
 
 impl PairMaker {
@@ -186,26 +265,14 @@ impl PairMaker {
             self.before = None;
             return;
         }
-        if let Some((from, at, first)) = &self.before {
+        if let Some((from, at)) = self.before {
             if t.position == at + 1 {
-                self.out.push(Token {
-                    offset_from: *from,
-                    offset_to: t.offset_to,
-                    position: self.out.len(),
-                    text: term(code, first, &t.text),
-                    position_length: 1,
-                });
+                self.out.push(code, &self.first, &t.text, from, t.offset_to);
             }
         }
-        match &mut self.before {
-            Some((from, at, first)) => {
-                *from = t.offset_from;
-                *at = t.position;
-                first.clear();
-                first.push_str(&t.text);
-            }
-            None => self.before = Some((t.offset_from, t.position, t.text.clone())),
-        }
+        self.before = Some((t.offset_from, t.position));
+        self.first.clear();
+        self.first.push_str(&t.text);
     }
 }
 
@@ -238,9 +305,26 @@ pub(crate) mod tests {
         let common: BTreeSet<String> = ["of", "the", "in"].into_iter().map(String::from).collect();
         let text = "Most of the town, in the end of it";
         let (pairs, words) = pairs_of(&mut analyzer(), "en", text, |w| common.contains(w));
-        let got: Vec<String> = pairs.into_iter().map(|t| t.text).collect();
+        let got: Vec<&str> = pairs.terms().collect();
         assert_eq!(got, vec!["en of the", "en in the"]);
         assert_eq!(words, 9);
+        let mut stream = pairs.into_stream();
+        let mut tokens = Vec::new();
+        while stream.advance() {
+            let t = stream.token();
+            tokens.push((
+                t.text.clone(),
+                t.position,
+                &text[t.offset_from..t.offset_to],
+            ));
+        }
+        assert_eq!(
+            tokens,
+            vec![
+                ("en of the".to_string(), 0, "of the"),
+                ("en in the".to_string(), 1, "in the")
+            ]
+        );
     }
 
     #[test]

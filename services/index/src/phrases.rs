@@ -140,7 +140,7 @@ impl Pairs<'_> {
         let common = self.common.get(code)?;
         let mut analyzer = self.index.index.tokenizer_for_field(field).ok()?;
         match pairs::pairs_of(&mut analyzer, code, phrase, |w| common.contains(w)) {
-            (pairs, 2) if pairs.len() == 1 => pairs.into_iter().next().map(|t| t.text),
+            (pairs, 2) if pairs.len() == 1 => pairs.terms().next().map(str::to_string),
             _ => None,
         }
     }
