@@ -3,7 +3,7 @@
 # ../shared/datasets/wcxb-dev served on loopback (--delay 0, several
 # requests at once to the one host, so the run is bound by gleaner's own
 # CPU rather than by politeness), and prints pages/s and gleaner's CPU
-# seconds per run. Compare binaries in one invocation:
+# seconds and peak resident memory per run. Compare binaries in one invocation:
 #   scripts/bench-run.sh [RUNS] [BINARY...]   (default: 3 runs of target/release/gleaner)
 # BENCH_SET="workers=1 commit_interval_ms=0" sets pipelines.toml keys for
 # every run (to compare settings of one binary).
@@ -50,16 +50,17 @@ for i in $(seq "$runs"); do
   for bin in "${bins[@]}"; do
     rm -rf "$work/data"
     cfg=$(config_for "$bin")
-    /usr/bin/time -f "%U %S %e" -o "$work/time" "$bin" run --config "$cfg" \
+    /usr/bin/time -f "%U %S %e %M" -o "$work/time" "$bin" run --config "$cfg" \
       --seeds "http://127.0.0.1:$port/index.html" --depth 1 --delay 0 --allow-private \
       --data "$work/data" >/dev/null 2>&1
     python3 - "$bin" "$work/time" "$work/data/summary.json" <<'PY'
 import json, sys
-user, sys_, wall = map(float, open(sys.argv[2]).read().split()[-3:])
+user, sys_, wall, rss_kb = map(float, open(sys.argv[2]).read().split()[-4:])
 s = json.load(open(sys.argv[3]))
 pages = s["produced"]["pages"]
 print(f"{sys.argv[1]}: {pages} pages, {s['produced']['articles']} articles in {wall:.2f} s: "
-      f"{pages / wall:.0f} pages/s, {user + sys_:.2f} CPU s ({pages / (user + sys_):.0f} pages per CPU s)")
+      f"{pages / wall:.0f} pages/s, {user + sys_:.2f} CPU s ({pages / (user + sys_):.0f} pages per CPU s), "
+      f"peak resident {rss_kb / 1024:.0f} MB")
 PY
   done
 done
