@@ -10,22 +10,11 @@
 
 use crate::features::Feat;
 use gleaner_core::messages::Block;
+use gleaner_text::ends_a_sentence;
 
 /// Share of a paragraph's characters in links above which it is a link
 /// line, not prose.
 const MAX_LINK_DENSITY: f64 = 0.5;
-
-/// Whether `text` ends as prose does, with a sentence's closing mark
-/// (in any script), before any closing quotes or brackets: menu entries,
-/// calls to follow and specification lines do not.
-fn ends_a_sentence(text: &str) -> bool {
-    let t = text.trim_end().trim_end_matches([
-        '"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', ')', ']', '\u{300d}', '\u{300f}', '*',
-    ]);
-    t.ends_with([
-        '.', '!', '?', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{61f}', '\u{964}',
-    ])
-}
 
 /// `chosen` (in document order) with every plain paragraph filled in
 /// that lies between two chosen paragraphs with the same parent element
@@ -93,27 +82,6 @@ mod tests {
             block("p", "The last paragraph of the story.", 2, 0),
         ];
         assert_eq!(filled(&blocks, &[], vec![0, 3]), vec![0, 1, 2, 3]);
-    }
-
-    #[test]
-    fn sentences_end_in_any_script() {
-        for t in [
-            "No reply.",
-            "\"Yes!\"",
-            "Why? ",
-            "\u{5f7c}\u{306f}\u{7b54}\u{3048}\u{305f}\u{3002}",
-            "(See below.)",
-        ] {
-            assert!(ends_a_sentence(t), "{t}");
-        }
-        for t in [
-            "Download now",
-            "Latest News",
-            "Up to",
-            "Join me on TikTok: @maven",
-        ] {
-            assert!(!ends_a_sentence(t), "{t}");
-        }
     }
 
     #[test]

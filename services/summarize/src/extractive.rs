@@ -2,7 +2,7 @@
 
 use crate::SummaryLength;
 use gleaner_core::messages::Summary;
-use gleaner_text::{sentences, word_count, Vocabulary};
+use gleaner_text::{ends_a_sentence, sentences, word_count, Vocabulary};
 
 /// Each sentence's terms as (term id, count), sorted by id.
 fn term_counts(sents: &[&str]) -> (Vec<Vec<(usize, u32)>>, usize) {
@@ -79,13 +79,6 @@ fn repeats(c: &[(usize, u32)], chosen_terms: &[bool]) -> bool {
     }
     let seen = c.iter().filter(|&&(t, _)| chosen_terms[t]).count();
     seen as f64 / c.len() as f64 >= REPEATS
-}
-
-/// Whether a sentence ends as one (a headline or a caption does not).
-fn ends_a_sentence(s: &str) -> bool {
-    s.trim_end().ends_with([
-        '.', '!', '?', '…', '。', '！', '？', '"', '”', '’', '\'', ')',
-    ])
 }
 
 /// The built-in extractive engine: the best sentences, in text order.

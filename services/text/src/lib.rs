@@ -328,6 +328,20 @@ const ABBREVIATIONS: &[&str] = &[
     "nov", "dec",
 ];
 
+/// Whether `text` ends as prose does, with a sentence's closing mark (in
+/// any script), before any closing quotes or brackets: menu entries,
+/// headlines, calls to follow and specification lines do not. Extraction
+/// fills gaps with such paragraphs only; the summary engine chooses such
+/// sentences only, while the text has any.
+pub fn ends_a_sentence(text: &str) -> bool {
+    let t = text.trim_end().trim_end_matches([
+        '"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', ')', ']', '\u{300d}', '\u{300f}', '*',
+    ]);
+    t.ends_with([
+        '.', '!', '?', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{61f}', '\u{964}',
+    ])
+}
+
 /// Splits text into sentences: at `.`, `!`, `?` followed by space and a
 /// capital, digit or quote (not after a common abbreviation or an initial),
 /// at CJK full stops, and at line breaks.
@@ -399,6 +413,29 @@ fn ends_with_abbreviation(before: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sentences_end_in_any_script() {
+        for t in [
+            "No reply.",
+            "\"Yes!\"",
+            "Why? ",
+            "\u{5f7c}\u{306f}\u{7b54}\u{3048}\u{305f}\u{3002}",
+            "(See below.)",
+            "\u{0647}\u{0644} \u{062a}\u{0623}\u{062a}\u{064a}\u{061f}",
+        ] {
+            assert!(ends_a_sentence(t), "{t}");
+        }
+        for t in [
+            "Download now",
+            "Latest News",
+            "Up to",
+            "Join me on TikTok: @maven",
+            "The \"Big\" deal\"",
+        ] {
+            assert!(!ends_a_sentence(t), "{t}");
+        }
+    }
 
     #[test]
     fn words_split_cjk_per_character() {
