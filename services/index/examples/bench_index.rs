@@ -4,7 +4,12 @@
 //! commits (the articles made first, then timed from the first in to the
 //! last committed); prints articles/s and index bytes per article, and writes the
 //! vocabulary (most frequent first) for the query generator.
-//! Usage: bench_index N DATA_DIR   (the index goes to DATA_DIR/index)
+//! Usage: bench_index N DATA_DIR [--own-words]   (the index goes to DATA_DIR/index)
+//! The five languages share one generated vocabulary unless `--own-words`
+//! gives each its own (each word marked by its language, as real languages
+//! differ): shared words flatter a design that puts languages in one field.
+//! (For indexing figures only: the vocabulary written for the queries is
+//! then not the articles' words.)
 
 use gleaner_core::messages::{Article, Summarized, Summary};
 use gleaner_core::stage::{Input, Output, Stage};
@@ -68,14 +73,18 @@ fn main() -> anyhow::Result<()> {
     let data = std::path::PathBuf::from(args.get(2).map_or("target/bench-search", String::as_str));
     let dir = data.join("index");
     let _ = std::fs::remove_dir_all(&dir);
+    let own_words = args.iter().any(|a| a == "--own-words");
     let words: Vec<String> = (0..VOCABULARY).map(word).collect();
     let zipf = Zipf::new(VOCABULARY);
     let mut rng = SmallRng::seed_from_u64(7);
-    let text = |rng: &mut SmallRng, len: usize| {
+    let text = |rng: &mut SmallRng, len: usize, language: usize| {
         let mut s = String::with_capacity(len * 8);
         for i in 0..len {
             if i > 0 {
                 s.push_str(if i % 17 == 0 { ". " } else { " " });
+            }
+            if own_words {
+                s.push(['q', 'w', 'x', 'y', 'z'][language]);
             }
             s.push_str(&words[zipf.draw(rng)]);
         }
@@ -100,9 +109,9 @@ fn main() -> anyhow::Result<()> {
         let id = format!("a{i}");
         let body = match (copy_of, &last) {
             (Some(_), Some(t)) => String::clone(t),
-            _ => text(&mut rng, len),
+            _ => text(&mut rng, len, i % LANGUAGES.len()),
         };
-        let title = text(&mut rng, 8);
+        let title = text(&mut rng, 8, i % LANGUAGES.len());
         let day = rng.random_range(0..365);
         let site = rng.random_range(0..SITES);
         let s = Summarized {
