@@ -143,8 +143,8 @@ async fn scale_out() {
 /// A farm with `instances` of each stage (in [`STAGES`]' order), once every
 /// instance has joined its group.
 async fn start_farm(broker: &Broker, name: &str, delay_ms: u64, instances: [usize; 7]) -> Farm {
-    let mut farm = Farm::new(&broker.addr(), name, delay_ms);
-    apply_bench_set(&farm.cfg);
+    // Before the topics are made: `partitions` is among the settings.
+    let mut farm = Farm::new_with(&broker.addr(), name, delay_ms, apply_bench_set);
     for (stage, n) in STAGES.iter().zip(instances) {
         for i in 1..=n {
             farm.spawn(stage, &i.to_string());

@@ -207,6 +207,12 @@ impl Drop for Farm {
 impl Farm {
     /// A flow on topics of its own, hosts asked at most every `delay_ms`.
     pub fn new(brokers: &str, name: &str, delay_ms: u64) -> Farm {
+        Self::new_with(brokers, name, delay_ms, |_| {})
+    }
+
+    /// [`Farm::new`] with `edit` applied to its configuration before the
+    /// topics are made (a bench's settings, the partitions among them).
+    pub fn new_with(brokers: &str, name: &str, delay_ms: u64, edit: impl FnOnce(&Path)) -> Farm {
         let tmp = tempfile::tempdir().unwrap();
         let prefix = format!("{name}{}", unique());
         let cfg = test_config(tmp.path(), Some(&prefix));
@@ -218,6 +224,7 @@ impl Farm {
             )
             .replace("max_links_per_page = 500", "max_links_per_page = 2000");
         std::fs::write(&cfg, text).unwrap();
+        edit(&cfg);
         let ok = gleaner(&["topics"], &cfg, brokers).output().unwrap();
         assert!(
             ok.status.success(),

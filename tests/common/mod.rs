@@ -216,10 +216,16 @@ pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
 /// The bundled config with test settings: no politeness delay, loopback
 /// allowed, and (for Kafka) topic and group names unique to this run.
 pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
-    let mut text = include_str!("../../pipelines.toml")
-        .replace("per_host_delay_ms = 1000", "per_host_delay_ms = 10")
-        .replace("bloom_capacity = 10000000", "bloom_capacity = 100000")
-        .replace("partitions = 4 ", "partitions = 2 ");
+    // Each setting must be found: a comment moved in pipelines.toml once
+    // left the tests on the shipped value without a word.
+    let set = |text: String, from: &str, to: &str| {
+        assert!(text.contains(from), "pipelines.toml has no {from:?}");
+        text.replace(from, to)
+    };
+    let text = include_str!("../../pipelines.toml").to_string();
+    let text = set(text, "per_host_delay_ms = 1000", "per_host_delay_ms = 10");
+    let text = set(text, "bloom_capacity = 10000000", "bloom_capacity = 100000");
+    let mut text = set(text, "\npartitions = 4\n", "\npartitions = 2\n");
     if let Some(p) = topic_prefix {
         text = text.replace("= \"gleaner.", &format!("= \"{p}.")).replace(
             "group_prefix = \"gleaner\"",
