@@ -387,8 +387,15 @@ async fn one_pair(bases: &[String], requests: &Requests) -> Ratios {
     );
     let kafka_rate = pages / kafka_in.as_secs_f64();
     let run_rate = run_pages / run_in.as_secs_f64();
+    // The broker's CPU follows the partitions its consumers read: said
+    // beside every figure.
+    let partitions = std::fs::read_to_string(&farm.cfg)
+        .unwrap()
+        .lines()
+        .find_map(|l| l.strip_prefix("partitions = ").map(str::to_string))
+        .unwrap_or_default();
     println!(
-        "kafka: {pages} pages, every one asked for in {:.1} s, {kafka_docs} indexed in {:.1} s ({kafka_rate:.0} pages/s); \
+        "kafka ({partitions} partitions per topic): {pages} pages, every one asked for in {:.1} s, {kafka_docs} indexed in {:.1} s ({kafka_rate:.0} pages/s); \
          in-process: {run_pages} pages, {run_docs} indexed in {:.1} s ({run_rate:.0} pages/s)\n\
          pages/s kafka / in-process {:.3} (target >= 0.5); \
          gleaner CPU per page kafka / in-process {:.2} (target <= 1.5); \
