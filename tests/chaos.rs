@@ -107,10 +107,10 @@ async fn run_case(
     let mut farm = Farm::new(&broker.addr(), "chaos", 100);
     // A stage left without partitions exits after 20 s, and this harness
     // starts it again as a supervisor would.
-    let text = std::fs::read_to_string(&farm.cfg)
-        .unwrap()
-        .replace("unassigned_exit_ms = 60000", "unassigned_exit_ms = 20000");
-    std::fs::write(&farm.cfg, text).unwrap();
+    edit_config(
+        &farm.cfg,
+        &[("unassigned_exit_ms = 60000", "unassigned_exit_ms = 20000")],
+    );
     for s in STAGES {
         farm.spawn(s, "1");
     }

@@ -72,10 +72,7 @@ async fn kafka_fetch_killed_between_fetch_and_acknowledgement_loses_nothing() {
     let (base, log) = linked_site(PAGES, 20).await;
     let tmp = tempfile::tempdir().unwrap();
     let (prefix, cfg, _) = kafka_test_config(tmp.path(), "crashfetch", &brokers).await;
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("batch_max = 64 ", "batch_max = 4 ");
-    std::fs::write(&cfg, text).unwrap();
+    edit_config(&cfg, &[("batch_max = 64 ", "batch_max = 4 ")]);
     let state = tmp.path().join("state").to_string_lossy().into_owned();
     let args = ["fetch", "--allow-private", "--state", &state];
     let mut fetch = spawn(
@@ -144,10 +141,7 @@ async fn kafka_stage_restarted_inside_its_session_resumes_without_doubles() {
     let (base, _log) = start_site().await;
     let tmp = tempfile::tempdir().unwrap();
     let (prefix, cfg, _) = kafka_test_config(tmp.path(), "crashsum", &brokers).await;
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("batch_max = 64 ", "batch_max = 2 ");
-    std::fs::write(&cfg, text).unwrap();
+    edit_config(&cfg, &[("batch_max = 64 ", "batch_max = 2 ")]);
     let data = tmp.path().join("data").to_string_lossy().into_owned();
     let log = |n: &str| tmp.path().join(format!("{n}.log"));
     let mut children: Vec<(&str, Child)> = Vec::new();

@@ -280,7 +280,8 @@ fn same_hits_as_one_index(
     shard_dirs: &[std::path::PathBuf],
 ) {
     let one_cfg = tmp.join("one.toml");
-    let text = std::fs::read_to_string(cfg).unwrap().replace(
+    let text = set(
+        std::fs::read_to_string(cfg).unwrap(),
         &format!("group_prefix = \"{prefix}\""),
         &format!("group_prefix = \"{prefix}one\""),
     );

@@ -25,10 +25,10 @@ async fn kafka_fetch_survives_kill_9() {
     let tmp = tempfile::tempdir().unwrap();
     let prefix = format!("kill{}", unique());
     let cfg = test_config(tmp.path(), Some(&prefix));
-    let text = std::fs::read_to_string(&cfg)
-        .unwrap()
-        .replace("batch_max = 64 ", &format!("batch_max = {BATCH} "));
-    std::fs::write(&cfg, text).unwrap();
+    edit_config(
+        &cfg,
+        &[("batch_max = 64 ", &format!("batch_max = {BATCH} "))],
+    );
     assert!(gleaner(&["topics"], &cfg, &brokers)
         .status()
         .unwrap()

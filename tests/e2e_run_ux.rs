@@ -15,12 +15,10 @@ async fn links_beyond_the_cap_are_reported() {
     let (base, _log) = start_site().await;
     let tmp = tempfile::tempdir().unwrap();
     let cfg = test_config(tmp.path(), None);
-    let text = std::fs::read_to_string(&cfg).unwrap();
-    std::fs::write(
+    edit_config(
         &cfg,
-        text.replace("max_links_per_page = 500", "max_links_per_page = 1"),
-    )
-    .unwrap();
+        &[("max_links_per_page = 500", "max_links_per_page = 1")],
+    );
     let data = tmp.path().join("data");
     let out = run_on_site(&cfg, &data, &base).await;
     let summary = run_summary(&out, &data);

@@ -216,14 +216,16 @@ impl Farm {
         let tmp = tempfile::tempdir().unwrap();
         let prefix = format!("{name}{}", unique());
         let cfg = test_config(tmp.path(), Some(&prefix));
-        let text = std::fs::read_to_string(&cfg)
-            .unwrap()
-            .replace(
-                "per_host_delay_ms = 10",
-                &format!("per_host_delay_ms = {delay_ms}"),
-            )
-            .replace("max_links_per_page = 500", "max_links_per_page = 2000");
-        std::fs::write(&cfg, text).unwrap();
+        edit_config(
+            &cfg,
+            &[
+                (
+                    "per_host_delay_ms = 10 ",
+                    &format!("per_host_delay_ms = {delay_ms} "),
+                ),
+                ("max_links_per_page = 500", "max_links_per_page = 2000"),
+            ],
+        );
         edit(&cfg);
         let ok = gleaner(&["topics"], &cfg, brokers).output().unwrap();
         assert!(

@@ -216,12 +216,6 @@ pub async fn linked_site(pages: usize, delay_ms: u64) -> (String, Log) {
 /// The bundled config with test settings: no politeness delay, loopback
 /// allowed, and (for Kafka) topic and group names unique to this run.
 pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
-    // Each setting must be found: a comment moved in pipelines.toml once
-    // left the tests on the shipped value without a word.
-    let set = |text: String, from: &str, to: &str| {
-        assert!(text.contains(from), "pipelines.toml has no {from:?}");
-        text.replace(from, to)
-    };
     let text = include_str!("../../pipelines.toml").to_string();
     let text = set(text, "per_host_delay_ms = 1000", "per_host_delay_ms = 10");
     let text = set(text, "bloom_capacity = 10000000", "bloom_capacity = 100000");
@@ -235,6 +229,24 @@ pub fn test_config(dir: &Path, topic_prefix: Option<&str>) -> PathBuf {
     let path = dir.join("pipelines.toml");
     std::fs::write(&path, text).unwrap();
     path
+}
+
+/// `text` with `from` replaced by `to`, which it must hold: a comment
+/// moved in pipelines.toml once left the tests on the shipped value
+/// without a word.
+pub fn set(text: String, from: &str, to: &str) -> String {
+    assert!(text.contains(from), "the configuration has no {from:?}");
+    text.replace(from, to)
+}
+
+/// Rewrites the configuration file at `cfg` with each `(from, to)` of
+/// `edits` applied by `set`.
+pub fn edit_config(cfg: &Path, edits: &[(&str, &str)]) {
+    let mut text = std::fs::read_to_string(cfg).unwrap();
+    for (from, to) in edits {
+        text = set(text, from, to);
+    }
+    std::fs::write(cfg, text).unwrap();
 }
 
 /// The summary a `gleaner run` that must have succeeded left in `data`.
