@@ -7,6 +7,9 @@ services/extract/weights/.
     pip install numpy scikit-learn
     cargo build --release -p gleaner
     scripts/train-extract.py ../shared/datasets/wcxb-dev [--folds 5] [--no-write]
+    # compare tree settings on auto alone, at the shipped window and threshold (5 min):
+    scripts/train-extract.py ../shared/datasets/wcxb-dev --no-write --extractors auto \
+        --grid shipped --hgb max_iter=200,learning_rate=0.075
 
 A block's label is 1 when at least half of its word pairs occur in the
 page's reference text (`gleaner eval DIR --oracle` scores those labels: the
@@ -99,6 +102,8 @@ def context_rows(X, p, pages, page):
 
 
 MODEL = "hgb"
+# The trees' settings (--hgb overrides them, to compare by cross-validation).
+HGB = dict(max_iter=100, learning_rate=0.15, max_leaf_nodes=15)
 
 
 def train(X, y, w, n, window_weight=0.3, threshold=0.5, seed=0):
@@ -142,7 +147,7 @@ def train_hgb(X, y, w, n, window_weight, threshold, seed):
     """Gradient-boosted trees; exported as arrays per tree (left/right child,
     feature, threshold, leaf value), scored as baseline + sum of leaves."""
     Xn = X[:, :n]
-    m = HistGradientBoostingClassifier(max_iter=100, learning_rate=0.15, max_leaf_nodes=15, random_state=seed)
+    m = HistGradientBoostingClassifier(**HGB, random_state=seed)
     m.fit(Xn, y, sample_weight=w * len(w) / w.sum())
     trees = []
     for (p,) in m._predictors:
@@ -201,9 +206,17 @@ def main():
     ap.add_argument("data"); ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--model", choices=["hgb", "mlp"], default="hgb")
+    ap.add_argument("--hgb", default="", help="tree settings to try, as max_iter=200,learning_rate=0.1")
+    ap.add_argument("--extractors", default="lines,auto", help="which to train: lines, auto or both")
+    ap.add_argument("--grid", choices=["all", "shipped"], default="all",
+                    help="shipped: only the window weight and threshold the shipped weights use")
     a = ap.parse_args()
     global MODEL
     MODEL = a.model
+    for kv in filter(None, a.hgb.split(",")):
+        k, v = kv.split("=")
+        HGB[k] = float(v) if "." in v or "e" in v else int(v)
+
     dump = os.path.join(tempfile.mkdtemp(), "features.jsonl")
     subprocess.run([GLEANER, "eval", a.data, "--dump-features", dump], check=True, stdout=subprocess.DEVNULL)
     pages, domains, X, y, w, page = load(dump)
@@ -217,8 +230,13 @@ def main():
             host = gt.get("url", "").split("/")[2] if "//" in gt.get("url", "") else p
             page_domain[p] = ".".join(host.split(".")[-2:])
     folds = list(GroupKFold(n_splits=a.folds).split(all_pages, groups=[page_domain[p] for p in all_pages]))
-    for extractor, n in (("lines", N_LINE), ("auto", N_AUTO)):
-        results = {g: {"f1": 0.0, "precision": 0.0, "recall": 0.0, "pages": 0, "types": {}} for g in GRID}
+    wanted = a.extractors.split(",")
+    for extractor, n in (e for e in (("lines", N_LINE), ("auto", N_AUTO)) if e[0] in wanted):
+        grid = GRID
+        if a.grid == "shipped":
+            shipped = json.load(open(os.path.join(ROOT, "services", "extract", "weights", f"{extractor}.json")))
+            grid = [(shipped["window_weight"], shipped["threshold"], shipped.get("expected_f1", False))]
+        results = {g: {"f1": 0.0, "precision": 0.0, "recall": 0.0, "pages": 0, "types": {}} for g in grid}
         for k, (_, te_pages) in enumerate(folds):
             test = set(all_pages[i] for i in te_pages)
             tr = np.array([p not in test for p in pages])
@@ -227,7 +245,7 @@ def main():
                 base = train_stacked(X[tr], y[tr], w[tr], n, pages[tr], domains[tr], sub)
             else:
                 base = train(X[tr], y[tr], w[tr], n)
-            for g in GRID:
+            for g in grid:
                 wdir = tempfile.mkdtemp()
                 with open(os.path.join(wdir, f"{extractor}.json"), "w") as f:
                     json.dump(dict(base, window_weight=g[0], threshold=g[1], expected_f1=g[2]), f)
