@@ -6,7 +6,7 @@
 use crate::extractor::Extractor;
 use crate::features::{features, Feat};
 use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
-use crate::{boundary, inserts, lines, model, teasers, title, tree};
+use crate::{boundary, inserts, lines, model, reviews, teasers, title, tree};
 use gleaner_core::messages::{Block, Cleaned};
 
 /// What training needs of a page's blocks: their feature rows, whether
@@ -136,6 +136,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);
                 let chosen =
                     inserts::without_qa_comments(blocks, chosen, cleaned.meta.page_type.as_deref());
+                let chosen =
+                    reviews::without_reviews(blocks, chosen, cleaned.meta.page_type.as_deref());
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }

@@ -197,14 +197,7 @@ mod tests {
     /// most of its text keeps them, as does a page of another type.
     #[test]
     fn comments_under_a_question_and_its_answers_go() {
-        let p = |path: &str, ancestors: &[u32], chars: u32| Block {
-            text: "x".repeat(chars as usize),
-            text_len: chars,
-            path: path.into(),
-            ancestors: ancestors.to_vec(),
-            tag: "p".into(),
-            ..Default::default()
-        };
+        let p = crate::testing::block;
         let question = p(
             "html/body/div#question/div.s-prose/p",
             &[0, 1, 2, 3, 4],

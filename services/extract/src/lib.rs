@@ -24,11 +24,14 @@ mod language;
 mod lines;
 mod meta;
 mod model;
+mod reviews;
 mod settings;
 mod signals;
 mod site;
 mod stage;
 mod teasers;
+#[cfg(test)]
+mod testing;
 mod title;
 mod tree;
 

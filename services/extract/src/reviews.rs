@@ -1,0 +1,207 @@
+//! Customer reviews under a product's page. The product (its name, price,
+//! description and specifications) is the page's content; the reviews
+//! below it are other people's comments on it, as reader comments are
+//! under an article (wcxb-dev labels them out of most product pages).
+//! Found by the markup's own names, in any language: WooCommerce's
+//! `woocommerce-review`, IKEA's `pipf-seo-reviews__review`, Thomann's
+//! `review-text`, a CSS module's `review-body_content___qIss`.
+
+use gleaner_core::messages::Block;
+use std::sync::OnceLock;
+
+/// Whether a page declares itself one product's page: a schema.org
+/// `Product` (JSON-LD or microdata), or `og:type` `product` (`og:product`,
+/// `product.item`; not `product.group`, which is a collection).
+pub fn declared_product(page_type: Option<&str>) -> bool {
+    page_type.is_some_and(|t| {
+        let t = t.to_ascii_lowercase();
+        matches!(t.as_str(), "product" | "og:product" | "product.item")
+    })
+}
+
+/// Whether a class name names reviews: it holds "review" other than in
+/// "overview" or "preview" (a product's overview is its content), and
+/// does not state what the element has (`has-reviews`, `no-reviews`).
+fn names_reviews(class: &str) -> bool {
+    static WORD: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    let matcher = crate::tree::names_matcher(&WORD, &["review"]);
+    if crate::tree::states_what_it_has(class) {
+        return false;
+    }
+    matcher.find_iter(class).any(|m| {
+        let before = &class.as_bytes()[..m.start()];
+        let ends = |word: &[u8]| {
+            before.len() >= word.len()
+                && before[before.len() - word.len()..].eq_ignore_ascii_case(word)
+        };
+        !ends(b"ove") && !ends(b"p")
+    })
+}
+
+/// The depths of `path` whose element's classes name reviews.
+fn review_depths(path: &str) -> Vec<usize> {
+    if !path.to_ascii_lowercase().contains("review") {
+        return Vec::new();
+    }
+    path.split('/')
+        .enumerate()
+        .filter(|(_, label)| {
+            let classes = label.find('.').map_or("", |dot| &label[dot..]);
+            classes.split('.').skip(1).any(names_reviews)
+        })
+        .map(|(depth, _)| depth)
+        .collect()
+}
+
+/// The tag of `path`'s element at `depth`.
+fn tag_at(path: &str, depth: usize) -> &str {
+    let label = path.split('/').nth(depth).unwrap_or("");
+    label.split(['#', '.']).next().unwrap_or("")
+}
+
+/// `chosen` without the blocks under reviews, on a page that declares
+/// itself a product's, when the reviews repeat (two or more elements of
+/// one tag named as reviews side by side under one parent: a list of
+/// customers' reviews) and the rest of the text outweighs them. One
+/// element named so is a review the page is (a tech site marks the
+/// gadget it reviews as a `Product`), whose text is the content.
+pub fn without_reviews(
+    blocks: &[Block],
+    chosen: Vec<usize>,
+    page_type: Option<&str>,
+) -> Vec<usize> {
+    if !declared_product(page_type) {
+        return chosen;
+    }
+    let depths: Vec<Vec<usize>> = chosen
+        .iter()
+        .map(|&i| review_depths(&blocks[i].path))
+        .collect();
+    // (parent element, tag) -> the review elements under it.
+    let mut siblings: std::collections::HashMap<(u32, &str), Vec<u32>> = Default::default();
+    for (&i, ds) in chosen.iter().zip(&depths) {
+        let b = &blocks[i];
+        for &d in ds {
+            if let (Some(&parent), Some(&me)) = (
+                d.checked_sub(1).and_then(|p| b.ancestors.get(p)),
+                b.ancestors.get(d),
+            ) {
+                let seen = siblings.entry((parent, tag_at(&b.path, d))).or_default();
+                if !seen.contains(&me) {
+                    seen.push(me);
+                }
+            }
+        }
+    }
+    // Only while the rest outweighs them: on wcxb-dev the pages whose
+    // reviews outweigh their own text label them content (a pest control
+    // firm's testimonials, a flask's reviews under a three-line blurb).
+    let chars = |reviews: bool| -> u64 {
+        chosen
+            .iter()
+            .zip(&depths)
+            .filter(|(_, ds)| ds.is_empty() != reviews)
+            .map(|(&i, _)| u64::from(blocks[i].text_len))
+            .sum()
+    };
+    if siblings.values().all(|elements| elements.len() < 2) || chars(true) >= chars(false) {
+        return chosen;
+    }
+    chosen
+        .into_iter()
+        .zip(depths)
+        .filter_map(|(i, ds)| ds.is_empty().then_some(i))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::testing::block;
+
+    #[test]
+    fn review_names_leave_overviews_and_previews() {
+        for yes in [
+            "review-text",
+            "woocommerce-review__author",
+            "pipf-seo-reviews__review",
+            "ReviewBody",
+        ] {
+            assert!(names_reviews(yes), "{yes}");
+        }
+        for no in [
+            "overview",
+            "product-overview",
+            "preview",
+            "image-preview",
+            "has-reviews",
+            "no-review",
+        ] {
+            assert!(!names_reviews(no), "{no}");
+        }
+    }
+
+    /// On a product's page the reviews go and the description stays,
+    /// unless the reviews outweigh it; on a page of another type, or one
+    /// with a single element named as a review (a review of the product),
+    /// all stays.
+    #[test]
+    fn reviews_under_a_product_go() {
+        let page = [
+            block(
+                "html/body/main/div.product-overview/p",
+                &[0, 1, 2, 3, 4],
+                300,
+            ),
+            block("html/body/main/div.specs/ul/li", &[0, 1, 2, 5, 6, 7], 100),
+            block(
+                "html/body/main/ol/li.review/div/p",
+                &[0, 1, 2, 8, 9, 10, 11],
+                900,
+            ),
+            block(
+                "html/body/main/ol/li.review/div/p",
+                &[0, 1, 2, 8, 12, 13, 14],
+                900,
+            ),
+        ];
+        let all = || (0..page.len()).collect::<Vec<_>>();
+        // The reviews outweigh the product's own text: they stay.
+        assert_eq!(without_reviews(&page, all(), Some("Product")), all());
+        let page = [
+            block(
+                "html/body/main/div.product-overview/p",
+                &[0, 1, 2, 3, 4],
+                1900,
+            ),
+            page[1].clone(),
+            page[2].clone(),
+            page[3].clone(),
+        ];
+        assert_eq!(without_reviews(&page, all(), Some("Product")), vec![0, 1]);
+        assert_eq!(
+            without_reviews(&page, all(), Some("og:product")),
+            vec![0, 1]
+        );
+        assert_eq!(without_reviews(&page, all(), Some("NewsArticle")), all());
+        assert_eq!(without_reviews(&page, all(), Some("product.group")), all());
+        assert_eq!(without_reviews(&page, all(), None), all());
+        let review_article = [
+            block(
+                "html/body/article/div.review-body/p",
+                &[0, 1, 2, 3, 4],
+                3000,
+            ),
+            block(
+                "html/body/article/div.review-body/p",
+                &[0, 1, 2, 3, 5],
+                3000,
+            ),
+            block("html/body/article/aside.specs/p", &[0, 1, 2, 6, 7], 200),
+        ];
+        assert_eq!(
+            without_reviews(&review_article, vec![0, 1, 2], Some("Product")),
+            vec![0, 1, 2]
+        );
+    }
+}
