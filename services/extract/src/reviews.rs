@@ -20,12 +20,16 @@ pub fn declared_product(page_type: Option<&str>) -> bool {
 }
 
 /// Whether a class name names reviews: it holds "review" other than in
-/// "overview" or "preview" (a product's overview is its content), and
-/// does not state what the element has (`has-reviews`, `no-reviews`).
+/// "overview" or "preview" (a product's overview is its content), does
+/// not state what the element has (`has-reviews`, `no-reviews`) and does
+/// not name their summary (`game_review_summary`, `review-score`,
+/// `reviews-count`): the product's rating, like its price, describes it.
 fn names_reviews(class: &str) -> bool {
     static WORD: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    static SUMMARY: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
     let matcher = crate::tree::names_matcher(&WORD, &["review"]);
-    if crate::tree::states_what_it_has(class) {
+    let summary = crate::tree::names_matcher(&SUMMARY, &["summar", "score", "count"]);
+    if crate::tree::states_what_it_has(class) || summary.is_match(class) {
         return false;
     }
     matcher.find_iter(class).any(|m| {
@@ -130,6 +134,8 @@ mod tests {
             assert!(names_reviews(yes), "{yes}");
         }
         for no in [
+            "game_review_summary",
+            "review-score",
             "overview",
             "product-overview",
             "preview",
