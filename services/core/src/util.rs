@@ -1,4 +1,5 @@
-//! Small helpers shared by every stage: ids, timestamps, excerpts.
+//! Small helpers shared by every stage: ids, timestamps, excerpts, and
+//! the process's CPU time the benches report.
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -125,6 +126,26 @@ pub fn registered_domain(host: &str) -> String {
     psl::domain_str(&host).unwrap_or(&host).to_string()
 }
 
+/// CPU seconds this process has used, every thread: utime and stime, the
+/// 14th and 15th fields of /proc/self/stat, in Linux's fixed clock ticks
+/// of 1/100 s; 0 where there is no /proc.
+pub fn process_cpu_seconds() -> f64 {
+    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
+        return 0.0;
+    };
+    // The fields after the command name, which is in parentheses and may
+    // hold spaces.
+    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
+    let fields: Vec<&str> = after.split_whitespace().collect();
+    let ticks = |i: usize| {
+        fields
+            .get(i)
+            .and_then(|f| f.parse::<f64>().ok())
+            .unwrap_or(0.0)
+    };
+    (ticks(11) + ticks(12)) / 100.0
+}
+
 /// Seconds since the Unix epoch.
 pub fn unix_now() -> u64 {
     SystemTime::now()
@@ -216,6 +237,26 @@ mod tests {
         assert_eq!(u.as_str(), "https://x.test/a~b/%2F?id=3&q=%E2%82%AC");
         let u = normalise_url_stripping("https://x.test/?utm_medium=a", &strip).unwrap();
         assert_eq!(u.as_str(), "https://x.test/");
+    }
+
+    #[test]
+    fn process_cpu_time_grows_with_work() {
+        // Spin until a tenth of a second of CPU shows (ticks are 1/100 s),
+        // or ten seconds pass on a machine busy with other tests.
+        let before = process_cpu_seconds();
+        let started = std::time::Instant::now();
+        let mut x = 0u64;
+        while process_cpu_seconds() < before + 0.1
+            && started.elapsed() < std::time::Duration::from_secs(10)
+        {
+            for _ in 0..100_000 {
+                x = std::hint::black_box(x.wrapping_mul(31).wrapping_add(7));
+            }
+        }
+        assert!(
+            process_cpu_seconds() >= before + 0.1,
+            "ten seconds of spinning showed no CPU time"
+        );
     }
 
     #[test]

@@ -269,10 +269,7 @@ fn in_recirculation(b: &Block) -> bool {
         // Classes only: ids are often a heading's words made a slug
         // (`#babbel-the-most-popular-app`), or name a region that holds
         // text and links both.
-        let classes = label.find('.').map_or("", |dot| &label[dot..]);
-        classes
-            .split('.')
-            .skip(1)
+        crate::tree::label_classes(label)
             .filter(|name| !crate::tree::states_what_it_has(name))
             .any(|name| {
                 names.find_iter(name).any(|m| {

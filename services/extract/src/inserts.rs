@@ -142,10 +142,7 @@ pub fn without_inline_galleries(
 fn is_comments(label: &str) -> bool {
     static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
     let names = crate::tree::names_matcher(&NAMES, &["comment"]);
-    let classes = label.find('.').map_or("", |dot| &label[dot..]);
-    classes
-        .split('.')
-        .skip(1)
+    crate::tree::label_classes(label)
         .any(|name| !crate::tree::states_what_it_has(name) && names.is_match(name))
 }
 

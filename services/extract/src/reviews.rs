@@ -19,15 +19,20 @@ pub fn declared_product(page_type: Option<&str>) -> bool {
     })
 }
 
+/// "review" in any ASCII case.
+fn review_word() -> &'static aho_corasick::AhoCorasick {
+    static WORD: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    crate::tree::names_matcher(&WORD, &["review"])
+}
+
 /// Whether a class name names reviews: it holds "review" other than in
 /// "overview" or "preview" (a product's overview is its content), does
 /// not state what the element has (`has-reviews`, `no-reviews`) and does
 /// not name their summary (`game_review_summary`, `review-score`,
 /// `reviews-count`): the product's rating, like its price, describes it.
 fn names_reviews(class: &str) -> bool {
-    static WORD: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
     static SUMMARY: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
-    let matcher = crate::tree::names_matcher(&WORD, &["review"]);
+    let matcher = review_word();
     let summary = crate::tree::names_matcher(&SUMMARY, &["summar", "score", "count"]);
     if crate::tree::states_what_it_has(class) || summary.is_match(class) {
         return false;
@@ -44,15 +49,13 @@ fn names_reviews(class: &str) -> bool {
 
 /// The depths of `path` whose element's classes name reviews.
 fn review_depths(path: &str) -> Vec<usize> {
-    if !path.to_ascii_lowercase().contains("review") {
+    // Most paths name no review anywhere: one scan says so.
+    if !review_word().is_match(path) {
         return Vec::new();
     }
     path.split('/')
         .enumerate()
-        .filter(|(_, label)| {
-            let classes = label.find('.').map_or("", |dot| &label[dot..]);
-            classes.split('.').skip(1).any(names_reviews)
-        })
+        .filter(|(_, label)| crate::tree::label_classes(label).any(names_reviews))
         .map(|(depth, _)| depth)
         .collect()
 }

@@ -117,6 +117,13 @@ pub(crate) fn names_matcher(
     })
 }
 
+/// The class names of a path label (`div#main.post.entry` -> `post`,
+/// `entry`).
+pub(crate) fn label_classes(label: &str) -> impl Iterator<Item = &str> {
+    let classes = label.find('.').map_or("", |dot| &label[dot..]);
+    classes.split('.').skip(1)
+}
+
 /// Whether an id or class states what an element has or lacks
 /// ("has-side-banner", "no-sidebar") rather than what it is.
 pub(crate) fn states_what_it_has(name: &str) -> bool {

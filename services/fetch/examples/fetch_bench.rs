@@ -103,15 +103,6 @@ async fn serve_host(
     }
 }
 
-fn cpu_seconds() -> f64 {
-    // utime and stime, fields 14 and 15 of /proc/self/stat, in clock ticks.
-    let stat = std::fs::read_to_string("/proc/self/stat").unwrap_or_default();
-    let after = stat.rsplit(')').next().unwrap_or("");
-    let f: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    (ticks(11) + ticks(12)) / 100.0
-}
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().collect();
@@ -148,7 +139,7 @@ async fn main() -> anyhow::Result<()> {
                 sink_dir: None,
                 sink_topics: vec![],
             };
-            let (t0, cpu0) = (Instant::now(), cpu_seconds());
+            let (t0, cpu0) = (Instant::now(), gleaner_core::util::process_cpu_seconds());
             // Wired as the registry places fetch first in a flow.
             let flow = gleaner_core::registry::Flow::new(
                 &["fetch".to_string()],
@@ -169,7 +160,10 @@ async fn main() -> anyhow::Result<()> {
             }
             p.wait_idle().await;
             let counts = p.shutdown().await?;
-            let (secs, cpu) = (t0.elapsed().as_secs_f64(), cpu_seconds() - cpu0);
+            let (secs, cpu) = (
+                t0.elapsed().as_secs_f64(),
+                gleaner_core::util::process_cpu_seconds() - cpu0,
+            );
             let pages = counts[&Topic::PAGES];
             println!(
                 "delay={delay}ms hosts={} pages={pages} dead_letters={} seconds={secs:.2} pages_per_s={:.0} cpu_ms_per_page={:.3}",

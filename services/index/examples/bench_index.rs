@@ -157,7 +157,7 @@ fn main() -> anyhow::Result<()> {
     )?
     .committing_as(&stage_settings);
     let started = Instant::now();
-    let cpu_started = cpu_seconds();
+    let cpu_started = gleaner_core::util::process_cpu_seconds();
     for batch in inputs.chunks(64) {
         for r in rt.block_on(stage.handle_batch(batch)) {
             r?;
@@ -165,7 +165,7 @@ fn main() -> anyhow::Result<()> {
     }
     rt.block_on(stage.close())?;
     let secs = started.elapsed().as_secs_f64();
-    let cpu = cpu_seconds() - cpu_started;
+    let cpu = gleaner_core::util::process_cpu_seconds() - cpu_started;
     let bytes: u64 = std::fs::read_dir(&dir)?
         .flatten()
         .filter_map(|e| e.metadata().ok())
@@ -187,9 +187,9 @@ fn main() -> anyhow::Result<()> {
         bytes as f64 / 1e6,
         bytes as f64 / n as f64
     );
-    let base_cpu_started = cpu_seconds();
+    let base_cpu_started = gleaner_core::util::process_cpu_seconds();
     let base_secs = plain_tantivy(&inputs, &data.join("baseline"), &stage_settings)?;
-    let base_cpu = cpu_seconds() - base_cpu_started;
+    let base_cpu = gleaner_core::util::process_cpu_seconds() - base_cpu_started;
     println!(
         "baseline, plain Tantivy on the same articles: {:.0} articles/s; gleaner / baseline {:.2}",
         n as f64 / base_secs,
@@ -204,25 +204,6 @@ fn main() -> anyhow::Result<()> {
         base_cpu / cpu
     );
     Ok(())
-}
-
-/// CPU seconds this process has used, every thread (Linux: utime and
-/// stime of /proc/self/stat, in clock ticks of 1/100 s; 0 elsewhere).
-fn cpu_seconds() -> f64 {
-    let Ok(stat) = std::fs::read_to_string("/proc/self/stat") else {
-        return 0.0;
-    };
-    // The fields after the command name, which is in parentheses and may
-    // hold spaces: utime and stime are the 14th and 15th of the line.
-    let after = stat.rsplit_once(')').map_or("", |(_, rest)| rest);
-    let fields: Vec<&str> = after.split_whitespace().collect();
-    let ticks = |i: usize| {
-        fields
-            .get(i)
-            .and_then(|f| f.parse::<f64>().ok())
-            .unwrap_or(0.0)
-    };
-    (ticks(11) + ticks(12)) / 100.0
 }
 
 /// Seconds plain Tantivy takes to index the same titles and bodies (its
