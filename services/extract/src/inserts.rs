@@ -167,11 +167,23 @@ pub fn without_qa_comments(
         return chosen;
     }
     let comments: Vec<bool> = chosen.iter().map(|&i| in_comments(&blocks[i])).collect();
-    let chars = |of_comments: bool| -> u64 {
+    without_marked_while_outweighed(blocks, chosen, &comments)
+}
+
+/// `chosen` without the blocks `marked` (one flag per chosen block) while
+/// the others hold more text; all of `chosen` when the marked ones hold
+/// as much or more, since then they are what the page is made of (a
+/// forum's replies, a page of testimonials).
+pub(crate) fn without_marked_while_outweighed(
+    blocks: &[Block],
+    chosen: Vec<usize>,
+    marked: &[bool],
+) -> Vec<usize> {
+    let chars = |of_marked: bool| -> u64 {
         chosen
             .iter()
-            .zip(&comments)
-            .filter(|(_, &c)| c == of_comments)
+            .zip(marked)
+            .filter(|(_, &m)| m == of_marked)
             .map(|(&i, _)| u64::from(blocks[i].text_len))
             .sum()
     };
@@ -180,8 +192,8 @@ pub fn without_qa_comments(
     }
     chosen
         .into_iter()
-        .zip(comments)
-        .filter_map(|(i, c)| (!c).then_some(i))
+        .zip(marked)
+        .filter_map(|(i, &m)| (!m).then_some(i))
         .collect()
 }
 

@@ -100,25 +100,14 @@ pub fn without_reviews(
             }
         }
     }
+    if siblings.values().all(|elements| elements.len() < 2) {
+        return chosen;
+    }
     // Only while the rest outweighs them: on wcxb-dev the pages whose
     // reviews outweigh their own text label them content (a pest control
     // firm's testimonials, a flask's reviews under a three-line blurb).
-    let chars = |reviews: bool| -> u64 {
-        chosen
-            .iter()
-            .zip(&depths)
-            .filter(|(_, ds)| ds.is_empty() != reviews)
-            .map(|(&i, _)| u64::from(blocks[i].text_len))
-            .sum()
-    };
-    if siblings.values().all(|elements| elements.len() < 2) || chars(true) >= chars(false) {
-        return chosen;
-    }
-    chosen
-        .into_iter()
-        .zip(depths)
-        .filter_map(|(i, ds)| ds.is_empty().then_some(i))
-        .collect()
+    let reviews: Vec<bool> = depths.iter().map(|ds| !ds.is_empty()).collect();
+    crate::inserts::without_marked_while_outweighed(blocks, chosen, &reviews)
 }
 
 #[cfg(test)]
