@@ -161,6 +161,26 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(out.status.success(), "{err}");
     assert!(!err.contains("Broken pipe"), "{err}");
+
+    // Filters given empty (`--site "$SITE"` with SITE unset) filter nothing.
+    let hits = |extra: &[&str]| {
+        let mut args = vec!["search", "--json"];
+        args.extend_from_slice(extra);
+        args.push("bridge");
+        let out = gleaner_on(&cfg, Some(&data), &args).output().unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).lines().count()
+    };
+    let all = hits(&[]);
+    assert!(all > 0);
+    assert_eq!(
+        hits(&["--site", "", "--lang", " ", "--from", "", "--to", ""]),
+        all
+    );
 }
 
 /// A second run on the same --data goes on where the first ended: nothing

@@ -116,16 +116,25 @@ impl SearchCmd {
         init_logs("warn");
         let cfg = config(&self.common)?;
         let data = data_dir(&cfg, self.data);
+        // An empty filter is no filter, as in the API (`--site "$SITE"`
+        // with SITE unset).
+        fn given(v: &Option<String>) -> Option<&str> {
+            v.as_deref().filter(|v| !v.trim().is_empty())
+        }
         let date = |d: &Option<String>, end| {
-            d.as_deref()
+            given(d)
                 .map(|d| gleaner_index::parse_date(d, end))
                 .transpose()
                 .map_err(|e| crate::commands::bad_input(format!("{e:#}")))
         };
         let mut req = SearchRequest {
             q: self.query.join(" "),
-            sites: self.site,
-            lang: self.lang,
+            sites: self
+                .site
+                .into_iter()
+                .filter(|s| !s.trim().is_empty())
+                .collect(),
+            lang: given(&self.lang).map(str::to_string),
             from: date(&self.from, false)?,
             to: date(&self.to, true)?,
             sort: self.sort.parse()?,

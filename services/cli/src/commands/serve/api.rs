@@ -47,6 +47,36 @@ pub(super) fn bad(detail: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, "bad_request", detail.into())
 }
 
+/// A path under `/api` that names no endpoint.
+pub(super) async fn no_such_endpoint(uri: axum::http::Uri) -> ApiError {
+    ApiError(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        format!(
+            "no endpoint {} (the endpoints are in /api/v1/openapi.json)",
+            uri.path()
+        ),
+    )
+}
+
+/// An endpoint asked with a method other than GET.
+pub(super) async fn method_not_allowed(
+    method: axum::http::Method,
+    uri: axum::http::Uri,
+) -> Response {
+    let mut r = ApiError(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        format!("{} takes GET, not {method}", uri.path()),
+    )
+    .into_response();
+    r.headers_mut().insert(
+        axum::http::header::ALLOW,
+        axum::http::HeaderValue::from_static("GET, HEAD"),
+    );
+    r
+}
+
 /// 401 unless the request carries the key (when one is set).
 pub(super) fn allowed(api: &Api, headers: &HeaderMap) -> Result<(), ApiError> {
     let Some(key) = &api.key else {
@@ -122,13 +152,16 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
                 }
                 req.q = v.into_owned();
             }
+            // An empty filter is no filter, as a form sends a field left
+            // blank (`site=&from=`).
+            "site" | "lang" | "from" | "to" if v.trim().is_empty() => {}
             "site" => {
                 if req.sites.len() >= MAX_SITES {
                     return Err(bad(format!("at most {MAX_SITES} site filters")));
                 }
                 req.sites.push(v.into_owned());
             }
-            "lang" => req.lang = Some(v.into_owned()).filter(|l| !l.is_empty()),
+            "lang" => req.lang = Some(v.into_owned()),
             "from" => req.from = Some(parse_date(&v, false).map_err(|e| bad(format!("from: {e}")))?),
             "to" => req.to = Some(parse_date(&v, true).map_err(|e| bad(format!("to: {e}")))?),
             "has_summary" => req.has_summary = Some(flag("has_summary", &v)?),

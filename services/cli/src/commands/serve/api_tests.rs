@@ -212,6 +212,39 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
     }
     let (status, e) = get(&format!("{base}/api/v1/articles/none")).await;
     assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
+    // A path or a method the API does not have answers in its error shape.
+    for path in [
+        "/api/v1/nope",
+        "/api/v1/articles/",
+        "/api/v2/search",
+        "/api",
+    ] {
+        let (status, e) = get(&format!("{base}{path}")).await;
+        assert_eq!(
+            (status, e["error"].as_str()),
+            (404, Some("not_found")),
+            "{path}"
+        );
+        conforms(&e, "Error");
+    }
+    let r = reqwest::Client::new()
+        .post(format!("{base}/api/v1/search?q=bridge"))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 405);
+    assert_eq!(r.headers()["allow"], "GET, HEAD");
+    let e: serde_json::Value = r.json().await.unwrap();
+    assert_eq!(e["error"], "method_not_allowed", "{e}");
+    // Fields a form left blank filter nothing.
+    let (_, all) = get(&format!("{base}/api/v1/search?q=bridge")).await;
+    let (status, blank) = get(&format!(
+        "{base}/api/v1/search?q=bridge&site=&lang=&from=&to="
+    ))
+    .await;
+    assert_eq!(status, 200, "{blank}");
+    assert_eq!(blank["total"], all["total"]);
+    assert!(all["total"].as_u64().unwrap() > 0);
     // Ten at a time, the cursor walks through all 24 hits (25 articles,
     // two of them copies) once each.
     let mut seen = std::collections::BTreeSet::new();

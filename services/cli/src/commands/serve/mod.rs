@@ -17,7 +17,7 @@ mod story_pages;
 
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
-use axum::routing::get;
+use axum::routing::{any, get};
 use axum::{Json, Router};
 use gleaner_core::Config;
 use gleaner_index::{Hit, SearchIndex};
@@ -197,6 +197,11 @@ fn v1_routes(api: Arc<api::Api>) -> Router {
         .route("/api/v1/openapi.json", get(api::openapi))
         .route("/api/v1/feed", get(standing::feed))
         .route("/api/v1/stream", get(standing::stream))
+        // Any other path or method under /api answers in the API's error
+        // shape, as its clients parse it, not with an empty body.
+        .route("/api", any(api::no_such_endpoint))
+        .route("/api/{*rest}", any(api::no_such_endpoint))
+        .method_not_allowed_fallback(api::method_not_allowed)
         .with_state(api)
 }
 
