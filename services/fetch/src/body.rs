@@ -88,6 +88,22 @@ pub fn decode_html_owned(body: Vec<u8>, content_type: &str) -> (String, String) 
 fn encoding_of(body: &[u8], content_type: &str) -> &'static encoding_rs::Encoding {
     let from_label = |label: &str| {
         encoding_rs::Encoding::for_label(label.trim().trim_matches(['"', '\'']).as_bytes())
+            // x-user-defined (bytes as private-use characters) is for
+            // binary data; on an HTML page the WHATWG prescan reads it as
+            // windows-1252, as browsers show it.
+            .map(|e| {
+                if e == encoding_rs::X_USER_DEFINED {
+                    encoding_rs::WINDOWS_1252
+                } else {
+                    e
+                }
+            })
+            // The labels of ISO-2022-KR, HZ and their kin name the
+            // "replacement" encoding, which a browser shows as one U+FFFD
+            // (a guard against script smuggled in their shifts). A crawler
+            // would lose the page's every word, so they count as no
+            // declaration and the bytes are detected.
+            .filter(|e| *e != encoding_rs::REPLACEMENT)
     };
     if let Some((bom, _)) = encoding_rs::Encoding::for_bom(body) {
         return bom;
@@ -101,6 +117,16 @@ fn encoding_of(body: &[u8], content_type: &str) -> &'static encoding_rs::Encodin
         // Declared UTF-8 is checked while decoding (no second pass over
         // the bytes for the web's most common case).
         Some(enc) if enc == encoding_rs::UTF_8 => enc,
+        // A page in UTF-16 has a NUL beside every ASCII character of its
+        // markup; one without is in an ASCII-based encoding whatever it
+        // declares (the WHATWG prescan reads a `<meta>` UTF-16 as UTF-8
+        // for the same reason: it could not have been read otherwise).
+        Some(enc)
+            if (enc == encoding_rs::UTF_16LE || enc == encoding_rs::UTF_16BE)
+                && !body[..body.len().min(1024)].contains(&0) =>
+        {
+            detect(body)
+        }
         Some(enc) => overruled(body, enc).unwrap_or(enc),
         None => detect(body),
     }
@@ -268,6 +294,42 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn utf16_declared_over_ascii_based_bytes_is_not_taken() {
+        // In a <meta> or in the header: the bytes have no NUL, so they are
+        // not UTF-16; what they are is detected.
+        let utf8 = "<meta charset=\"utf-16\"><p>Grüße aus Köln, hello world</p>";
+        let (text, enc) = decode_html(utf8.as_bytes(), "");
+        assert_eq!((text.as_str(), enc.as_str()), (utf8, "UTF-8"));
+        let (text, enc) = decode_html(b"<p>plain page</p>", "text/html; charset=utf-16le");
+        assert_eq!(
+            (text.as_str(), enc.as_str()),
+            ("<p>plain page</p>", "UTF-8")
+        );
+        let owned = decode_html_owned(utf8.as_bytes().to_vec(), "");
+        assert_eq!(owned.0, utf8);
+        // A label of the replacement encoding is no declaration: the text
+        // is kept.
+        for label in ["iso-2022-kr", "hz-gb-2312", "csiso2022kr"] {
+            let page = format!("<meta charset=\"{label}\"><p>bridge budget approved</p>");
+            let (text, enc) = decode_html(page.as_bytes(), "");
+            assert_eq!(
+                (text.as_str(), enc.as_str()),
+                (page.as_str(), "UTF-8"),
+                "{label}"
+            );
+            let (text, _) = decode_html(b"<p>bridge</p>", &format!("text/html; charset={label}"));
+            assert_eq!(text, "<p>bridge</p>", "{label}");
+        }
+        // x-user-defined on a page is windows-1252, as browsers read it.
+        let (text, _) = decode_html(b"<meta charset=x-user-defined><p>caf\xe9</p>", "");
+        assert!(text.ends_with("<p>caf\u{e9}</p>"), "{text}");
+        // Real UTF-16 (here without a BOM, declared by the header) is read as such.
+        let html = "<p>hello</p>";
+        let le: Vec<u8> = html.encode_utf16().flat_map(u16::to_le_bytes).collect();
+        assert_eq!(decode_html(&le, "text/html; charset=utf-16le").0, html);
     }
 
     #[test]
