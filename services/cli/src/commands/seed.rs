@@ -34,21 +34,26 @@ pub(crate) fn seed_outputs(
     recrawl: bool,
     schedule: &SeedOptions,
 ) -> anyhow::Result<Vec<Output>> {
-    let mut urls = Vec::new();
+    // Each URL with where it came from (`seeds.txt:4: `, for a file's
+    // line), so that a bad one is named where the user can find it.
+    let mut urls: Vec<(String, String)> = Vec::new();
     for a in args {
         let p = Path::new(a);
         if !a.contains("://") && p.is_file() {
             let text = std::fs::read_to_string(p)
                 .with_context(|| format!("reading seeds from {a}"))
                 .map_err(|e| bad_input(format!("{e:#}")))?;
+            // A BOM, as Windows editors write one, is no part of the first URL.
+            let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             urls.extend(
                 text.lines()
-                    .map(str::trim)
-                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
-                    .map(str::to_string),
+                    .enumerate()
+                    .map(|(n, l)| (format!("{a}:{}: ", n + 1), l.trim()))
+                    .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
+                    .map(|(at, l)| (at, l.to_string())),
             );
         } else if a.contains("://") {
-            urls.push(a.clone());
+            urls.push((String::new(), a.clone()));
         } else if looks_like_a_host(a) {
             return Err(bad_input(format!(
                 "seed {a:?} has no scheme: did you mean https://{a}?"
@@ -60,11 +65,11 @@ pub(crate) fn seed_outputs(
         }
     }
     urls.iter()
-        .map(|u| {
+        .map(|(at, u)| {
             let parsed = gleaner_core::util::normalise_url(u)
-                .map_err(|e| bad_input(format!("bad seed URL {u:?}: {e:#}")))?;
+                .map_err(|e| bad_input(format!("{at}bad seed URL {u:?}: {e:#}")))?;
             if !matches!(parsed.scheme(), "http" | "https") {
-                return Err(bad_input(format!("seed {u:?} is not an http(s) URL")));
+                return Err(bad_input(format!("{at}seed {u:?} is not an http(s) URL")));
             }
             let seed = Seed {
                 url: parsed.to_string(),
@@ -148,5 +153,41 @@ impl SeedCmd {
             None => produce(&cfg, &self.kafka, &seeds).await?,
         }
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn no_schedule() -> SeedOptions {
+        SeedOptions::default()
+    }
+
+    #[test]
+    fn a_seed_file_from_windows_reads_and_a_bad_line_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("seeds.txt");
+        // A BOM, CRLF line ends, a comment and a blank line.
+        std::fs::write(
+            &file,
+            "\u{feff}https://example.com/a\r\n\r\n# later\r\nhttps://example.org/b\r\n",
+        )
+        .unwrap();
+        let f = file.to_string_lossy().into_owned();
+        let seeds = seed_outputs(std::slice::from_ref(&f), Some(1), false, &no_schedule()).unwrap();
+        let keys: Vec<_> = seeds.iter().map(|o| o.key.clone()).collect();
+        assert_eq!(keys, ["example.com", "example.org"]);
+
+        std::fs::write(&file, "https://example.com/a\n\nnot a url\n").unwrap();
+        let e = seed_outputs(&[f.clone()], None, false, &no_schedule()).unwrap_err();
+        let said = format!("{e:#}");
+        assert!(
+            said.contains(&format!("{f}:3: bad seed URL \"not a url\"")),
+            "{said}"
+        );
+        std::fs::write(&file, "ftp://example.com/\n").unwrap();
+        let e = seed_outputs(&[f.clone()], None, false, &no_schedule()).unwrap_err();
+        assert!(format!("{e:#}").contains(":1: seed \"ftp://"), "{e:#}");
     }
 }
