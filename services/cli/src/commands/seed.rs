@@ -180,14 +180,14 @@ mod tests {
         assert_eq!(keys, ["example.com", "example.org"]);
 
         std::fs::write(&file, "https://example.com/a\n\nnot a url\n").unwrap();
-        let e = seed_outputs(&[f.clone()], None, false, &no_schedule()).unwrap_err();
+        let e = seed_outputs(std::slice::from_ref(&f), None, false, &no_schedule()).unwrap_err();
         let said = format!("{e:#}");
         assert!(
             said.contains(&format!("{f}:3: bad seed URL \"not a url\"")),
             "{said}"
         );
         std::fs::write(&file, "ftp://example.com/\n").unwrap();
-        let e = seed_outputs(&[f.clone()], None, false, &no_schedule()).unwrap_err();
+        let e = seed_outputs(std::slice::from_ref(&f), None, false, &no_schedule()).unwrap_err();
         assert!(format!("{e:#}").contains(":1: seed \"ftp://"), "{e:#}");
     }
 }
