@@ -41,8 +41,24 @@ pub fn page_date(c: &Cleaned) -> Option<String> {
                 .iter()
                 .filter(short)
                 .find_map(date_in)
+                .or_else(|| {
+                    // Further below the headline (past breadcrumbs, tags
+                    // and share buttons) but above the text, a line that
+                    // is a date and little else: the article's date line.
+                    c.blocks[(h1 + 6).min(c.blocks.len())..(h1 + 30).min(c.blocks.len())]
+                        .iter()
+                        .take_while(|b| b.text.chars().count() < PROSE_CHARS)
+                        .filter(|b| b.text.chars().count() <= DATE_LINE_CHARS)
+                        .find_map(|b| normalise_date(&b.text))
+                })
         })
 }
+
+/// The longest block read as a date line (`Updated on 11 December 2025`).
+const DATE_LINE_CHARS: usize = 40;
+/// A block this long is the article's text, below which a date is only a
+/// date the text mentions.
+const PROSE_CHARS: usize = 120;
 
 const MONTHS: &[&str] = &[
     "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
@@ -113,22 +129,118 @@ pub fn normalise_date(raw: &str) -> Option<String> {
         .split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
         .collect();
-    let month = tokens
-        .iter()
-        .position(|t| t.len() >= 3 && MONTHS.iter().any(|m| t.starts_with(m)))?;
-    let m = MONTHS.iter().position(|mm| tokens[month].starts_with(mm))? as i8 + 1;
+    if let Some(d) = cjk_date(&lower) {
+        return Some(d);
+    }
+    let (month, m) = tokens.iter().enumerate().find_map(|(i, t)| {
+        let english = (t.len() >= 3)
+            .then(|| MONTHS.iter().position(|m| t.starts_with(m)))
+            .flatten();
+        english.or_else(|| other_month(t)).map(|m| (i, m as i8 + 1))
+    })?;
     let num = |t: &&str| t.parse::<i16>().ok();
     let year = tokens
         .iter()
         .filter_map(num)
         .find(|&y| (1900..=2100).contains(&y))?;
+    // The day is beside the month, or one short word away (`5 de marzo`).
+    let beside = |i: usize| {
+        i.abs_diff(month) == 1
+            || (i.abs_diff(month) == 2
+                && tokens[(i + month) / 2].chars().all(char::is_alphabetic)
+                && tokens[(i + month) / 2].chars().count() <= 3)
+    };
     let day = tokens
         .iter()
         .enumerate()
-        .filter(|(i, _)| i.abs_diff(month) == 1)
+        .filter(|(i, _)| beside(*i))
         .filter_map(|(_, t)| num(t))
         .find(|&d| (1..=31).contains(&d))?;
     date(year, m, day as i8)
+}
+
+/// Month names of the other languages gleaner's readers crawl most
+/// (German, French, Spanish, Italian, Portuguese, Dutch), January first.
+/// Written out here because no date crate reads free text in them.
+const OTHER_MONTHS: [&[&str]; 12] = [
+    &[
+        "januar", "jänner", "janvier", "enero", "gennaio", "janeiro", "januari",
+    ],
+    &[
+        "februar",
+        "février",
+        "fevrier",
+        "febrero",
+        "febbraio",
+        "fevereiro",
+        "februari",
+    ],
+    &["märz", "maerz", "mars", "marzo", "março", "marco", "maart"],
+    &["avril", "abril", "aprile"],
+    &["mai", "mayo", "maggio", "maio", "mei"],
+    &["juni", "juin", "junio", "giugno", "junho"],
+    &["juli", "juillet", "julio", "luglio", "julho"],
+    &["août", "aout", "agosto", "augustus"],
+    &[
+        "septembre",
+        "septiembre",
+        "setiembre",
+        "settembre",
+        "setembro",
+    ],
+    &["oktober", "octobre", "octubre", "ottobre", "outubro"],
+    &["novembre", "noviembre", "novembro"],
+    &[
+        "dezember",
+        "décembre",
+        "decembre",
+        "diciembre",
+        "dicembre",
+        "dezembro",
+    ],
+];
+
+/// The month (0-11) a word of [`OTHER_MONTHS`] names, written out or cut
+/// to three letters or more (`sept`, `déc`, `ago`); a cut word must be
+/// some month's only: `ju` is none.
+fn other_month(t: &str) -> Option<usize> {
+    if t.chars().count() < 3 {
+        return None;
+    }
+    let mut found = None;
+    for (m, names) in OTHER_MONTHS.iter().enumerate() {
+        if names.iter().any(|n| n.starts_with(t)) {
+            if found.is_some_and(|f| f != m) {
+                return None;
+            }
+            found = Some(m);
+        }
+    }
+    found
+}
+
+/// `2024年3月5日` (Chinese, Japanese) or `2024년 3월 5일` (Korean): the
+/// number before each of year, month and day's marks.
+fn cjk_date(s: &str) -> Option<String> {
+    let mut parts = [0i16; 3];
+    let mut rest = s;
+    for (i, marks) in [['年', '년'], ['月', '월'], ['日', '일']]
+        .iter()
+        .enumerate()
+    {
+        let (at, mark) = rest.char_indices().find(|(_, c)| marks.contains(c))?;
+        let before = rest[..at].trim_end();
+        let start = before.rfind(|c: char| !c.is_ascii_digit()).map_or(0, |i| {
+            i + before[i..].chars().next().map_or(1, char::len_utf8)
+        });
+        parts[i] = before[start..].parse().ok()?;
+        rest = &rest[at + mark.len_utf8()..];
+    }
+    date(
+        parts[0],
+        i8::try_from(parts[1]).ok()?,
+        i8::try_from(parts[2]).ok()?,
+    )
 }
 
 /// A real calendar date in the years an article can carry, as `YYYY-MM-DD`.
@@ -151,8 +263,8 @@ mod tests {
     fn a_date_beside_the_headline_is_the_pages_date() {
         let c = page_of("<h1>Story</h1><p>Jane Doe</p><p>Updated on December 11, 2025</p><p>Text of the story.</p>");
         assert_eq!(page_date(&c).as_deref(), Some("2025-12-11"));
-        // Far below the headline, a date is just a date in the text.
-        let filler = "<p>More text.</p>".repeat(8);
+        // Below the text's first paragraphs, a date is just a date in the text.
+        let filler = "<p>More text of the story, as long as a paragraph of an article is, which runs on for a while and then a little further still.</p>".repeat(8);
         let c = page_of(&format!("<h1>Story</h1>{filler}<p>On May 1, 2024</p>"));
         assert_eq!(page_date(&c), None);
         // An element named for dates wins wherever it is.
@@ -160,6 +272,17 @@ mod tests {
             "<h1>Story</h1>{filler}<p class='post-date'>May 1, 2024</p>"
         ));
         assert_eq!(page_date(&c).as_deref(), Some("2024-05-01"));
+        // Past breadcrumbs and tags below the headline, a line that is a
+        // date; a date in a longer line of the text is not.
+        let tags = "<p>tag</p>".repeat(10);
+        let c = page_of(&format!(
+            "<h1>Story</h1>{tags}<p>Written by Ann</p><p>April 8, 2024</p><p>Text.</p>"
+        ));
+        assert_eq!(page_date(&c).as_deref(), Some("2024-04-08"));
+        let c = page_of(&format!(
+            "<h1>Story</h1>{tags}<p>The council met on April 8, 2024 to approve it.</p>"
+        ));
+        assert_eq!(page_date(&c), None);
     }
 
     #[test]
@@ -210,5 +333,24 @@ mod tests {
             Some("2021-09-03")
         );
         assert_eq!(normalise_date("yesterday"), None);
+        // Other languages' month names, written out or cut.
+        for (text, iso) in [
+            ("5. März 2024", "2024-03-05"),
+            ("Veröffentlicht am 12. Dezember 2023", "2023-12-12"),
+            ("le 1 août 2022", "2022-08-01"),
+            ("5 de marzo de 2024", "2024-03-05"),
+            ("04-ago-2021", "2021-08-04"),
+            ("3 settembre 2020", "2020-09-03"),
+            ("17 mei 2019", "2019-05-17"),
+            ("2024年3月5日", "2024-03-05"),
+            ("发布时间：2024年 3月 15日 10:30", "2024-03-15"),
+            ("2024년 3월 5일", "2024-03-05"),
+        ] {
+            assert_eq!(normalise_date(text).as_deref(), Some(iso), "{text}");
+        }
+        // A cut word that two months begin with is neither; no year, no date.
+        assert_eq!(normalise_date("ju 5 2024"), None);
+        assert_eq!(normalise_date("5. März"), None);
+        assert_eq!(normalise_date("2024年13月5日"), None);
     }
 }

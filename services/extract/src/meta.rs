@@ -32,6 +32,30 @@ const BYLINE_LABELS: &[&str] = &[
     "story by",
     "words by",
     "by",
+    // German, French, Spanish and Portuguese, Italian: the longer forms
+    // first. Italian's bare "di" is left out, as it begins surnames (Di
+    // Maio), and Dutch "door", an English word ("Door Locks").
+    "geschrieben von",
+    "verfasst von",
+    "von",
+    "écrit par",
+    "publié par",
+    "par",
+    "escrito por",
+    "publicado por",
+    "por",
+    "scritto da",
+    "autorin",
+    "autora",
+    "autore",
+    "autor",
+    "auteur",
+    // Chinese and Japanese: writer, reporter, editor.
+    "作者",
+    "记者",
+    "記者",
+    "编辑",
+    "責任編集",
     "about the author",
     "the author",
     "authors",
@@ -50,7 +74,9 @@ fn strip_byline_label(text: &str) -> &str {
             let (head, rest) = t.split_at(label.len());
             if head.eq_ignore_ascii_case(label) && !rest.starts_with(|c: char| c.is_alphanumeric())
             {
-                t = rest.trim_start_matches([':', ' ', '\u{a0}']).trim();
+                t = rest
+                    .trim_start_matches([':', '：', ' ', '\u{a0}', '|', '/'])
+                    .trim();
                 break;
             }
         }
@@ -116,6 +142,12 @@ fn name_in(byline: &str) -> Option<&str> {
     } else {
         name.trim()
     };
+    // A Chinese or Japanese name after a label (记者 张三): two to eight
+    // characters, none of them Latin, digits or punctuation.
+    let han = |c: char| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}');
+    if labelled && (2..=8).contains(&name.chars().count()) && name.chars().all(han) {
+        return Some(name);
+    }
     let words = name.split_whitespace().count();
     // Every word capitalised, but for particles ("Ludwig van Beethoven").
     let capitalised = name.split_whitespace().all(|w| {
@@ -303,6 +335,22 @@ pub(crate) mod tests {
             .as_deref(),
             Some("Moses Kim and Kate Shokurova")
         );
+        // Other languages' labels; a sentence that starts with one is no byline.
+        for (line, name) in [
+            ("<p>Von Anna Schmidt</p>", "Anna Schmidt"),
+            ("<p>Par Jean Dupont, le 5 mars 2024</p>", "Jean Dupont"),
+            ("<p>Por María López</p>", "María López"),
+            ("<p>记者 张三</p>", "张三"),
+            ("<p>作者：王小明</p>", "王小明"),
+        ] {
+            assert_eq!(author(&body(line)).as_deref(), Some(name), "{line}");
+        }
+        assert_eq!(
+            author(&body("<p>Von Berlin aus fährt der Zug weiter.</p>")),
+            None
+        );
+        assert_eq!(author(&body("<p>Par ailleurs, la ville a voté.</p>")), None);
+        assert_eq!(author(&body("<p>Door Locks</p>")), None);
         // Labels and lone words under author-named elements are not names.
         assert_eq!(author(&body("<div class='author'>Role</div>")), None);
         assert_eq!(author(&body("<div class='author'>By</div>")), None);
