@@ -204,7 +204,9 @@ const OTHER_MONTHS: [&[&str]; 12] = [
 /// to three letters or more (`sept`, `déc`, `ago`); a cut word must be
 /// some month's only: `ju` is none.
 fn other_month(t: &str) -> Option<usize> {
-    if t.chars().count() < 3 {
+    // English words that cut Portuguese and Italian months (`out`ubro,
+    // `set`tembre) would read "sold out 5 ... 2024" as a date.
+    if t.chars().count() < 3 || matches!(t, "out" | "set") {
         return None;
     }
     let mut found = None;
@@ -350,6 +352,7 @@ mod tests {
         }
         // A cut word that two months begin with is neither; no year, no date.
         assert_eq!(normalise_date("ju 5 2024"), None);
+        assert_eq!(normalise_date("Sold out 5 times in 2024"), None);
         assert_eq!(normalise_date("5. März"), None);
         assert_eq!(normalise_date("2024年13月5日"), None);
     }
