@@ -47,6 +47,24 @@ pub(super) fn bad(detail: impl Into<String>) -> ApiError {
     ApiError(StatusCode::BAD_REQUEST, "bad_request", detail.into())
 }
 
+/// The id in a path (`/articles/{id}`), or the API's 400 when it cannot
+/// be read (`%ff`, not UTF-8), instead of axum's plain-text answer.
+pub(super) struct Id(pub String);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for Id {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, ApiError> {
+        Path::<String>::from_request_parts(parts, state)
+            .await
+            .map(|Path(id)| Id(id))
+            .map_err(|e| bad(format!("the id in the path: {}", e.body_text())))
+    }
+}
+
 /// A path under `/api` that names no endpoint.
 pub(super) async fn no_such_endpoint(uri: axum::http::Uri) -> ApiError {
     ApiError(
@@ -252,7 +270,7 @@ pub(super) async fn search(
 pub(super) async fn article(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    Id(id): Id,
 ) -> Result<Json<gleaner_index::ArticleView>, ApiError> {
     allowed(&api, &headers)?;
     let idx = api.idx.clone();

@@ -212,6 +212,16 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
     }
     let (status, e) = get(&format!("{base}/api/v1/articles/none")).await;
     assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
+    // An id that is not UTF-8 is a 400 in the API's shape.
+    for path in ["/api/v1/articles/%ff", "/api/v1/stories/%ff%fe"] {
+        let (status, e) = get(&format!("{base}{path}")).await;
+        assert_eq!(
+            (status, e["error"].as_str()),
+            (400, Some("bad_request")),
+            "{path}"
+        );
+        conforms(&e, "Error");
+    }
     // A path or a method the API does not have answers in its error shape.
     for path in [
         "/api/v1/nope",

@@ -2,8 +2,8 @@
 //! by growth; `/api/v1/stories/{id}`: one story's timeline, first report
 //! first. Errors as the rest of the API.
 
-use super::api::{allowed, bad, bounded, number, Api, ApiError};
-use axum::extract::{Path, RawQuery, State};
+use super::api::{allowed, bad, bounded, number, Api, ApiError, Id};
+use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::Json;
 use gleaner_index::{parse_date, StoriesRequest, StorySort, MAX_LIMIT};
@@ -71,7 +71,7 @@ pub(super) async fn list(
 pub(super) async fn one(
     State(api): State<Arc<Api>>,
     headers: HeaderMap,
-    Path(id): Path<String>,
+    Id(id): Id,
 ) -> Result<Json<gleaner_index::StoryView>, ApiError> {
     allowed(&api, &headers)?;
     let idx = api.idx.clone();
