@@ -202,6 +202,10 @@ mod tests {
                 .to_string();
             assert!(e.contains(why), "{e}");
         }
+        // The thread's kept zstd context still reads a good record after
+        // the bad ones.
+        let back: Page = serde_json::from_str(&packed).unwrap();
+        assert_eq!(back, page(&big));
         v.as_object_mut().unwrap().remove("html_zstd");
         let e = serde_json::from_value::<Page>(v).unwrap_err().to_string();
         assert!(e.contains("missing field `html`"), "{e}");

@@ -12,10 +12,20 @@ pub struct ReplayGuard {
     seen: Recent<()>,
 }
 
+/// A record's digest: XXH3 over its topic, key and value. Every record a
+/// stage produces is digested, and a page or a cleaned page is tens of
+/// kilobytes: FNV-1a, a byte at a time, was 4% of the clean service's CPU
+/// in perf; XXH3 reads them at memory speed.
 fn digest(topic: &str, key: &[u8], value: &[u8]) -> u64 {
+    use xxhash_rust::xxh3::Xxh3;
+    let mut h = Xxh3::new();
+    h.update(topic.as_bytes());
+    h.update(&[0]);
     // The key's length keeps ("ab", "c") and ("a", "bc") apart.
-    let len = (key.len() as u64).to_le_bytes();
-    gleaner_core::util::fnv1a64_parts(&[topic.as_bytes(), &[0], &len, key, value])
+    h.update(&(key.len() as u64).to_le_bytes());
+    h.update(key);
+    h.update(value);
+    h.digest()
 }
 
 impl ReplayGuard {
