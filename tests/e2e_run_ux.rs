@@ -121,6 +121,10 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
             "invalid value 'abc' for '--limit <LIMIT>'",
         ),
         (
+            vec!["search", "--limit", "0", "bridge"],
+            "invalid value '0' for '--limit <LIMIT>': a limit is 1 or more",
+        ),
+        (
             vec!["search", "--sort", "best", "bridge"],
             "invalid value 'best' for '--sort <SORT>'",
         ),

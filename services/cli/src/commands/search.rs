@@ -79,8 +79,8 @@ pub struct SearchCmd {
     /// repeatable.
     #[arg(long, value_name = "DIR")]
     pub shard: Vec<PathBuf>,
-    /// Hits to show (a limit past the index's size shows every hit).
-    #[arg(long, default_value_t = 10)]
+    /// Hits to show, 1 or more (a limit past the index's size shows every hit).
+    #[arg(long, default_value_t = 10, value_parser = at_least_one)]
     pub limit: usize,
     /// Hits to skip first (paging).
     #[arg(long, default_value_t = 0)]
@@ -147,5 +147,15 @@ impl SearchCmd {
         let dirs = crate::commands::index_dirs(&data, &self.shard);
         search(&cfg, &dirs, &req, self.json)?;
         Ok(ExitCode::SUCCESS)
+    }
+}
+
+/// `--limit`: a whole number of 1 or more (0 would show nothing, which no
+/// one asks for; it was taken as 1 without a word).
+fn at_least_one(v: &str) -> Result<usize, String> {
+    match v.parse::<usize>() {
+        Ok(0) => Err("a limit is 1 or more".into()),
+        Ok(n) => Ok(n),
+        Err(e) => Err(e.to_string()),
     }
 }
