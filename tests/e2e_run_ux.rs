@@ -145,6 +145,14 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     assert!(err.contains("not HTML (binary data)"), "{err}");
     assert!(out.stdout.is_empty(), "no garbage printed");
 
+    // A page with no text is no error, but it is said.
+    let empty = tmp.path().join("empty.html");
+    std::fs::write(&empty, "<html><body><div id=app></div></body></html>").unwrap();
+    let out = run(&["extract", &empty.to_string_lossy()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("no main text found"), "{err}");
+
     let help = String::from_utf8_lossy(&run(&["extract", "--help"]).stdout).into_owned();
     for name in gleaner_extract::Extractor::NAMES {
         assert!(help.contains(name), "extract --help lacks {name}: {help}");

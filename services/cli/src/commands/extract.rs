@@ -120,6 +120,11 @@ pub async fn extract_inputs(
             }
             Ok(a) => {
                 writeln!(out, "==> {input} <==\n{}\n\n{}\n", a.title, a.text)?;
+                if a.text.trim().is_empty() {
+                    // Said apart from the text, so a script reading stdout
+                    // still gets the page's (empty) text.
+                    eprintln!("gleaner: {input}: no main text found (an empty page, or one its scripts fill in)");
+                }
             }
             Err(e) => {
                 failures += 1;
