@@ -121,6 +121,9 @@ pub fn normalise_date(raw: &str) -> Option<String> {
             s[8..10].parse().ok()?,
         );
     }
+    if let Some(d) = day_month_year(s) {
+        return Some(d);
+    }
     // Word forms: "1 May 2024", "May 1, 2024", "Monday, 1 May 2024". Free
     // text in many shapes, which no date crate reads: found by hand here,
     // checked by jiff.
@@ -157,6 +160,33 @@ pub fn normalise_date(raw: &str) -> Option<String> {
         .filter_map(|(_, t)| num(t))
         .find(|&d| (1..=31).contains(&d))?;
     date(year, m, day as i8)
+}
+
+/// A day and month in digits before a four-digit year (`25.09.2025`,
+/// `09/25/2025`, `5-3-2024`), the whole text. Which number is the month
+/// only the locale says, so: one over 12 is the day; with dots, the day
+/// comes first wherever dots are written (German, Russian, Polish,
+/// Scandinavian); `02/03/2024` (2 March in Britain, 3 February in the
+/// United States) is no date rather than a wrong one.
+fn day_month_year(s: &str) -> Option<String> {
+    let s = s.trim_end_matches([',', ';']);
+    let sep = s.chars().find(|c| matches!(c, '.' | '/' | '-'))?;
+    let parts: Vec<&str> = s.split(sep).collect();
+    let [a, b, y] = parts[..] else {
+        return None;
+    };
+    let small = |t: &str| (1..=2).contains(&t.len()) && t.bytes().all(|c| c.is_ascii_digit());
+    if !(small(a) && small(b) && y.len() == 4 && y.bytes().all(|c| c.is_ascii_digit())) {
+        return None;
+    }
+    let (a, b, y): (i8, i8, i16) = (a.parse().ok()?, b.parse().ok()?, y.parse().ok()?);
+    let (day, month) = match (a > 12, b > 12) {
+        (true, false) => (a, b),
+        (false, true) => (b, a),
+        (false, false) if sep == '.' => (a, b),
+        _ => return None,
+    };
+    date(y, month, day)
 }
 
 /// Month names of the other languages gleaner's readers crawl most
@@ -349,6 +379,21 @@ mod tests {
             ("2024년 3월 5일", "2024-03-05"),
         ] {
             assert_eq!(normalise_date(text).as_deref(), Some(iso), "{text}");
+        }
+        // Digits: a number over 12 is the day; dots put the day first;
+        // a slashed date either way round is no date.
+        for (text, iso) in [
+            ("25.09.2025", Some("2025-09-25")),
+            ("05.03.2024", Some("2024-03-05")),
+            ("09/25/2025", Some("2025-09-25")),
+            ("25/09/2025", Some("2025-09-25")),
+            ("11-29-2024", Some("2024-11-29")),
+            ("02/03/2024", None),
+            ("31.02.2024", None),
+            ("1.2.3", None),
+            ("10/2024", None),
+        ] {
+            assert_eq!(normalise_date(text).as_deref(), iso, "{text}");
         }
         // A cut word that two months begin with is neither; no year, no date.
         assert_eq!(normalise_date("ju 5 2024"), None);
