@@ -102,7 +102,7 @@ impl<'a> Pathless<'a> {
 /// (clean numbers a page's elements from 1); a block naming a larger one
 /// keeps its path written out, so a hostile record cannot make the table
 /// huge.
-const MAX_ELEMENT: u32 = 1 << 22;
+const MAX_ELEMENT: u32 = 1 << 20;
 
 impl Serialize for Cleaned {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
@@ -183,14 +183,34 @@ pub(crate) struct CleanedWire {
 impl<'de> Deserialize<'de> for Cleaned {
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
         let w = CleanedWire::deserialize(d)?;
+        // By element number, as they were written (see MAX_ELEMENT): one
+        // look-up per ancestor of every block. Only when the numbers are
+        // dense, as clean writes them: a record from elsewhere naming
+        // element 1,000,000 alone does not get a table that long.
+        let dense = w
+            .elements
+            .last_key_value()
+            .is_some_and(|(&last, _)| last as usize <= 4 * w.elements.len() + 1024);
+        let mut labels: Vec<&str> = Vec::new();
+        for (&id, label) in w.elements.range(..=MAX_ELEMENT).filter(|_| dense) {
+            let id = id as usize;
+            if labels.len() <= id {
+                labels.resize(id + 1, "");
+            }
+            labels[id] = label;
+        }
+        let label = |id: u32| match labels.get(id as usize) {
+            Some(l) => *l,
+            None => w.elements.get(&id).map_or("", String::as_str),
+        };
         let mut blocks = w.blocks;
         for b in blocks.iter_mut().filter(|b| b.path.is_empty()) {
-            let mut path = String::new();
-            for (i, id) in b.ancestors.iter().enumerate() {
+            let mut path = String::with_capacity(b.ancestors.len() * 16);
+            for (i, &id) in b.ancestors.iter().enumerate() {
                 if i > 0 {
                     path.push('/');
                 }
-                path.push_str(w.elements.get(id).map_or("", String::as_str));
+                path.push_str(label(id));
             }
             b.path = path;
         }
@@ -270,6 +290,14 @@ mod tests {
         );
         let back: Cleaned = serde_json::from_str(&json).unwrap();
         assert_eq!(back, cleaned);
+        // Element numbers far apart (not as clean writes them) still read.
+        let sparse = serde_json::json!({
+            "id": "1", "url": "u", "final_url": "u", "fetched_at": "", "title": "T", "meta": {},
+            "elements": {"1": "html", "900000": "body", "4294967295": "p"},
+            "blocks": [{"text": "x", "ancestors": [1, 900000, u32::MAX], "tag": "p", "text_len": 1}]
+        });
+        let read: Cleaned = serde_json::from_value(sparse).unwrap();
+        assert_eq!(read.blocks[0].path, "html/body/p");
         // A record written before the elements table (every path written
         // out, every count present) still reads.
         let old = serde_json::json!({
