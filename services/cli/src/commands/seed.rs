@@ -160,10 +160,6 @@ impl SeedCmd {
 mod tests {
     use super::*;
 
-    fn no_schedule() -> SeedOptions {
-        SeedOptions::default()
-    }
-
     #[test]
     fn a_seed_file_from_windows_reads_and_a_bad_line_is_named() {
         let dir = tempfile::tempdir().unwrap();
@@ -175,19 +171,37 @@ mod tests {
         )
         .unwrap();
         let f = file.to_string_lossy().into_owned();
-        let seeds = seed_outputs(std::slice::from_ref(&f), Some(1), false, &no_schedule()).unwrap();
+        let seeds = seed_outputs(
+            std::slice::from_ref(&f),
+            Some(1),
+            false,
+            &SeedOptions::default(),
+        )
+        .unwrap();
         let keys: Vec<_> = seeds.iter().map(|o| o.key.clone()).collect();
         assert_eq!(keys, ["example.com", "example.org"]);
 
         std::fs::write(&file, "https://example.com/a\n\nnot a url\n").unwrap();
-        let e = seed_outputs(std::slice::from_ref(&f), None, false, &no_schedule()).unwrap_err();
+        let e = seed_outputs(
+            std::slice::from_ref(&f),
+            None,
+            false,
+            &SeedOptions::default(),
+        )
+        .unwrap_err();
         let said = format!("{e:#}");
         assert!(
             said.contains(&format!("{f}:3: bad seed URL \"not a url\"")),
             "{said}"
         );
         std::fs::write(&file, "ftp://example.com/\n").unwrap();
-        let e = seed_outputs(std::slice::from_ref(&f), None, false, &no_schedule()).unwrap_err();
+        let e = seed_outputs(
+            std::slice::from_ref(&f),
+            None,
+            false,
+            &SeedOptions::default(),
+        )
+        .unwrap_err();
         assert!(format!("{e:#}").contains(":1: seed \"ftp://"), "{e:#}");
     }
 }
