@@ -270,6 +270,37 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_pages_answer_a_bad_address_with_a_page_saying_why() {
+    let dir = tempfile::tempdir().unwrap();
+    let idx = index(dir.path()).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let app = super::super::router(idx, dir.path(), None, Duration::from_secs(5));
+    tokio::spawn(async move { axum::serve(listener, app).await.unwrap() });
+    for (path, status, says) in [
+        ("/article/none", 404, "No such article"),
+        ("/story/none", 404, "No such story"),
+        ("/article/%ff", 400, "The id in the address"),
+        ("/story/%ff%fe", 400, "The id in the address"),
+        ("/stories?from=yesterday", 400, "from"),
+        ("/nope", 404, "There is no page at /nope."),
+    ] {
+        let r = reqwest::get(format!("{base}{path}")).await.unwrap();
+        assert_eq!(r.status().as_u16(), status, "{path}");
+        let ct = r.headers()["content-type"].to_str().unwrap().to_string();
+        assert!(ct.starts_with("text/html"), "{path}: {ct}");
+        let body = r.text().await.unwrap();
+        assert!(
+            body.contains(says) && body.contains("href=\"/\""),
+            "{path}: {body}"
+        );
+    }
+    // The API keeps its own JSON shape under the page's fallback.
+    let (status, e) = get(&format!("{base}/api/v1/nope")).await;
+    assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn with_a_key_every_request_needs_it() {
     let dir = tempfile::tempdir().unwrap();
     let base = serve_api(index(dir.path()).await, Some("s3cret")).await;

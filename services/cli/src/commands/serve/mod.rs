@@ -11,6 +11,7 @@ use std::process::ExitCode;
 pub mod api;
 mod browse;
 mod page;
+mod page_errors;
 mod standing;
 mod stories_api;
 mod story_pages;
@@ -149,20 +150,17 @@ async fn script() -> impl axum::response::IntoResponse {
     )
 }
 
-/// One article whole, or 404.
+/// One article whole, or a page saying why not.
 async fn article_page(
     State(idx): State<Shared>,
-    axum::extract::Path(id): axum::extract::Path<String>,
+    page_errors::PageId(id): page_errors::PageId,
 ) -> axum::response::Response {
     use axum::response::IntoResponse;
+    use page_errors::PageError;
     match tokio::task::spawn_blocking(move || idx.article(&id)).await {
         Ok(Ok(Some(a))) => axum::response::Html(browse::article(&a, page::STYLE)).into_response(),
-        Ok(Ok(None)) => (StatusCode::NOT_FOUND, "no such article\n").into_response(),
-        _ => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the index could not be read\n",
-        )
-            .into_response(),
+        Ok(Ok(None)) => PageError::not_found("article").into_response(),
+        _ => PageError::unreadable().into_response(),
     }
 }
 
@@ -232,6 +230,12 @@ pub fn router(
         .route("/report", get(move || report(report_file.clone())))
         .with_state(idx)
         .merge(v1)
+        .fallback(|uri: axum::http::Uri| async move {
+            page_errors::PageError(
+                StatusCode::NOT_FOUND,
+                format!("There is no page at {}.", uri.path()),
+            )
+        })
 }
 
 /// The API key (from GLEANER_API_KEY; empty: none); a non-loopback

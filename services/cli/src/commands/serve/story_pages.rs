@@ -5,8 +5,9 @@
 
 use super::browse::Params;
 use super::page::STYLE;
+use super::page_errors::{PageError, PageId};
 use super::Shared;
-use axum::extract::{Path, RawQuery, State};
+use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
 use gleaner_index::{StoryList, StoryView};
@@ -112,33 +113,19 @@ pub(super) async fn list(State(idx): State<Shared>, RawQuery(raw): RawQuery) -> 
     let raw = raw.unwrap_or_default();
     let req = match super::stories_api::parse_stories(&raw) {
         Ok(r) => r,
-        Err(e) => {
-            return (
-                StatusCode::BAD_REQUEST,
-                Html(escape_text(&e.2).into_owned()),
-            )
-                .into_response()
-        }
+        Err(e) => return PageError(StatusCode::BAD_REQUEST, e.2).into_response(),
     };
     match tokio::task::spawn_blocking(move || idx.stories(&req)).await {
         Ok(Ok(list)) => Html(render_list(&list, &Params::parse(&raw))).into_response(),
-        _ => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the index could not be read\n",
-        )
-            .into_response(),
+        _ => PageError::unreadable().into_response(),
     }
 }
 
-pub(super) async fn one(State(idx): State<Shared>, Path(id): Path<String>) -> Response {
+pub(super) async fn one(State(idx): State<Shared>, PageId(id): PageId) -> Response {
     match tokio::task::spawn_blocking(move || idx.story(&id)).await {
         Ok(Ok(Some(s))) => Html(render_story(&s)).into_response(),
-        Ok(Ok(None)) => (StatusCode::NOT_FOUND, "no such story\n").into_response(),
-        _ => (
-            StatusCode::SERVICE_UNAVAILABLE,
-            "the index could not be read\n",
-        )
-            .into_response(),
+        Ok(Ok(None)) => PageError::not_found("story").into_response(),
+        _ => PageError::unreadable().into_response(),
     }
 }
 
