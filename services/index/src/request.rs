@@ -63,12 +63,48 @@ pub struct SearchRequest {
 /// Bounds of a snippet's length a request may ask for.
 pub const SNIPPET_CHARS: std::ops::RangeInclusive<usize> = 20..=1000;
 
+/// Longest query, in characters.
+pub const MAX_QUERY_CHARS: usize = 1000;
+
+/// Deepest nesting of parentheses in a query. Tantivy's query grammar
+/// descends once per level on the thread's stack: 5,000 levels overflowed
+/// the CLI's main thread, an abort rather than an error. No one nests a
+/// search this deep on purpose.
+pub const MAX_QUERY_NESTING: usize = 32;
+
+/// Why `q` is not a query this index answers: too long, or nested too
+/// deep (parentheses inside quotes are words and do not count).
+pub fn check_query(q: &str) -> anyhow::Result<()> {
+    let chars = q.chars().count();
+    if chars > MAX_QUERY_CHARS {
+        anyhow::bail!("the query is longer than {MAX_QUERY_CHARS} characters ({chars})");
+    }
+    let (mut depth, mut deepest, mut quoted) = (0usize, 0usize, false);
+    for c in q.chars() {
+        match c {
+            '"' => quoted = !quoted,
+            '(' if !quoted => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            ')' if !quoted => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    if deepest > MAX_QUERY_NESTING {
+        anyhow::bail!("the query nests parentheses {deepest} deep; at most {MAX_QUERY_NESTING}");
+    }
+    Ok(())
+}
+
 impl SearchRequest {
     /// Takes the filter operators out of the query into the filters:
     /// `site:bbc.co.uk`, `lang:de` (or `language:de`), `after:2026-03-01`
     /// (that day on), `before:2026-03-05` (up to that day, not included).
     /// Quoted text is left alone.
+    /// A query too long or nested too deep is refused (`check_query`).
     pub fn lift_operators(&mut self) -> anyhow::Result<()> {
+        check_query(&self.q)?;
         let mut kept = Vec::new();
         let mut quoted = false;
         for token in self.q.split_whitespace() {
@@ -229,5 +265,23 @@ mod tests {
         };
         assert!(bad.lift_operators().is_err());
         assert!("latest".parse::<Sort>().is_err());
+    }
+
+    #[test]
+    fn a_query_too_long_or_nested_too_deep_is_refused() {
+        let nested = |n: usize| format!("{}bridge{}", "(".repeat(n), ")".repeat(n));
+        assert!(check_query(&nested(MAX_QUERY_NESTING)).is_ok());
+        let e = check_query(&nested(MAX_QUERY_NESTING + 1)).unwrap_err();
+        assert!(e.to_string().contains("33 deep"), "{e}");
+        // Parentheses in a phrase are words; unbalanced ones do not underflow.
+        let phrase = format!("\"{}\"", "(".repeat(200));
+        assert!(check_query(&phrase).is_ok());
+        assert!(check_query(")))) ((bridge").is_ok());
+        assert!(check_query(&"a".repeat(MAX_QUERY_CHARS + 1)).is_err());
+        let mut req = SearchRequest {
+            q: nested(5_000).chars().take(MAX_QUERY_CHARS).collect(),
+            ..SearchRequest::default()
+        };
+        assert!(req.lift_operators().is_err());
     }
 }

@@ -30,7 +30,7 @@ fn print_dedup_report(r: &Report, out: &Path) {
     let text = format!(
         "{} articles in {:.2}s: {:.0} articles/s\n  \
          unique {}  duplicates {}  corrections {}  dead letters {}  (in {})\n  \
-         window {} articles, {} bytes/article counted; {:.1} candidates and {:.1} verified per article; peak RSS {} MiB\n",
+         window {} articles{}; {:.1} candidates and {:.1} verified per article; peak RSS {} MiB\n",
         r.articles,
         r.seconds,
         r.per_second(),
@@ -40,7 +40,11 @@ fn print_dedup_report(r: &Report, out: &Path) {
         r.dead_letters,
         out.display(),
         r.window_len,
-        r.window_bytes / r.window_len.max(1),
+        // An empty window's bytes are its reserved tables, not per article.
+        match r.window_len {
+            0 => String::new(),
+            n => format!(", {} bytes/article counted", r.window_bytes / n),
+        },
         r.stats.candidates as f64 / judged,
         r.stats.verified as f64 / judged,
         peak_rss_kib().map_or("?".into(), |k| (k / 1024).to_string()),

@@ -7,9 +7,8 @@
 use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-
 use axum::Json;
-use gleaner_index::{parse_date, SearchIndex, SearchRequest, MAX_LIMIT};
+use gleaner_index::{parse_date, SearchIndex, SearchRequest, MAX_LIMIT, MAX_QUERY_CHARS};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,8 +16,6 @@ use std::time::Duration;
 /// a test.
 pub const OPENAPI: &str = include_str!("openapi.json");
 
-/// Longest query accepted, in characters.
-const MAX_QUERY_CHARS: usize = 1000;
 /// Most `site` filters in one request.
 const MAX_SITES: usize = 100;
 
