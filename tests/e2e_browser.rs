@@ -261,7 +261,8 @@ async fn the_search_page_shows_hits_in_a_browser() {
         "a story listed and linked: {stories}"
     );
     assert!(
-        story.contains("<ol><li><a href=\"/article/") && story.contains("reports on"),
+        story.contains("<ol><li><a href=\"/article/")
+            && (story.contains(" report on ") || story.contains(" reports on ")),
         "the story's reports, linked to their articles: {story}"
     );
     assert!(

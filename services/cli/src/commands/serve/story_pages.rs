@@ -62,23 +62,50 @@ pub fn render_list(list: &StoryList, p: &Params) -> String {
     }
     page.push_str("</p>");
     if list.stories.is_empty() {
-        page.push_str("<p class=\"note\">No story has two reports yet.</p>");
+        // The list's own request says what "none" means.
+        let min: u64 = p
+            .get("min_reports")
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(2);
+        let ranged = p.get("from").is_some() || p.get("to").is_some();
+        let _ = write!(
+            page,
+            "<p class=\"note\">No story{}{} yet.</p>",
+            if min > 1 {
+                format!(" has {min} reports")
+            } else {
+                String::new()
+            },
+            if ranged { " in this range" } else { "" }
+        );
     }
     for s in &list.stories {
         let _ = write!(
             page,
             "<article class=\"hit\"><h2><a href=\"{}\">{}</a></h2>\
-             <div class=\"meta\">{} reports · {} · {} to {}</div></article>",
+             <div class=\"meta\">{} · {} · {}</div></article>",
             escape_attribute(story_link(&s.id)),
             escape_text(&s.title),
-            s.reports,
+            reports(s.reports),
             escape_text(s.sites.join(", ")),
-            escape_text(day(&s.first_report)),
-            escape_text(day(&s.last_report)),
+            escape_text(days(&s.first_report, &s.last_report)),
         );
     }
     page.push_str("</body></html>");
     page
+}
+
+/// "1 report", "3 reports".
+fn reports(n: u64) -> String {
+    format!("{n} report{}", if n == 1 { "" } else { "s" })
+}
+
+/// The days a story spans: one day once, else first to last.
+fn days(first: &str, last: &str) -> String {
+    match (day(first), day(last)) {
+        (a, b) if a == b => a.to_string(),
+        (a, b) => format!("{a} to {b}"),
+    }
 }
 
 /// One story's page: its reports, first first.
@@ -87,8 +114,8 @@ pub fn render_story(s: &StoryView) -> String {
     head(&mut page, &s.title);
     let _ = write!(
         page,
-        "<p class=\"note\">{} reports on {}</p><ol>",
-        s.reports.len(),
+        "<p class=\"note\">{} on {}</p><ol>",
+        reports(s.reports.len() as u64),
         escape_text(s.sites.join(", "))
     );
     for r in &s.reports {
@@ -177,6 +204,16 @@ mod tests {
         let page = render_story(&story);
         assert!(
             page.contains("<a href=\"/article/r1\">Strike &lt;b&gt;begins&lt;/b&gt;</a>"),
+            "{page}"
+        );
+        assert!(page.contains("1 report on a.com"), "{page}");
+        // A story of one report on one day says so once.
+        let mut one = list.clone();
+        one.stories[0].reports = 1;
+        one.stories[0].last_report = "2026-03-01T09:00:00Z".into();
+        let page = render_list(&one, &Params::parse(""));
+        assert!(
+            page.contains("1 report · a.com, b.org · 2026-03-01</div>"),
             "{page}"
         );
     }
