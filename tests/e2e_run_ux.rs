@@ -95,6 +95,26 @@ async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
         err.contains("per_host_delay_ms"),
         "the nearest valid key: {err}"
     );
+    // --config before the subcommand is read as well; given on both sides,
+    // it is refused rather than one silently winning.
+    let before = |args: &[&str]| {
+        let out = Command::new(GLEANER)
+            .arg("--config")
+            .arg(&bad_cfg)
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let (code, err) = before(&["extract", "--json", "-"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("per_host_delay_ms"), "{err}");
+    let (code, err) = before(&["search", "--config", "other.toml", "bridge"]);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(err.contains("--config given twice"), "{err}");
 }
 
 /// Bad input to search, serve and extract is one line and status 2; a

@@ -19,6 +19,10 @@ use std::process::ExitCode;
     after_help = "Exit status: 0 done; 1 a fatal error; 2 bad usage or input (a missing seed file, a URL without a scheme, an unknown config key); 3 finished, but some seeds or pages failed to fetch (see the report on stderr and dead-letter.jsonl)."
 )]
 struct Cli {
+    /// Configuration file, also taken after the subcommand (default: the
+    /// bundled pipelines.toml).
+    #[arg(long = "config", id = "config_first", value_name = "FILE")]
+    config: Option<std::path::PathBuf>,
     #[command(subcommand)]
     cmd: Cmd,
 }
@@ -105,6 +109,29 @@ enum Cmd {
 }
 
 impl Cmd {
+    /// The options every subcommand shares, `--config` among them.
+    fn common(&mut self) -> &mut args::Common {
+        match self {
+            Cmd::Run(c) => &mut c.common,
+            Cmd::Fetch(c) => &mut c.common,
+            Cmd::Clean(c) => &mut c.common,
+            Cmd::Extract(c) => &mut c.common,
+            Cmd::Dedup(c) => &mut c.common,
+            Cmd::Stories(c) => &mut c.common,
+            Cmd::Summarize(c) => &mut c.common,
+            Cmd::Index(c) => &mut c.common,
+            Cmd::Seed(c) => &mut c.common,
+            Cmd::Search(c) => &mut c.common,
+            Cmd::Serve(c) => &mut c.common,
+            Cmd::Eval(c) => &mut c.common,
+            Cmd::EvalSummaries(c) => &mut c.common,
+            Cmd::Stage(c) => &mut c.common,
+            Cmd::Report(c) => &mut c.common,
+            Cmd::Topics(c) => &mut c.common,
+            Cmd::Status(c) => &mut c.common,
+        }
+    }
+
     async fn run(self) -> anyhow::Result<ExitCode> {
         match self {
             Cmd::Run(c) => c.run().await,
@@ -175,10 +202,19 @@ async fn main() -> ExitCode {
     let parsed = command()
         .try_get_matches()
         .and_then(|m| Cli::from_arg_matches(&m));
-    let cli = match parsed {
+    let mut cli = match parsed {
         Ok(cli) => cli,
         Err(e) => usage_error(e),
     };
+    // `gleaner --config F run` as well as `gleaner run --config F`.
+    if let Some(first) = cli.config.take() {
+        let common = cli.cmd.common();
+        if common.config.is_some() {
+            eprintln!("gleaner: --config given twice (before and after the subcommand)");
+            return ExitCode::from(2);
+        }
+        common.config = Some(first);
+    }
     match cli.cmd.run().await {
         Ok(code) => code,
         Err(e) => {
