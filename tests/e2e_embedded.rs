@@ -45,6 +45,26 @@ async fn embedded_run_end_to_end() {
     );
 
     let summary = run_summary(&out, &data);
+    // `gleaner status --data` after the run: its final counts, nothing
+    // queued (the run is shorter than a progress tick).
+    let status = Command::new(GLEANER)
+        .args(["status", "--config"])
+        .arg(&cfg)
+        .arg("--data")
+        .arg(&data)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&status.stdout);
+    let row = |topic: &str| -> Vec<String> {
+        text.lines()
+            .find(|l| l.split_whitespace().next() == Some(topic))
+            .map(|l| l.split_whitespace().skip(1).map(str::to_string).collect())
+            .unwrap_or_default()
+    };
+    assert!(text.contains(": not running"), "{text}");
+    assert_eq!(row("pages"), ["9", "0"], "{text}");
+    assert_eq!(row("articles"), ["7", "0"], "{text}");
+    assert!(text.contains("in flight: 0"), "{text}");
     let outcome = Outcome {
         produced: serde_json::from_value(summary["produced"].clone()).unwrap(),
         articles: read_jsonl(&data.join("articles.jsonl")),

@@ -194,7 +194,7 @@ pub(crate) async fn run_embedded(
             }
             _ = tick.tick() => {
                 let c = pipeline.counts();
-                write_status(&data, &c, &pipeline);
+                write_status(&data, &c, &pipeline.queued(), pipeline.in_flight());
                 progress.update(&c, pipeline.in_flight());
             }
         }
@@ -202,6 +202,9 @@ pub(crate) async fn run_embedded(
     gleaner_core::health::register("run", || Err("stopping".into()));
     // Each stage finishes its batch; what is still queued is kept for the
     // next run, and fetch keeps the URLs it held in its state.
+    // The topics with queues, for the last status (all empty unless kept).
+    let mut kept = pipeline.queued();
+    kept.values_mut().for_each(|n| *n = 0);
     let (c, unhandled) = tokio::time::timeout(STOP_LIMIT, pipeline.shutdown_keeping())
         .await
         .map_err(|_| {
@@ -214,6 +217,12 @@ pub(crate) async fn run_embedded(
     if let Ok(mut l) = fetch_log.lock() {
         l.flush();
     }
+    // The last word for `gleaner status`: what was made, and what is kept
+    // for the next run (the ticks stop before the end).
+    for input in &unhandled {
+        *kept.entry(input.topic).or_default() += 1;
+    }
+    write_status(&data, &c, &kept, unhandled.len() as i64);
     keep_for_next_run(&data, unhandled)?;
     let secs = started.elapsed().as_secs_f64();
     let max_links = cfg
@@ -357,13 +366,14 @@ pub(crate) const RUN_METRICS: &[Metric] = &[Metric::gauge(
 )];
 
 /// What `gleaner status --data DIR` shows: written whole (a new file
-/// renamed over the old) at every progress tick.
+/// renamed over the old) at every progress tick, and once more when the
+/// run ends.
 fn write_status(
     data: &std::path::Path,
     counts: &gleaner_core::memory::Counts,
-    pipeline: &MemoryPipeline,
+    queued: &gleaner_core::memory::Counts,
+    in_flight: i64,
 ) {
-    let queued = pipeline.queued();
     for (topic, n) in queued.iter() {
         gleaner_core::metrics::set(
             "gleaner_queue_depth",
@@ -375,8 +385,8 @@ fn write_status(
         "updated_ms": gleaner_core::util::unix_millis(),
         "pid": std::process::id(),
         "produced": by_name(counts),
-        "queued": by_name(&queued),
-        "in_flight": pipeline.in_flight(),
+        "queued": by_name(queued),
+        "in_flight": in_flight,
     });
     let tmp = data.join("status.json.tmp");
     let written = serde_json::to_vec_pretty(&status)
