@@ -415,7 +415,12 @@ async fn the_crawl_report_counts_what_happened() {
         (cell("200"), cell("http_4xx"), cell("robots_disallowed")),
         ("9", "7", "1")
     );
-    assert!(html.contains("1 originals with reposts"));
+    assert!(html.contains("1 original with reposts"), "{html}");
+    // robots.txt's refusal is by design, not a failure.
+    assert!(
+        html.contains("<b>7</b> URLs failed, <b>1</b> passed over by robots.txt"),
+        "{html}"
+    );
     let s: f64 = html
         .split("Zipf exponent <b>s = ")
         .nth(1)

@@ -65,6 +65,10 @@ struct Gathered {
     words: HashMap<String, u64>,
     clusters: BTreeMap<String, Vec<String>>,
     articles: u64,
+    /// URLs fetch failed on (dead-letter.jsonl).
+    failed: u64,
+    /// URLs fetch passed over by design (robots.txt; skipped.jsonl).
+    passed_over: u64,
 }
 
 fn gather(data: &Path) -> Gathered {
@@ -82,6 +86,10 @@ fn gather(data: &Path) -> Gathered {
     for file in ["dead-letter.jsonl", "skipped.jsonl"] {
         each_line(&data.join(file), |d: DeadLetter| {
             if d.stage == "fetch" {
+                match file {
+                    "dead-letter.jsonl" => g.failed += 1,
+                    _ => g.passed_over += 1,
+                }
                 let host = d.key.unwrap_or_else(|| "(unknown host)".into());
                 let reason = d.reason.unwrap_or_else(|| "other".into());
                 *g.hosts.entry(host).or_default().entry(reason).or_default() += 1;
@@ -123,13 +131,6 @@ pub fn write(data: &Path, output: Option<PathBuf>) -> anyhow::Result<PathBuf> {
 
 fn render(data: &Path, g: &Gathered) -> String {
     let mut h = String::new();
-    let failed: u64 = g
-        .hosts
-        .values()
-        .flat_map(|m| m.iter())
-        .filter(|(k, _)| k.parse::<u16>().is_err())
-        .map(|(_, n)| n)
-        .sum();
     let duplicates: usize = g.clusters.values().map(Vec::len).sum();
     let _ = write!(
         h,
@@ -137,9 +138,11 @@ fn render(data: &Path, g: &Gathered) -> String {
          <style>body{{font-family:sans-serif;max-width:780px;margin:2em auto;color:#222}}\
          table{{border-collapse:collapse;font-size:13px}}td,th{{border-bottom:1px solid #ddd;padding:3px 8px;text-align:right}}\
          td:first-child,th:first-child{{text-align:left}}h2{{margin-top:2em}}</style></head><body>\
-         <h1>Crawl report</h1><p>{}: <b>{}</b> pages fetched, <b>{failed}</b> URLs failed, <b>{}</b> articles, <b>{duplicates}</b> duplicates.</p>",
+         <h1>Crawl report</h1><p>{}: <b>{}</b> pages fetched, <b>{}</b> URLs failed, <b>{}</b> passed over by robots.txt, <b>{}</b> articles, <b>{duplicates}</b> duplicates.</p>",
         esc(&data.display().to_string()),
         g.fetch_times.len(),
+        g.failed,
+        g.passed_over,
         g.articles
     );
     // Over time.
@@ -205,7 +208,10 @@ fn render(data: &Path, g: &Gathered) -> String {
         .collect();
     h.push_str(&svg::bars(&ex));
     // Duplicates.
-    let _ = write!(h, "<h2>Duplicate clusters</h2><p>{} originals with reposts.</p><table><tr><th>original</th><th>copies</th></tr>", g.clusters.len());
+    let _ = write!(h, "<h2>Duplicate clusters</h2><p>{} with reposts.</p><table><tr><th>original</th><th>copies</th></tr>", match g.clusters.len() {
+        1 => "1 original".to_string(),
+        n => format!("{n} originals"),
+    });
     let mut clusters: Vec<(&String, &Vec<String>)> = g.clusters.iter().collect();
     clusters.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then(a.0.cmp(b.0)));
     for (original, copies) in clusters.iter().take(20) {
