@@ -337,9 +337,18 @@ pub fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
         "only the repost is a duplicate: {:?}",
         o.duplicates
     );
-    assert!(search("corroded suspension cables")
+    // It is listed with the original's hit, as a copy.
+    let hits = search("corroded suspension cables");
+    assert!(hits.iter().all(|h| h["url"] != url(REPOST).as_str()));
+    let original = hits
         .iter()
-        .all(|h| h["url"] != url(REPOST).as_str()));
+        .find(|h| h["url"] == url("/news/bridge-reopens.html").as_str())
+        .expect("the original is a hit");
+    assert_eq!(
+        original["copy_urls"],
+        serde_json::json!([url(REPOST)]),
+        "{original}"
+    );
     // No boilerplate in any article, nor anywhere in the index.
     assert!(!o.articles.is_empty());
     for a in &o.articles {

@@ -282,6 +282,10 @@ pub struct Duplicate {
     /// published copy arrived since: this record overrides that verdict.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub correction: bool,
+    /// When the copy `id` was published (its date, else its fetch time;
+    /// RFC 3339): the index lists it among the original's copies.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub published: Option<String>,
 }
 
 /// One summary of a given length.

@@ -299,7 +299,7 @@ impl Window {
                 .expect("matched slot is filled")
                 .cluster = Some(cluster.clone());
         }
-        let dup = |id: &str, url: &str, of: &str, of_url: &str, correction| Duplicate {
+        let dup = |id: &str, url: &str, of: &str, of_url: &str, correction, at: Event| Duplicate {
             id: id.to_string(),
             url: url.to_string(),
             original_id: of.to_string(),
@@ -308,6 +308,7 @@ impl Window {
             containment: f64::from(cont),
             cluster: Some(cluster.to_string()),
             correction,
+            published: Some(gleaner_core::util::rfc3339(at.secs.max(0) as u64)),
         };
         let decisions = if *original.id == *a.id {
             // An update of the group's original that still matches its
@@ -318,7 +319,14 @@ impl Window {
         } else if event.earlier_than(original.event) {
             // Published before the copy that stood as original: it takes
             // that place, and the copy is corrected to a repost.
-            let correction = dup(&original.id, &original.url, &a.id, &a.url, true);
+            let correction = dup(
+                &original.id,
+                &original.url,
+                &a.id,
+                &a.url,
+                true,
+                original.event,
+            );
             self.stats.corrections += 1;
             if let Some(g) = self.groups.get_mut(&cluster) {
                 g.original = Member {
@@ -340,6 +348,7 @@ impl Window {
                 &original.id,
                 &original.url,
                 false,
+                event,
             ))]
         };
         self.insert(a, f, &keys, vector, event, Some(cluster));

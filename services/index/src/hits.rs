@@ -55,6 +55,9 @@ impl Snippets<'_> {
     }
 }
 
+/// Most reposts' URLs listed with one hit.
+const MAX_COPY_URLS: usize = 100;
+
 /// What a page shows of each group: its hit, with the copies' URLs (or,
 /// grouped by story, the count of its other reports).
 pub(crate) fn page_hits(
@@ -72,14 +75,23 @@ pub(crate) fn page_hits(
         plain: OnceLock::new(),
         stemmed: std::array::from_fn(|_| OnceLock::new()),
     };
+    let reposts = crate::copies::any(searcher, f);
     let hit = |g: Group| -> tantivy::Result<Hit> {
         let shown = g.shown();
         let doc = searcher.doc::<TantivyDocument>(shown)?;
         let mut copy_urls = Vec::new();
         let own = stored_text(&doc, f.url);
+        let mut urls = Vec::new();
         for (_, addr) in g.members.iter().filter(|(_, addr)| *addr != shown) {
             let d: TantivyDocument = searcher.doc(*addr)?;
-            let url = stored_text(&d, f.url);
+            urls.push(stored_text(&d, f.url));
+        }
+        // The reposts dedup dropped (copies.rs), which no query matches.
+        if reposts && !by_story {
+            let cluster = stored_text(&doc, f.cluster);
+            urls.extend(crate::copies::urls(searcher, f, &cluster, MAX_COPY_URLS)?);
+        }
+        for url in urls {
             // One article in two shards (its partition moved between
             // index instances) is not a copy of itself.
             if url != own && !copy_urls.contains(&url) {

@@ -5,10 +5,13 @@
 //! (schema.rs). Documents are upserted by id,
 //! and the consumed offsets are stored in the Tantivy commit payload, so a
 //! replay after a crash neither loses nor repeats a document: inputs at or
-//! below the stored offset are skipped.
+//! below the stored offset are skipped. Reposts (dedup's `duplicates`) are
+//! kept as small documents listed among their original's copies
+//! (copies.rs).
 
 mod cjk;
 mod collapse;
+mod copies;
 mod document;
 mod facets;
 mod fuzzy;

@@ -120,6 +120,11 @@ pub(crate) struct Fields {
     pub(crate) image: Field,
     /// Every author, one value each (stored).
     pub(crate) authors: Field,
+    /// A repost dedup dropped, kept only to be listed among its original's
+    /// copies: no text, never a hit of its own (search.rs leaves it out).
+    pub(crate) copy: Field,
+    /// A repost's original (its id; stored).
+    pub(crate) copy_of: Field,
 }
 
 pub(crate) fn schema() -> (Schema, Fields) {
@@ -179,6 +184,8 @@ pub(crate) fn schema() -> (Schema, Fields) {
         canonical_url: b.add_text_field("canonical_url", STORED),
         image: b.add_text_field("image", STORED),
         authors: b.add_text_field("authors", STORED),
+        copy: b.add_bool_field("copy", INDEXED),
+        copy_of: b.add_text_field("copy_of", STRING | STORED),
     };
     (b.build(), f)
 }

@@ -81,9 +81,13 @@ impl SearchIndex {
         Ok(self.reader.reload()?)
     }
 
-    /// Number of documents searchable now.
+    /// Number of articles searchable now (reposts kept only as copies
+    /// not counted).
     pub fn num_docs(&self) -> u64 {
-        self.reader.searcher().num_docs()
+        let searcher = self.reader.searcher();
+        searcher
+            .num_docs()
+            .saturating_sub(crate::copies::count(&searcher, &self.fields))
     }
 
     /// Ranked hits for a query in the query language (words, "phrases",
@@ -140,6 +144,9 @@ impl SearchIndex {
             all.extend(filters.into_iter().map(|q| (Occur::Must, q)));
             Box::new(BooleanQuery::new(all))
         };
+        // A repost's document has no words, but an empty query or one of
+        // filters alone would find it.
+        let query = crate::copies::left_out(searcher, &f, query);
         // No page asks for more than the index holds.
         let all = searcher.num_docs() as usize;
         let want = req.offset.saturating_add(req.limit.max(1)).min(all);

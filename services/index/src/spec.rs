@@ -29,9 +29,10 @@ impl StageSpec for IndexSpec {
     fn reads(&self) -> &'static [Topic] {
         &[Topic::SUMMARIZED, Topic::ARTICLES]
     }
-    /// Story merges, so that a merged story's reports take the older id.
+    /// Story merges, so that a merged story's reports take the older id;
+    /// reposts, listed among their original's copies.
     fn side_inputs(&self) -> &'static [Topic] {
-        &[Topic::STORY_LOG]
+        &[Topic::STORY_LOG, Topic::DUPLICATES]
     }
     /// Each index instance writes a shard of its own: every one applies
     /// every merge to the reports it holds.

@@ -7,7 +7,7 @@ use crate::writer::Writer;
 use crate::{Offsets, FETCH_TO_SEARCHABLE};
 use anyhow::Context;
 use async_trait::async_trait;
-use gleaner_core::messages::Summarized;
+use gleaner_core::messages::{Duplicate, Summarized};
 use gleaner_core::metrics;
 use gleaner_core::stage::{Handled, Input, InputPositions, Output, Stage};
 use gleaner_core::Topic;
@@ -318,7 +318,9 @@ impl Stage for IndexStage {
         let mut decoded: Vec<Option<anyhow::Result<Summarized>>> = inputs
             .iter()
             .map(|input| {
-                let new = !self.already_indexed(input) && input.topic != Topic::STORY_LOG;
+                let new = !self.already_indexed(input)
+                    && input.topic != Topic::STORY_LOG
+                    && input.topic != Topic::DUPLICATES;
                 new.then(|| self.decode(input))
             })
             .collect();
@@ -341,13 +343,25 @@ impl Stage for IndexStage {
                 self.note_offset(input);
                 continue;
             }
-            let doc = decoded
-                .take()
-                .unwrap_or_else(|| self.decode(input))
-                .and_then(|s| {
-                    let doc = self.documents.document(&self.merges, &s)?;
-                    Ok((s.article.id, doc, s.article.fetched_at))
-                });
+            let doc = if input.topic == Topic::DUPLICATES {
+                // A repost: listed among its original's copies. No fetch
+                // time: its page is not what the latency counts.
+                input.decode::<Duplicate>().map(|d| {
+                    (
+                        d.id.clone(),
+                        crate::copies::document(&self.fields, &d),
+                        String::new(),
+                    )
+                })
+            } else {
+                decoded
+                    .take()
+                    .unwrap_or_else(|| self.decode(input))
+                    .and_then(|s| {
+                        let doc = self.documents.document(&self.merges, &s)?;
+                        Ok((s.article.id, doc, s.article.fetched_at))
+                    })
+            };
             match doc {
                 Ok((id, doc, fetched)) => {
                     self.queued.push((id.clone(), doc));

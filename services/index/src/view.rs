@@ -75,13 +75,28 @@ impl SearchIndex {
         docs_with_term(&self.reader.searcher(), field, value, n)
     }
 
-    /// The article with this id, with its copies; `None` if the index has
-    /// none.
+    /// The article with this id, with its copies (a repost's id gives its
+    /// original); `None` if the index has none.
     pub fn article(&self, id: &str) -> anyhow::Result<Option<ArticleView>> {
         let f = self.fields;
-        let Some(doc) = self.by_term(f.id, id, 1)?.into_iter().next() else {
+        let Some(mut doc) = self.by_term(f.id, id, 1)?.into_iter().next() else {
             return Ok(None);
         };
+        // A repost is shown as its original, the article it copies (which
+        // a correction may have made a repost of an earlier one since).
+        for _ in 0..4 {
+            let original = stored_text(&doc, f.copy_of);
+            if original.is_empty() {
+                break;
+            }
+            match self.by_term(f.id, &original, 1)?.into_iter().next() {
+                Some(d) => doc = d,
+                None => return Ok(None),
+            }
+        }
+        if !stored_text(&doc, f.copy_of).is_empty() {
+            return Ok(None);
+        }
         let text = stored_text;
         let opt =
             |d: &TantivyDocument, field: Field| Some(text(d, field)).filter(|s| !s.is_empty());

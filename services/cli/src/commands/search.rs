@@ -56,14 +56,19 @@ fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
     for (i, h) in hits.iter().enumerate() {
         writeln!(
             out,
-            "{}. {}  (score {:.2})\n   {}\n   {}\n",
+            "{}. {}  (score {:.2})\n   {}",
             i + 1,
             h.title,
             h.score,
-            h.url,
-            // One line: paragraph breaks become single spaces.
-            h.snippet.split_whitespace().collect::<Vec<_>>().join(" ")
+            h.url
         )?;
+        // Where else the same article was published (its reposts).
+        for url in &h.copy_urls {
+            writeln!(out, "   also at {url}")?;
+        }
+        // One line: paragraph breaks become single spaces.
+        let snippet = h.snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+        writeln!(out, "   {snippet}\n")?;
     }
     Ok(())
 }

@@ -190,7 +190,12 @@ pub fn article(a: &ArticleView, style: &str) -> String {
         escape_text(&a.title),
         escape_text(&a.title),
     );
-    let meta: Vec<String> = [Some(a.site.clone()), a.author.clone(), a.published.clone()]
+    // A date given without its time reads as the day.
+    let published = a
+        .published
+        .as_deref()
+        .map(|p| p.strip_suffix("T00:00:00Z").unwrap_or(p).to_string());
+    let meta: Vec<String> = [Some(a.site.clone()), a.author.clone(), published]
         .into_iter()
         .flatten()
         .filter(|s| !s.is_empty())
@@ -214,7 +219,8 @@ pub fn article(a: &ArticleView, style: &str) -> String {
             let _ = write!(
                 page,
                 "<dt>{}</dt><dd>{}</dd>",
-                escape_text(s["name"].as_str().unwrap_or("")),
+                // The configured name, `one_sentence`, read as words.
+                escape_text(s["name"].as_str().unwrap_or("").replace('_', " ")),
                 escape_text(s["text"].as_str().unwrap_or(""))
             );
         }
