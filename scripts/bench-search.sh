@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The search bench: an index of N generated articles (default 200,000;
 # Zipfian vocabulary, real lengths, 50 sites, 5 languages, dates over a
-# year, 2% copies) made through the index stage, then 2,000 mixed queries
+# year, 2% reposts sent as dedup reports them) made through the index stage, then 2,000 mixed queries
 # over HTTP against `gleaner serve` at concurrency 1 and 8 (facets and
 # snippets on). Prints indexing articles/s, index bytes per article,
 # query latency p50/p95/p99 with queries/s, and (with chromium) how soon

@@ -1,17 +1,19 @@
 //! Builds a search bench's index through the index stage: N generated
 //! articles (a Zipfian vocabulary, real article lengths, 50 sites, 5
-//! languages, dates over a year, 2% copies), committed as `gleaner run`
+//! languages, dates over a year; 2% reposts, sent as dedup reports them on
+//! `duplicates`), committed as `gleaner run`
 //! commits (the articles made first, then timed from the first in to the
 //! last committed); prints articles/s and index bytes per article, and writes the
 //! vocabulary (most frequent first) for the query generator.
-//! Usage: bench_index N DATA_DIR [--own-words]   (the index goes to DATA_DIR/index)
+//! Usage: bench_index N DATA_DIR [--own-words] [--reposts-as-articles]
+//! (the index goes to DATA_DIR/index)
 //! The five languages share one generated vocabulary unless `--own-words`
 //! gives each its own (each word marked by its language, as real languages
 //! differ): shared words flatter a design that puts languages in one field.
 //! (For indexing figures only: the vocabulary written for the queries is
 //! then not the articles' words.)
 
-use gleaner_core::messages::{Article, Summarized, Summary};
+use gleaner_core::messages::{Article, Duplicate, Summarized, Summary};
 use gleaner_core::stage::{Input, Output, Stage};
 use gleaner_core::Topic;
 use rand::rngs::SmallRng;
@@ -74,6 +76,7 @@ fn main() -> anyhow::Result<()> {
     let dir = data.join("index");
     let _ = std::fs::remove_dir_all(&dir);
     let own_words = args.iter().any(|a| a == "--own-words");
+    let reposts_as_articles = args.iter().any(|a| a == "--reposts-as-articles");
     let words: Vec<String> = (0..VOCABULARY).map(word).collect();
     let zipf = Zipf::new(VOCABULARY);
     let mut rng = SmallRng::seed_from_u64(7);
@@ -98,22 +101,48 @@ fn main() -> anyhow::Result<()> {
     // Zipf draws) took a tenth of the CPU the timed run had, on the same
     // two cores the index stage runs on.
     let mut inputs = Vec::with_capacity(n);
-    let mut last = None;
+    // The last article and its text: a repost copies it.
+    let mut last: Option<(usize, String)> = None;
     for i in 0..n {
+        let id = format!("a{i}");
+        let day = rng.random_range(0..365);
+        let site = rng.random_range(0..SITES);
+        // 2% are reposts of the article before, and reach the index as
+        // dedup reports them, on `duplicates`: listed among its copies
+        // (with --reposts-as-articles, as whole articles of its cluster).
+        let repost_of = last.as_ref().filter(|_| rng.random::<f64>() < 0.02);
+        let repost_of = repost_of.map(|(c, body)| (*c, body.clone()));
+        if let Some((c, _)) = repost_of.as_ref().filter(|_| !reposts_as_articles) {
+            let d = Duplicate {
+                id: id.clone(),
+                url: format!("https://news.site{site}.example/{id}"),
+                original_id: format!("a{c}"),
+                original_url: String::new(),
+                similarity: 1.0,
+                containment: 1.0,
+                cluster: Some(format!("a{c}")),
+                correction: false,
+                published: Some(
+                    jiff::Timestamp::from_second(YEAR_START + day * 86_400)?.to_string(),
+                ),
+            };
+            inputs.push(Input {
+                topic: Topic::DUPLICATES,
+                key: Some(id.clone()),
+                payload: Some(Output::new(Topic::DUPLICATES, id, d).payload),
+                origin: None,
+            });
+            continue;
+        }
         // Article lengths of news: mostly 300-900 words, a tail to 3,000.
         let len = (250.0
             * (1.0 + rng.random::<f64>() * 2.5)
             * (1.0 + rng.random::<f64>().powi(4) * 3.0)) as usize;
-        // 2% are copies of the article before (one dedup cluster).
-        let copy_of = (i > 0 && rng.random::<f64>() < 0.02).then(|| i - 1);
-        let id = format!("a{i}");
-        let body = match (copy_of, &last) {
-            (Some(_), Some(t)) => String::clone(t),
-            _ => text(&mut rng, len, i % LANGUAGES.len()),
+        let body = match &repost_of {
+            Some((_, copied)) => copied.clone(),
+            None => text(&mut rng, len, i % LANGUAGES.len()),
         };
         let title = text(&mut rng, 8, i % LANGUAGES.len());
-        let day = rng.random_range(0..365);
-        let site = rng.random_range(0..SITES);
         let s = Summarized {
             article: Article {
                 id: id.clone(),
@@ -130,7 +159,7 @@ fn main() -> anyhow::Result<()> {
                 text: body.clone(),
                 extractor: "auto".into(),
                 fetched_at: String::new(),
-                cluster: copy_of.map(|c| format!("a{c}")),
+                cluster: repost_of.as_ref().map(|(c, _)| format!("a{c}")),
                 story: None,
                 ..Default::default()
             },
@@ -140,7 +169,9 @@ fn main() -> anyhow::Result<()> {
             }],
             engine: "extractive".into(),
         };
-        last = Some(body);
+        if repost_of.is_none() {
+            last = Some((i, body.clone()));
+        }
         inputs.push(Input {
             topic: Topic::SUMMARIZED,
             key: Some(id.clone()),
@@ -175,13 +206,19 @@ fn main() -> anyhow::Result<()> {
     for w in words.iter().take(20_000) {
         writeln!(vocab, "{w}")?;
     }
-    let text_mb = inputs
+    let articles: Vec<&Summarized> = inputs
         .iter()
         .filter_map(|i| i.payload.as_ref()?.typed_ref::<Summarized>())
+        .collect();
+    let text_mb = articles
+        .iter()
         .map(|s| (s.article.title.len() + s.article.text.len()) as f64 / 1e6)
         .sum::<f64>();
+    // Rates per article: the reposts (a small document each) are not counted.
+    let n = articles.len();
     println!(
-        "indexed {n} articles in {secs:.1} s: {:.0} articles/s ({:.1} MB of text/s); index {:.0} MB, {:.0} bytes per article",
+        "indexed {n} articles (and {} reposts) in {secs:.1} s: {:.0} articles/s ({:.1} MB of text/s); index {:.0} MB, {:.0} bytes per article",
+        inputs.len() - n,
         n as f64 / secs,
         text_mb / secs,
         bytes as f64 / 1e6,

@@ -7,8 +7,9 @@
 
 use crate::schema::{self, Fields};
 use gleaner_core::messages::Duplicate;
+use rustc_hash::FxHashMap;
 use tantivy::collector::Count;
-use tantivy::query::{BooleanQuery, Occur, Query, TermQuery};
+use tantivy::query::{BooleanQuery, Occur, Query, TermQuery, TermSetQuery};
 use tantivy::schema::IndexRecordOption;
 use tantivy::{Searcher, TantivyDocument, Term};
 
@@ -74,33 +75,39 @@ pub(crate) fn count(searcher: &Searcher, f: &Fields) -> u64 {
     searcher.search(&all(f), &Count).map_or(0, |n| n as u64)
 }
 
-/// The URLs of the reposts of `cluster`, at most `n`.
-pub(crate) fn urls(
+/// The URLs of the reposts of each of `clusters` (at most `per_cluster`
+/// each), by cluster: one search for a page of hits.
+pub(crate) fn urls_by_cluster(
     searcher: &Searcher,
     f: &Fields,
-    cluster: &str,
-    n: usize,
-) -> tantivy::Result<Vec<String>> {
+    clusters: &[&str],
+    per_cluster: usize,
+) -> tantivy::Result<FxHashMap<String, Vec<String>>> {
+    let mut out: FxHashMap<String, Vec<String>> = FxHashMap::default();
+    if clusters.is_empty() {
+        return Ok(out);
+    }
+    let terms = clusters.iter().map(|c| Term::from_field_text(f.cluster, c));
     let q = BooleanQuery::new(vec![
         (
             Occur::Must,
-            Box::new(TermQuery::new(
-                Term::from_field_text(f.cluster, cluster),
-                IndexRecordOption::Basic,
-            )) as Box<dyn Query>,
+            Box::new(TermSetQuery::new(terms)) as Box<dyn Query>,
         ),
         (Occur::Must, Box::new(all(f))),
     ]);
+    let limit = per_cluster.saturating_mul(clusters.len()).max(1);
     let top = searcher.search(
         &q,
-        &tantivy::collector::TopDocs::with_limit(n.max(1)).order_by_score(),
+        &tantivy::collector::TopDocs::with_limit(limit).order_by_score(),
     )?;
-    top.into_iter()
-        .map(|(_, addr)| {
-            let d: TantivyDocument = searcher.doc(addr)?;
-            Ok(schema::stored_text(&d, f.url))
-        })
-        .collect()
+    for (_, addr) in top {
+        let d: TantivyDocument = searcher.doc(addr)?;
+        let urls = out.entry(schema::stored_text(&d, f.cluster)).or_default();
+        if urls.len() < per_cluster {
+            urls.push(schema::stored_text(&d, f.url));
+        }
+    }
+    Ok(out)
 }
 
 #[cfg(test)]
@@ -209,6 +216,16 @@ mod tests {
             })
             .unwrap();
         assert_eq!(other_site.total, 0);
+        // Exclusions alone match every document without the word: not the
+        // repost's.
+        let without = s
+            .find(&SearchRequest {
+                q: "-tolls".into(),
+                limit: 10,
+                ..SearchRequest::default()
+            })
+            .unwrap();
+        assert_eq!(without.total, 1);
         // The article view lists both, earliest first; the repost's id
         // shows its original.
         let view = s.article("bridge").unwrap().unwrap();

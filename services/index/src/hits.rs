@@ -75,23 +75,14 @@ pub(crate) fn page_hits(
         plain: OnceLock::new(),
         stemmed: std::array::from_fn(|_| OnceLock::new()),
     };
-    let reposts = crate::copies::any(searcher, f);
     let hit = |g: Group| -> tantivy::Result<Hit> {
         let shown = g.shown();
         let doc = searcher.doc::<TantivyDocument>(shown)?;
         let mut copy_urls = Vec::new();
         let own = stored_text(&doc, f.url);
-        let mut urls = Vec::new();
         for (_, addr) in g.members.iter().filter(|(_, addr)| *addr != shown) {
             let d: TantivyDocument = searcher.doc(*addr)?;
-            urls.push(stored_text(&d, f.url));
-        }
-        // The reposts dedup dropped (copies.rs), which no query matches.
-        if reposts && !by_story {
-            let cluster = stored_text(&doc, f.cluster);
-            urls.extend(crate::copies::urls(searcher, f, &cluster, MAX_COPY_URLS)?);
-        }
-        for url in urls {
+            let url = stored_text(&d, f.url);
             // One article in two shards (its partition moved between
             // index instances) is not a copy of itself.
             if url != own && !copy_urls.contains(&url) {
@@ -100,10 +91,28 @@ pub(crate) fn page_hits(
         }
         Ok(hit_of(&doc, f, &snippets, g.score, copy_urls, by_story))
     };
-    Ok(searcher
+    let mut hits = searcher
         .index()
         .search_executor()
-        .map(hit, groups.into_iter())?)
+        .map(hit, groups.into_iter())?;
+    // The reposts dedup dropped (copies.rs), which no query matches: one
+    // search for the page's clusters.
+    if !by_story && crate::copies::any(searcher, f) {
+        let clusters: Vec<&str> = hits.iter().filter_map(|h| h.cluster.as_deref()).collect();
+        let mut reposts = crate::copies::urls_by_cluster(searcher, f, &clusters, MAX_COPY_URLS)?;
+        for h in &mut hits {
+            let Some(urls) = h.cluster.as_ref().and_then(|c| reposts.remove(c)) else {
+                continue;
+            };
+            for url in urls {
+                if url != h.url && !h.copy_urls.contains(&url) {
+                    h.copy_urls.push(url);
+                }
+            }
+            h.copies = h.copy_urls.len() as u32;
+        }
+    }
+    Ok(hits)
 }
 
 fn hit_of(

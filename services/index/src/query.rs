@@ -79,6 +79,7 @@ impl SearchIndex {
                 matching: all(),
                 terms: all(),
                 positional: false,
+                needs_words: false,
             };
         }
         let titles = self.fields_in_use(searcher, true, lang);
@@ -95,12 +96,14 @@ impl SearchIndex {
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
         let (ast, _) = query_grammar::parse_query_lenient(q);
+        let needs_words = needs_words(&ast);
         let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
         TextQuery {
             matching: parser.build_query_from_user_input_ast_lenient(paired).0,
             terms: parser.build_query_from_user_input_ast_lenient(ast).0,
             positional,
+            needs_words,
         }
     }
 
@@ -189,9 +192,54 @@ fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInput
     }
 }
 
+/// Whether only a document with words (in its title or body) can match
+/// `ast`, as parsed with every word required: a word of the text is
+/// required, or every alternative of an OR is one. Any other field, a
+/// range, a set or an exclusion alone may match a document without words.
+fn needs_words(ast: &UserInputAst) -> bool {
+    use query_grammar::Occur;
+    match ast {
+        UserInputAst::Leaf(leaf) => matches!(
+            &**leaf,
+            UserInputLeaf::Literal(l)
+                if l.field_name.as_deref().is_none_or(|f| f == "title" || f == "body")
+        ),
+        UserInputAst::Boost(inner, _) => needs_words(inner),
+        UserInputAst::Clause(clauses) => {
+            // With every word required, a clause without an occur must match.
+            let must = |o: &Option<Occur>| matches!(o, None | Some(Occur::Must));
+            if clauses.iter().any(|(o, a)| must(o) && needs_words(a)) {
+                return true;
+            }
+            let mut should = clauses.iter().filter(|(o, _)| *o == Some(Occur::Should));
+            !clauses.iter().any(|(o, _)| must(o))
+                && should.clone().next().is_some()
+                && should.all(|(_, a)| needs_words(a))
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_query_needs_words_when_a_word_of_the_text_must_match() {
+        for (q, needs) in [
+            ("bridge", true),
+            ("\"harbour bridge\" -closed", true),
+            ("title:bridge", true),
+            ("ferry OR bridge", true),
+            ("(ferry OR bridge) -closed", true),
+            ("-closed", false),
+            ("url:x", false),
+            ("ferry OR url:x", false),
+            ("*", false),
+        ] {
+            let (ast, _) = query_grammar::parse_query_lenient(q);
+            assert_eq!(needs_words(&ast), needs, "{q}: {ast:?}");
+        }
+    }
 
     #[test]
     fn a_field_name_is_spread_over_its_fields() {

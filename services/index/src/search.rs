@@ -37,6 +37,9 @@ pub(crate) struct TextQuery {
     pub(crate) terms: Box<dyn Query>,
     /// Whether `matching` reads word positions (a phrase).
     pub(crate) positional: bool,
+    /// Whether only a document with words can match it: a repost's, which
+    /// has none, then needs no leaving out (copies.rs).
+    pub(crate) needs_words: bool,
 }
 
 impl SearchIndex {
@@ -118,6 +121,7 @@ impl SearchIndex {
                     terms: q.box_clone(),
                     matching: q,
                     positional: false,
+                    needs_words: true,
                 };
                 Ok(SearchResults {
                     fuzzy: true,
@@ -144,9 +148,13 @@ impl SearchIndex {
             all.extend(filters.into_iter().map(|q| (Occur::Must, q)));
             Box::new(BooleanQuery::new(all))
         };
-        // A repost's document has no words, but an empty query or one of
-        // filters alone would find it.
-        let query = crate::copies::left_out(searcher, &f, query);
+        // A repost's document has no words, but an empty query, one of
+        // filters alone or of exclusions alone would find it.
+        let query = if text.needs_words {
+            query
+        } else {
+            crate::copies::left_out(searcher, &f, query)
+        };
         // No page asks for more than the index holds.
         let all = searcher.num_docs() as usize;
         let want = req.offset.saturating_add(req.limit.max(1)).min(all);
