@@ -179,6 +179,36 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("no main text found"), "{err}");
 
+    // HTML on stdin (`curl -s URL | gleaner extract -`).
+    let mut child = gleaner_on(&cfg, None, &["extract", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        stdin
+            .write_all(
+                b"<html><head><title>Ferry strike</title></head><body><article><p>The ferry \
+                  crews walked out at dawn on Monday, and the harbour crossing stayed shut \
+                  until the council met the union in the afternoon.</p></article></body></html>",
+            )
+            .unwrap();
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.starts_with("==> - <==\nFerry strike\n\nThe ferry crews walked out at dawn"),
+        "{text}"
+    );
+
     let help = String::from_utf8_lossy(&run(&["extract", "--help"]).stdout).into_owned();
     for name in gleaner_extract::Extractor::NAMES {
         assert!(help.contains(name), "extract --help lacks {name}: {help}");

@@ -33,24 +33,49 @@ fn expand(inputs: &[String]) -> Vec<String> {
     out
 }
 
+/// Most bytes of HTML read from a file (unzipped) or from stdin.
+const MAX_HTML_BYTES: u64 = 64 << 20;
+
+/// Reads HTML from stdin (`gleaner extract -`, as `curl ... | gleaner
+/// extract -`), at most `MAX_HTML_BYTES`.
+fn read_html_stdin() -> anyhow::Result<String> {
+    let mut bytes = Vec::new();
+    std::io::stdin()
+        .lock()
+        .take(MAX_HTML_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .context("reading stdin")?;
+    if bytes.len() as u64 > MAX_HTML_BYTES {
+        return Err(crate::commands::bad_input(format!(
+            "stdin holds more than {} MiB of HTML",
+            MAX_HTML_BYTES >> 20
+        )));
+    }
+    html_of(bytes, "stdin")
+}
+
 /// Reads a file's HTML (gunzipping `.gz`) and decodes it to UTF-8.
 pub fn read_html_file(path: &Path) -> anyhow::Result<String> {
     let raw = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
         let mut out = Vec::new();
         flate2::read::GzDecoder::new(&raw[..])
-            .take(64 << 20)
+            .take(MAX_HTML_BYTES)
             .read_to_end(&mut out)
             .with_context(|| format!("gunzipping {}", path.display()))?;
         out
     } else {
         raw
     };
+    html_of(bytes, &path.display().to_string())
+}
+
+/// `bytes` decoded to UTF-8 as a browser would, unless they are not text.
+fn html_of(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
     // NUL bytes early on: an image, a PDF, an archive, not HTML.
     if bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(crate::commands::bad_input(format!(
-            "{} is not HTML (binary data)",
-            path.display()
+            "{name} is not HTML (binary data)"
         )));
     }
     Ok(gleaner_fetch::decode_html(&bytes, "").0)
@@ -89,6 +114,8 @@ pub async fn extract_inputs(
     for input in expand(inputs) {
         let html = if input.starts_with("http://") || input.starts_with("https://") {
             read_url(cfg, &input).await
+        } else if input == "-" {
+            read_html_stdin()
         } else {
             read_html_file(Path::new(&input))
         };
@@ -119,7 +146,12 @@ pub async fn extract_inputs(
                 writeln!(out, "{v}")?;
             }
             Ok(a) => {
-                writeln!(out, "==> {input} <==\n{}\n\n{}\n", a.title, a.text)?;
+                // The title, when the page has one, then the text.
+                writeln!(out, "==> {input} <==")?;
+                if !a.title.trim().is_empty() {
+                    writeln!(out, "{}\n", a.title)?;
+                }
+                writeln!(out, "{}\n", a.text)?;
                 if a.text.trim().is_empty() {
                     // Said apart from the text, so a script reading stdout
                     // still gets the page's (empty) text.
@@ -148,7 +180,8 @@ pub async fn extract_inputs(
 /// The options of `gleaner extract`.
 #[derive(Args)]
 pub struct ExtractCmd {
-    /// `.html` or `.html.gz` files, directories of them, or URLs.
+    /// `.html` or `.html.gz` files, directories of them, URLs, or `-` for
+    /// HTML on stdin.
     #[arg(value_name = "FILE_DIR_OR_URL")]
     pub inputs: Vec<String>,
     /// One JSON object per line per input.
