@@ -179,6 +179,38 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     assert!(out.status.success(), "{err}");
     assert!(err.contains("no main text found"), "{err}");
 
+    // Seeds on stdin (`grep ... | gleaner seed -`), a bad line named.
+    let seeds_dir = tmp.path().join("seeded");
+    std::fs::create_dir_all(&seeds_dir).unwrap();
+    for (input, code, says) in [
+        (
+            "https://example.com/a\n# later\nhttps://example.org/b\n",
+            Some(0),
+            "queued 2 seed(s)",
+        ),
+        (
+            "https://example.com/a\nnope\n",
+            Some(2),
+            "stdin:2: bad seed URL",
+        ),
+    ] {
+        let mut child = gleaner_on(&cfg, Some(&seeds_dir), &["seed", "-"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        {
+            use std::io::Write;
+            let mut stdin = child.stdin.take().unwrap();
+            stdin.write_all(input.as_bytes()).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), code, "{said}");
+        assert!(said.contains(says), "{said}");
+    }
+
     // HTML on stdin (`curl -s URL | gleaner extract -`).
     let mut child = gleaner_on(&cfg, None, &["extract", "-"])
         .stdin(Stdio::piped())

@@ -39,16 +39,32 @@ pub(crate) fn seed_outputs(
     let mut urls: Vec<(String, String)> = Vec::new();
     for a in args {
         let p = Path::new(a);
-        if !a.contains("://") && p.is_file() {
-            let text = std::fs::read_to_string(p)
-                .with_context(|| format!("reading seeds from {a}"))
+        // `-`: the URLs on stdin (`grep ... | gleaner seed -`).
+        let text = if a == "-" {
+            let mut text = String::new();
+            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
+                .context("reading seeds from stdin")
                 .map_err(|e| bad_input(format!("{e:#}")))?;
+            Some(text)
+        } else if !a.contains("://") && p.is_file() {
+            Some(
+                std::fs::read_to_string(p)
+                    .with_context(|| format!("reading seeds from {a}"))
+                    .map_err(|e| bad_input(format!("{e:#}")))?,
+            )
+        } else {
+            None
+        };
+        if let Some(text) = text {
             // A BOM, as Windows editors write one, is no part of the first URL.
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
             urls.extend(
                 text.lines()
                     .enumerate()
-                    .map(|(n, l)| (format!("{a}:{}: ", n + 1), l.trim()))
+                    .map(|(n, l)| {
+                        let name = if a == "-" { "stdin" } else { a };
+                        (format!("{name}:{}: ", n + 1), l.trim())
+                    })
                     .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
                     .map(|(at, l)| (at, l.to_string())),
             );
@@ -122,8 +138,8 @@ pub fn post(dir: &Path, seeds: &[Output]) -> anyhow::Result<()> {
 /// The options of `gleaner seed`.
 #[derive(Args)]
 pub struct SeedCmd {
-    /// Seed URLs.
-    #[arg(required = true, value_name = "URL")]
+    /// Seed URLs, files with one URL per line, or `-` for URLs on stdin.
+    #[arg(required = true, value_name = "URL_OR_FILE")]
     pub urls: Vec<String>,
     /// Hand the seeds to the `gleaner run` working on DIR (or, if none
     /// is, to the next one) instead of producing them to Kafka.

@@ -401,7 +401,7 @@ fn write_status(
 /// The options of `gleaner run`.
 #[derive(Args)]
 pub struct RunCmd {
-    /// Seed URLs, or files with one URL per line (optional with --follow:
+    /// Seed URLs, or files with one URL per line, `-` for stdin (optional with --follow:
     /// seeds can come later with `gleaner seed --data DIR`).
     #[arg(long, num_args = 1.., value_name = "URL_OR_FILE")]
     pub seeds: Vec<String>,
