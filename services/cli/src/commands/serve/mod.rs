@@ -16,6 +16,7 @@ mod standing;
 mod stories_api;
 mod story_pages;
 
+use anyhow::Context;
 use axum::extract::{Query, State};
 use axum::http::StatusCode;
 use axum::routing::{any, get};
@@ -239,8 +240,15 @@ pub fn router(
 }
 
 /// The API key (from GLEANER_API_KEY; empty: none); a non-loopback
-/// address without one is refused unless `public`.
+/// address without one is refused unless `public`, and what is no
+/// HOST:PORT at all is refused as that.
 fn api_key(listen: &str, public: bool, key: Option<String>) -> anyhow::Result<Option<String>> {
+    let port = listen.rsplit_once(':').map(|(_, p)| p.parse::<u16>());
+    if !matches!(port, Some(Ok(_))) {
+        return Err(crate::commands::bad_input(format!(
+            "--listen {listen:?} is not HOST:PORT (say 127.0.0.1:8080)"
+        )));
+    }
     let key = key.filter(|k| !k.trim().is_empty());
     let loopback = listen
         .parse::<std::net::SocketAddr>()
@@ -296,7 +304,9 @@ pub async fn serve(
         .map(|d| d.display().to_string())
         .collect::<Vec<_>>()
         .join(" + ");
-    let listener = tokio::net::TcpListener::bind(listen).await?;
+    let listener = tokio::net::TcpListener::bind(listen)
+        .await
+        .with_context(|| format!("listening on {listen}"))?;
     eprintln!(
         "gleaner: serving {shown} on http://{}",
         listener.local_addr()?
@@ -365,6 +375,10 @@ mod tests {
             "{e}"
         );
         assert_eq!(api_key("0.0.0.0:8080", true, None).unwrap(), None);
+        for bad in ["nonsense", "127.0.0.1", "localhost:http", "[::1]:99999"] {
+            let e = api_key(bad, true, None).unwrap_err().to_string();
+            assert!(e.contains("is not HOST:PORT"), "{bad}: {e}");
+        }
         assert_eq!(
             api_key("0.0.0.0:8080", false, Some("k".into())).unwrap(),
             Some("k".to_string())
