@@ -500,3 +500,34 @@ async fn the_crawl_report_counts_what_happened() {
     let _ = serve.wait();
     assert!(got.is_some_and(|(_, b)| b.contains("Crawl report")));
 }
+
+/// A one-shot Kafka command with no broker to answer says so within
+/// seconds (it waited a minute or more without a word).
+#[test]
+fn kafka_commands_without_a_broker_say_so() {
+    let tmp = tempfile::tempdir().unwrap();
+    let cfg = test_config(tmp.path(), None);
+    let closed = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .to_string();
+    for args in [
+        vec!["topics"],
+        vec!["status"],
+        vec!["seed", "https://example.com/"],
+    ] {
+        let started = Instant::now();
+        let out = gleaner_on(&cfg, None, &args)
+            .args(["--brokers", &closed])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {err}");
+        assert!(
+            err.contains(&format!("no Kafka broker answers at {closed}")),
+            "{args:?}: {err}"
+        );
+        assert!(started.elapsed() < Duration::from_secs(20), "{args:?}");
+    }
+}

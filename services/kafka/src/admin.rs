@@ -12,6 +12,30 @@ use rdkafka::message::Message;
 use rdkafka::ClientConfig;
 use std::time::Duration;
 
+/// How long a one-shot command (`topics`, `status`, `seed`) waits for a
+/// broker to answer before saying none does; librdkafka alone would retry
+/// for a minute or more without a word.
+pub const REACH_WAIT: Duration = Duration::from_secs(5);
+
+/// Whether a broker answers at `brokers` within `wait`: an error that says
+/// where it looked and what to do, instead of a silent wait. Blocking.
+pub fn check_reachable(brokers: &str, wait: Duration) -> anyhow::Result<()> {
+    use rdkafka::consumer::BaseConsumer;
+    let c: BaseConsumer = ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("log_level", "0")
+        .create()
+        .context("creating Kafka client")?;
+    c.fetch_metadata(None, wait).map(|_| ()).map_err(|e| {
+        anyhow::anyhow!(
+            "no Kafka broker answers at {brokers} within {} s ({e}); start one \
+             (scripts/broker-start.sh starts the dev broker) or give --brokers HOST:PORT \
+             (or GLEANER_BROKERS)",
+            wait.as_secs()
+        )
+    })
+}
+
 /// Creates the topics (existing ones are left alone) with a
 /// `max.message.bytes` that admits the largest record gleaner produces.
 pub async fn create_topics(

@@ -20,7 +20,10 @@ mod watchdog;
 mod whole;
 mod workers;
 
-pub use admin::{create_topics, group_offsets, read_records, read_tail, PartitionOffsets, Record};
+pub use admin::{
+    check_reachable, create_topics, group_offsets, read_records, read_tail, PartitionOffsets,
+    Record, REACH_WAIT,
+};
 pub use client::{BusContext, GroupState};
 pub use guard::ReplayGuard;
 pub use namesake::{host_name, wait_for_no_namesake};

@@ -115,3 +115,14 @@ pub fn brokers(cfg: &Config, k: &Kafka) -> String {
         .clone()
         .unwrap_or_else(|| cfg.kafka.brokers.clone())
 }
+
+/// Fails within `gleaner_kafka::REACH_WAIT`, saying so, when no broker
+/// answers at `brokers` (a one-shot command would otherwise wait a minute
+/// or more without a word).
+pub async fn broker_reachable(brokers: &str) -> anyhow::Result<()> {
+    let b = brokers.to_string();
+    tokio::task::spawn_blocking(move || {
+        gleaner_kafka::check_reachable(&b, gleaner_kafka::REACH_WAIT)
+    })
+    .await?
+}

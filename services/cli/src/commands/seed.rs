@@ -109,7 +109,9 @@ pub(crate) fn seed_outputs(
 
 /// `gleaner seed`: produces the seeds onto the seeds topic.
 pub async fn produce(cfg: &Config, kafka: &Kafka, seeds: &[Output]) -> anyhow::Result<()> {
-    let producer = gleaner_kafka::producer(cfg, &brokers(cfg, kafka))?;
+    let brokers = brokers(cfg, kafka);
+    crate::commands::broker_reachable(&brokers).await?;
+    let producer = gleaner_kafka::producer(cfg, &brokers)?;
     gleaner_kafka::produce_all(&producer, cfg, seeds).await?;
     println!("produced {} seed(s) to {}", seeds.len(), cfg.topics.seeds);
     Ok(())

@@ -27,6 +27,7 @@ pub async fn run(cfg: &Config, kafka: &Kafka, data: Option<&Path>) -> anyhow::Re
     }
     let cfg = cfg.clone();
     let brokers = brokers(&cfg, kafka);
+    crate::commands::broker_reachable(&brokers).await?;
     let text = tokio::task::spawn_blocking(move || on_kafka(&cfg, &brokers)).await??;
     print!("{text}");
     Ok(())

@@ -12,7 +12,9 @@ use std::process::ExitCode;
 pub async fn run(cfg: &Config, kafka: &Kafka) -> anyhow::Result<()> {
     let registry = stages::registry();
     let flow = stages::flow(cfg, &registry)?;
-    let created = gleaner_kafka::create_topics(cfg, &brokers(cfg, kafka), &flow.topics()).await?;
+    let brokers = brokers(cfg, kafka);
+    crate::commands::broker_reachable(&brokers).await?;
+    let created = gleaner_kafka::create_topics(cfg, &brokers, &flow.topics()).await?;
     println!(
         "created {} topic(s){}",
         created.len(),
