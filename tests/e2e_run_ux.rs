@@ -154,6 +154,7 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
             vec!["search", "--sort", "best", "bridge"],
             "invalid value 'best' for '--sort <SORT>'",
         ),
+        (vec!["stage", "dedupe"], "did you mean \"dedup\"?"),
     ] {
         let out = run(&args);
         let err = String::from_utf8_lossy(&out.stderr);

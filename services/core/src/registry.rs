@@ -327,7 +327,7 @@ impl Placed<'_> {
 }
 
 /// The known name closest to a misspelt one (edit distance at most 2).
-fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
+pub fn nearest<'n>(name: &str, known: &[&'n str]) -> Option<&'n str> {
     known
         .iter()
         .map(|k| (strsim::levenshtein(name, k), *k))

@@ -38,10 +38,14 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     let registry = stages::registry();
     let flow = stages::flow(&cfg, &registry)?;
     let placed = flow.get(name).ok_or_else(|| {
-        anyhow::anyhow!(
-            "stage {name:?} is not in [pipeline] stages ({})",
-            flow.names().join(", ")
-        )
+        let names = flow.names();
+        let guess = gleaner_core::registry::nearest(name, &names)
+            .map(|n| format!("; did you mean {n:?}?"))
+            .unwrap_or_default();
+        crate::commands::bad_input(format!(
+            "stage {name:?} is not in [pipeline] stages ({}){guess}",
+            names.join(", ")
+        ))
     })?;
     let brokers = brokers(&cfg, kafka);
     let ctx = StageContext {
