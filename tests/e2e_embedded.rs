@@ -47,14 +47,7 @@ async fn embedded_run_end_to_end() {
     let summary = run_summary(&out, &data);
     // `gleaner status --data` after the run: its final counts, nothing
     // queued (the run is shorter than a progress tick).
-    let status = Command::new(GLEANER)
-        .args(["status", "--config"])
-        .arg(&cfg)
-        .arg("--data")
-        .arg(&data)
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&status.stdout);
+    let text = status_text(&cfg, &data);
     let row = |topic: &str| -> Vec<String> {
         text.lines()
             .find(|l| l.split_whitespace().next() == Some(topic))
@@ -274,19 +267,7 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     // status file is written at each progress tick).
     let mut text = String::new();
     for _ in 0..30 {
-        let status = Command::new(GLEANER)
-            .args(["status", "--config"])
-            .arg(&cfg)
-            .arg("--data")
-            .arg(&data)
-            .output()
-            .unwrap();
-        assert!(
-            status.status.success(),
-            "{}",
-            String::from_utf8_lossy(&status.stderr)
-        );
-        text = String::from_utf8_lossy(&status.stdout).into_owned();
+        text = status_text(&cfg, &data);
         let pages = text
             .lines()
             .find(|l| l.starts_with("pages "))
@@ -323,4 +304,21 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
     let out = gleaner_run(&cfg, &data, &[]).output().unwrap();
     let summary = run_summary(&out, &data);
     assert_eq!(summary["produced"]["pages"].as_u64(), Some(1), "{summary}");
+}
+
+/// What `gleaner status --data DATA` prints (it must succeed).
+fn status_text(cfg: &Path, data: &Path) -> String {
+    let status = Command::new(GLEANER)
+        .args(["status", "--config"])
+        .arg(cfg)
+        .arg("--data")
+        .arg(data)
+        .output()
+        .unwrap();
+    assert!(
+        status.status.success(),
+        "{}",
+        String::from_utf8_lossy(&status.stderr)
+    );
+    String::from_utf8_lossy(&status.stdout).into_owned()
 }

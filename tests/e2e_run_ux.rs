@@ -195,42 +195,22 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
             "stdin:2: bad seed URL",
         ),
     ] {
-        let mut child = gleaner_on(&cfg, Some(&seeds_dir), &["seed", "-"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        {
-            use std::io::Write;
-            let mut stdin = child.stdin.take().unwrap();
-            stdin.write_all(input.as_bytes()).unwrap();
-        }
-        let out = child.wait_with_output().unwrap();
+        let out = with_stdin(
+            gleaner_on(&cfg, Some(&seeds_dir), &["seed", "-"]),
+            input.as_bytes(),
+        );
         let said = String::from_utf8_lossy(&out.stdout) + String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), code, "{said}");
         assert!(said.contains(says), "{said}");
     }
 
     // HTML on stdin (`curl -s URL | gleaner extract -`).
-    let mut child = gleaner_on(&cfg, None, &["extract", "-"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    {
-        use std::io::Write;
-        let mut stdin = child.stdin.take().unwrap();
-        stdin
-            .write_all(
-                b"<html><head><title>Ferry strike</title></head><body><article><p>The ferry \
-                  crews walked out at dawn on Monday, and the harbour crossing stayed shut \
-                  until the council met the union in the afternoon.</p></article></body></html>",
-            )
-            .unwrap();
-    }
-    let out = child.wait_with_output().unwrap();
+    let out = with_stdin(
+        gleaner_on(&cfg, None, &["extract", "-"]),
+        b"<html><head><title>Ferry strike</title></head><body><article><p>The ferry \
+          crews walked out at dawn on Monday, and the harbour crossing stayed shut \
+          until the council met the union in the afternoon.</p></article></body></html>",
+    );
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -531,4 +511,17 @@ fn kafka_commands_without_a_broker_say_so() {
         );
         assert!(started.elapsed() < Duration::from_secs(20), "{args:?}");
     }
+}
+
+/// Runs `cmd` with `input` on its stdin, its output kept.
+fn with_stdin(mut cmd: Command, input: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }
