@@ -247,7 +247,7 @@ pub(crate) fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
         tantivy::TantivyError::SchemaError(_) => anyhow::anyhow!(
             "the index in {} was made by another version of gleaner (its fields differ); \
              rebuild it: move it away and run `gleaner run --refetch --data {}` (or replay \
-             the summarized topic into the index service)",
+             the summarized and duplicates topics into the index service)",
             dir.display(),
             dir.parent().unwrap_or(dir).display()
         ),
