@@ -177,6 +177,11 @@ pub fn paging(page: &mut String, found: &SearchResults, p: &Params, offset: usiz
     page.push_str("</nav>");
 }
 
+/// A date as shown: one given without its time (midnight UTC) as the day.
+fn shown_date(rfc3339: &str) -> &str {
+    rfc3339.strip_suffix("T00:00:00Z").unwrap_or(rfc3339)
+}
+
 /// The article view: its text, every summary, its metadata and copies.
 pub fn article(a: &ArticleView, style: &str) -> String {
     let mut page = String::with_capacity(a.text.len() + 4096);
@@ -190,11 +195,7 @@ pub fn article(a: &ArticleView, style: &str) -> String {
         escape_text(&a.title),
         escape_text(&a.title),
     );
-    // A date given without its time reads as the day.
-    let published = a
-        .published
-        .as_deref()
-        .map(|p| p.strip_suffix("T00:00:00Z").unwrap_or(p).to_string());
+    let published = a.published.as_deref().map(|p| shown_date(p).to_string());
     let meta: Vec<String> = [Some(a.site.clone()), a.author.clone(), published]
         .into_iter()
         .flatten()
@@ -244,11 +245,18 @@ pub fn article(a: &ArticleView, style: &str) -> String {
             } else {
                 escape_text(&c.url).into_owned()
             };
+            let meta: Vec<&str> = [
+                Some(c.site.as_str()),
+                c.published.as_deref().map(shown_date),
+            ]
+            .into_iter()
+            .flatten()
+            .filter(|s| !s.is_empty())
+            .collect();
             let _ = write!(
                 page,
-                "<li>{url} <span class=\"meta\">{} {}</span></li>",
-                escape_text(&c.site),
-                escape_text(c.published.as_deref().unwrap_or(""))
+                "<li>{url} <span class=\"meta\">{}</span></li>",
+                escape_text(meta.join(" · "))
             );
         }
         page.push_str("</ol></section>");
@@ -287,6 +295,50 @@ mod tests {
         );
         assert!(
             page.contains("href=\"/?q=x&amp;from=2026-03-01&amp;to=2026-03-31\""),
+            "{page}"
+        );
+    }
+
+    #[test]
+    fn the_article_view_lists_its_copies_and_reads_names_and_days_as_words() {
+        let copy = |url: &str, at: &str| gleaner_index::Copy {
+            id: url.into(),
+            url: url.into(),
+            site: "a.com".into(),
+            published: Some(at.into()),
+        };
+        let a = ArticleView {
+            id: "1".into(),
+            url: "https://a.com/1".into(),
+            title: "Bridge <reopens>".into(),
+            text: "The bridge reopened.".into(),
+            author: None,
+            date: None,
+            language: Some("en".into()),
+            site: "a.com".into(),
+            published: Some("2026-03-02T00:00:00Z".into()),
+            fetched_at: String::new(),
+            summaries: serde_json::json!([{"name": "one_sentence", "text": "It reopened."}]),
+            cluster: "1".into(),
+            copies: vec![
+                copy("https://a.com/1", "2026-03-02T00:00:00Z"),
+                copy("https://b.org/2", "2026-03-03T08:30:00Z"),
+            ],
+            authors: vec![],
+            site_name: None,
+            canonical_url: None,
+            image: None,
+        };
+        let page = article(&a, "");
+        assert!(page.contains("<h1>Bridge &lt;reopens&gt;</h1>"), "{page}");
+        assert!(
+            page.contains("<div class=\"meta\">a.com · 2026-03-02</div>"),
+            "{page}"
+        );
+        assert!(page.contains("<dt>one sentence</dt>"), "{page}");
+        assert!(page.contains("Copies, earliest first"), "{page}");
+        assert!(
+            page.contains("b.org/2</a> <span class=\"meta\">a.com · 2026-03-03T08:30:00Z</span>"),
             "{page}"
         );
     }
