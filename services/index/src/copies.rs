@@ -133,11 +133,18 @@ mod tests {
             summaries: vec![],
             engine: "extractive".into(),
         };
-        let o = Output::of(Topic::SUMMARIZED, id, &s);
+        input(Topic::SUMMARIZED, id, &s)
+    }
+
+    fn input<T: serde::Serialize + Clone + Send + Sync + 'static>(
+        topic: Topic,
+        id: &str,
+        message: &T,
+    ) -> Input {
         Input {
-            topic: Topic::SUMMARIZED,
+            topic,
             key: Some(id.into()),
-            payload: Some(o.payload),
+            payload: Some(Output::of(topic, id, message).payload),
             origin: None,
         }
     }
@@ -154,13 +161,7 @@ mod tests {
             correction: false,
             published: Some("2026-03-04T10:00:00Z".into()),
         };
-        let o = Output::of(Topic::DUPLICATES, id, &d);
-        Input {
-            topic: Topic::DUPLICATES,
-            key: Some(id.into()),
-            payload: Some(o.payload),
-            origin: None,
-        }
+        input(Topic::DUPLICATES, id, &d)
     }
 
     /// A repost dedup dropped is listed with its original (hit and article

@@ -189,37 +189,26 @@ mod tests {
         )
         .unwrap();
         let f = file.to_string_lossy().into_owned();
-        let seeds = seed_outputs(
-            std::slice::from_ref(&f),
-            Some(1),
-            false,
-            &SeedOptions::default(),
-        )
-        .unwrap();
+        let seeds_of = |depth| {
+            seed_outputs(
+                std::slice::from_ref(&f),
+                depth,
+                false,
+                &SeedOptions::default(),
+            )
+        };
+        let seeds = seeds_of(Some(1)).unwrap();
         let keys: Vec<_> = seeds.iter().map(|o| o.key.clone()).collect();
         assert_eq!(keys, ["example.com", "example.org"]);
 
         std::fs::write(&file, "https://example.com/a\n\nnot a url\n").unwrap();
-        let e = seed_outputs(
-            std::slice::from_ref(&f),
-            None,
-            false,
-            &SeedOptions::default(),
-        )
-        .unwrap_err();
-        let said = format!("{e:#}");
+        let said = format!("{:#}", seeds_of(None).unwrap_err());
         assert!(
             said.contains(&format!("{f}:3: bad seed URL \"not a url\"")),
             "{said}"
         );
         std::fs::write(&file, "ftp://example.com/\n").unwrap();
-        let e = seed_outputs(
-            std::slice::from_ref(&f),
-            None,
-            false,
-            &SeedOptions::default(),
-        )
-        .unwrap_err();
+        let e = seeds_of(None).unwrap_err();
         assert!(format!("{e:#}").contains(":1: seed \"ftp://"), "{e:#}");
     }
 }

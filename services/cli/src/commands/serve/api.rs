@@ -8,7 +8,7 @@ use axum::extract::{Path, RawQuery, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::Json;
-use gleaner_index::{parse_date, SearchIndex, SearchRequest, MAX_LIMIT, MAX_QUERY_CHARS};
+use gleaner_index::{parse_date, SearchIndex, SearchRequest, MAX_LIMIT};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -161,12 +161,9 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
     let (mut offset, mut cursor) = (None, None);
     for (k, v) in url::form_urlencoded::parse(raw.as_bytes()) {
         match k.as_ref() {
-            "q" => {
-                if v.chars().count() > MAX_QUERY_CHARS {
-                    return Err(bad(format!("q is longer than {MAX_QUERY_CHARS} characters")));
-                }
-                req.q = v.into_owned();
-            }
+            // Its length and nesting are checked with its operators below
+            // (`check_query`, shared with the CLI).
+            "q" => req.q = v.into_owned(),
             // An empty filter is no filter, as a form sends a field left
             // blank (`site=&from=`).
             "site" | "lang" | "from" | "to" if v.trim().is_empty() => {}
