@@ -2,7 +2,8 @@
 //! article, from the built-in extractive engine, any OpenAI-compatible
 //! model server, or an HTTP engine of gleaner's own protocol.
 //!
-//! - [`extractive`]: the built-in engine;
+//! - [`extractive`]: the built-in engine, ranking sentences by their
+//!   [`centrality`];
 //! - [`openai`]: the chat completions client, with [`answer`] checking
 //!   what a model answered;
 //! - [`http`]: the client of gleaner's own HTTP protocol;
@@ -12,6 +13,7 @@
 
 pub mod answer;
 pub mod cache;
+pub mod centrality;
 pub mod extractive;
 pub mod http;
 pub mod metrics;

@@ -1,0 +1,128 @@
+//! How central each sentence is to its article: TextRank (Mihalcea and
+//! Tarau 2004) over the sentences' sets of content words, with cosine
+//! similarity as the edge weight (as LexRank weighs them). A sentence that
+//! shares words with many sentences that themselves share words with many
+//! says what the article is about. Hand-written because it is a dozen lines
+//! over term ids the engine already has; the graph crates would need the
+//! edges copied into their own types first.
+
+/// Sentences past this many are left out of the graph (and score 0): the
+/// graph's cost grows with the square of its size, and a summary is made
+/// from an article's first few hundred sentences anyway.
+pub const MAX_SENTENCES: usize = 400;
+
+/// PageRank's damping factor, as TextRank uses it.
+const DAMPING: f64 = 0.85;
+
+/// Power iterations stop when no score moves by more than this.
+const TOLERANCE: f64 = 1e-7;
+const MAX_ITERATIONS: usize = 100;
+
+/// Each sentence's centrality, from its distinct term ids (sorted, as
+/// `(id, count)` pairs; counts are ignored). Sentences with no shared word
+/// keep the base score.
+pub fn centrality(sentences: &[Vec<(usize, u32)>]) -> Vec<f64> {
+    let all = sentences.len();
+    let n = all.min(MAX_SENTENCES);
+    let mut scores = vec![0.0; all];
+    if n == 0 {
+        return scores;
+    }
+    let graph = &sentences[..n];
+    // Edge weights, row by row (the matrix is symmetric).
+    let mut weight = vec![0.0; n * n];
+    for i in 0..n {
+        for j in i + 1..n {
+            let shared = shared_terms(&graph[i], &graph[j]);
+            if shared > 0 {
+                let w = shared as f64 / ((graph[i].len() * graph[j].len()) as f64).sqrt();
+                weight[i * n + j] = w;
+                weight[j * n + i] = w;
+            }
+        }
+    }
+    let out_weight: Vec<f64> = weight.chunks(n).map(|row| row.iter().sum()).collect();
+    let base = (1.0 - DAMPING) / n as f64;
+    let mut rank = vec![1.0 / n as f64; n];
+    let mut next = vec![0.0; n];
+    for _ in 0..MAX_ITERATIONS {
+        next.iter_mut().for_each(|x| *x = base);
+        for (i, row) in weight.chunks(n).enumerate() {
+            if out_weight[i] > 0.0 {
+                let share = DAMPING * rank[i] / out_weight[i];
+                for (x, w) in next.iter_mut().zip(row) {
+                    *x += share * w;
+                }
+            }
+        }
+        let moved = rank
+            .iter()
+            .zip(&next)
+            .map(|(a, b)| (a - b).abs())
+            .fold(0.0, f64::max);
+        std::mem::swap(&mut rank, &mut next);
+        if moved < TOLERANCE {
+            break;
+        }
+    }
+    scores[..n].copy_from_slice(&rank);
+    scores
+}
+
+/// How many term ids two sorted lists share.
+fn shared_terms(a: &[(usize, u32)], b: &[(usize, u32)]) -> usize {
+    let (mut i, mut j, mut shared) = (0, 0, 0);
+    while i < a.len() && j < b.len() {
+        match a[i].0.cmp(&b[j].0) {
+            std::cmp::Ordering::Less => i += 1,
+            std::cmp::Ordering::Greater => j += 1,
+            std::cmp::Ordering::Equal => {
+                shared += 1;
+                i += 1;
+                j += 1;
+            }
+        }
+    }
+    shared
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(ids: &[usize]) -> Vec<(usize, u32)> {
+        ids.iter().map(|&i| (i, 1)).collect()
+    }
+
+    #[test]
+    fn the_sentence_sharing_most_words_ranks_first() {
+        // Sentence 1 shares words with every other; 3 shares none.
+        let s = vec![set(&[0, 1]), set(&[0, 1, 2, 3]), set(&[2, 3]), set(&[4, 5])];
+        let c = centrality(&s);
+        assert!(c[1] > c[0] && c[1] > c[2], "{c:?}");
+        assert!(c[3] < c[0] && c[3] < c[2], "{c:?}");
+        // The isolated sentence keeps only the base score.
+        assert!((c[3] - (1.0 - DAMPING) / 4.0).abs() < 1e-9, "{c:?}");
+    }
+
+    #[test]
+    fn shared_terms_counts_common_ids() {
+        assert_eq!(
+            shared_terms(&set(&[1, 3, 5, 9]), &set(&[0, 3, 4, 9, 10])),
+            2
+        );
+        assert_eq!(shared_terms(&set(&[]), &set(&[1])), 0);
+    }
+
+    #[test]
+    fn sentences_past_the_cap_score_nothing_and_nothing_panics() {
+        assert!(centrality(&[]).is_empty());
+        let s: Vec<_> = (0..MAX_SENTENCES + 5).map(|_| set(&[0, 1])).collect();
+        let c = centrality(&s);
+        assert_eq!(c.len(), MAX_SENTENCES + 5);
+        assert!(c[..MAX_SENTENCES].iter().all(|&x| x > 0.0));
+        assert!(c[MAX_SENTENCES..].iter().all(|&x| x == 0.0));
+        // Identical sentences are equally central.
+        assert!((c[0] - c[MAX_SENTENCES - 1]).abs() < 1e-12);
+    }
+}
