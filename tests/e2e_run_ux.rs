@@ -74,6 +74,7 @@ async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
 
     for (args, says) in [
         (vec!["--seeds", "no-such-seeds.txt"], "no such file"),
+        (vec!["--seeds", "/"], "is a directory"),
         (
             vec!["--seeds", "example.com/news"],
             "did you mean https://example.com/news",
@@ -82,6 +83,28 @@ async fn a_failed_seed_exits_3_with_a_report_and_bad_input_exits_2() {
         let out = gleaner_run(&cfg, &data, &args).output().unwrap();
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains(says) && err.lines().count() == 1, "{err}");
+    }
+    // A value that would quietly do nothing, or a flow that cannot run, is
+    // the config's fault, named in one line.
+    let odd_cfg = tmp.path().join("odd.toml");
+    for (toml, says) in [
+        (
+            "[dedup]\nwindow_count = 0\n",
+            "dedup.window_count must be at least 1",
+        ),
+        (
+            "[fetch]\nmax_body_bytes = 10\n",
+            "fetch.max_body_bytes must be at least 1024",
+        ),
+        ("[pipeline]\nstages = []\n", "[pipeline] stages is empty"),
+    ] {
+        std::fs::write(&odd_cfg, toml).unwrap();
+        let out = gleaner_run(&odd_cfg, &data, &["--seeds", &format!("{base}/")])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{toml}: {err}");
         assert!(err.contains(says) && err.lines().count() == 1, "{err}");
     }
     let bad_cfg = tmp.path().join("bad.toml");

@@ -50,7 +50,8 @@ pub fn flow<'a>(cfg: &Config, registry: &[&'a dyn StageSpec]) -> anyhow::Result<
             &all
         }
     };
-    Flow::new(order, registry)
+    // A flow that cannot run is the config's fault: bad input, exit 2.
+    Flow::new(order, registry).map_err(|e| crate::commands::bad_input(format!("{e:#}")))
 }
 
 #[cfg(test)]

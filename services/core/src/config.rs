@@ -23,6 +23,20 @@ pub trait Section: Serialize + DeserializeOwned + Default {
     }
 }
 
+/// Refuses a setting below its least sensible value (`("fetch.concurrency",
+/// value, 1)`): a zero where a count, a size or a time must be there would
+/// not fail, it would quietly do nothing (no request ever sent, every page
+/// cut to nothing, no repost ever found).
+pub fn ensure_at_least(settings: &[(&str, i64, i64)]) -> anyhow::Result<()> {
+    for &(name, value, least) in settings {
+        anyhow::ensure!(
+            value >= least,
+            "{name} must be at least {least} (got {value})"
+        );
+    }
+    Ok(())
+}
+
 /// A [`Section`] type as a value, for a registry to check a config against
 /// every section it knows: `&SectionOf::<FetchSettings>::NEW`.
 pub struct SectionOf<S>(std::marker::PhantomData<fn() -> S>);
@@ -286,6 +300,20 @@ impl Config {
             "run.channel_capacity must be > 0"
         );
         anyhow::ensure!(self.kafka.batch_max > 0, "kafka.batch_max must be > 0");
+        ensure_at_least(&[
+            ("kafka.partitions", i64::from(self.kafka.partitions), 1),
+            ("kafka.replication", i64::from(self.kafka.replication), 1),
+            (
+                "kafka.max_record_bytes",
+                self.kafka.max_record_bytes as i64,
+                1024,
+            ),
+            (
+                "kafka.session_timeout_ms",
+                self.kafka.session_timeout_ms as i64,
+                1,
+            ),
+        ])?;
         anyhow::ensure!(
             self.kafka.batches_in_flight > 0,
             "kafka.batches_in_flight must be > 0"
@@ -473,6 +501,15 @@ mod tests {
     #[test]
     fn unknown_keys_and_sections_and_bad_values_are_rejected() {
         assert!(Config::from_toml("[kafka]\nbatch_mx = 8\n").is_err());
+        // A zero that would quietly do nothing is named with its least value.
+        let e = format!(
+            "{:#}",
+            Config::from_toml("[kafka]\npartitions = 0\n").unwrap_err()
+        );
+        assert!(
+            e.contains("kafka.partitions must be at least 1 (got 0)"),
+            "{e}"
+        );
         let c = Config::from_toml("[knobs]\nshaer = 0.5\n").unwrap();
         let e = c.section::<Knobs>().unwrap_err().to_string();
         assert!(e.contains("[knobs]") && e.contains("shaer"), "{e}");

@@ -53,6 +53,12 @@ impl gleaner_core::config::Section for DedupSettings {
             (0.0..=1.0).contains(&self.containment),
             "dedup.containment must be within 0..=1"
         );
-        Ok(())
+        gleaner_core::config::ensure_at_least(&[
+            ("dedup.window_count", self.window_count as i64, 1),
+            ("dedup.window_age_secs", self.window_age_secs as i64, 1),
+            ("dedup.vector_terms", self.vector_terms as i64, 1),
+            ("dedup.sketch_size", self.sketch_size as i64, 1),
+            ("dedup.index_keys", self.index_keys as i64, 1),
+        ])
     }
 }

@@ -87,6 +87,27 @@ impl gleaner_core::config::Section for FetchSettings {
             self.bloom_fp_rate > 0.0 && self.bloom_fp_rate < 1.0,
             "fetch.bloom_fp_rate must be within (0, 1)"
         );
-        Ok(())
+        anyhow::ensure!(
+            self.block_ratio > 0.0 && self.block_ratio <= 1.0,
+            "fetch.block_ratio must be within (0, 1]"
+        );
+        gleaner_core::config::ensure_at_least(&[
+            (
+                "fetch.connect_timeout_ms",
+                self.connect_timeout_ms as i64,
+                1,
+            ),
+            ("fetch.total_timeout_ms", self.total_timeout_ms as i64, 1),
+            // A page cut shorter holds no article.
+            ("fetch.max_body_bytes", self.max_body_bytes as i64, 1024),
+            (
+                "fetch.per_host_concurrency",
+                self.per_host_concurrency as i64,
+                1,
+            ),
+            ("fetch.concurrency", self.concurrency as i64, 1),
+            ("fetch.bloom_capacity", self.bloom_capacity as i64, 1),
+            ("fetch.block_window", self.block_window as i64, 1),
+        ])
     }
 }

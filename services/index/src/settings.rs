@@ -36,4 +36,15 @@ impl Default for IndexSettings {
 
 impl gleaner_core::config::Section for IndexSettings {
     const NAME: &'static str = "index";
+
+    fn validate(&self) -> anyhow::Result<()> {
+        anyhow::ensure!(
+            self.bulk_articles_per_second > 0.0,
+            "index.bulk_articles_per_second must be above 0"
+        );
+        gleaner_core::config::ensure_at_least(&[
+            ("index.writer_threads", self.writer_threads as i64, 1),
+            ("index.snippet_chars", self.snippet_chars as i64, 1),
+        ])
+    }
 }

@@ -93,7 +93,48 @@ impl gleaner_core::config::Section for SummarizeSettings {
                 "summary length {:?} needs exactly one of sentences or words",
                 l.name
             );
+            anyhow::ensure!(
+                l.sentences.or(l.words) != Some(0),
+                "summary length {:?} asks for nothing: sentences or words must be at least 1",
+                l.name
+            );
+            anyhow::ensure!(
+                !l.name.trim().is_empty(),
+                "a summary length needs a name (it keys the summary in articles and the index)"
+            );
+            anyhow::ensure!(
+                self.lengths.iter().filter(|m| m.name == l.name).count() == 1,
+                "summary length {:?} is named twice",
+                l.name
+            );
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gleaner_core::config::Section;
+
+    fn with_length(name: &str, sentences: Option<usize>, words: Option<usize>) -> String {
+        let mut s = SummarizeSettings::default();
+        s.lengths.push(SummaryLength {
+            name: name.into(),
+            sentences,
+            words,
+        });
+        s.validate()
+            .map_or_else(|e| e.to_string(), |()| "ok".into())
+    }
+
+    #[test]
+    fn a_length_must_ask_for_something_under_a_name_of_its_own() {
+        assert_eq!(with_length("lead", Some(2), None), "ok");
+        assert!(with_length("none", Some(0), None).contains("asks for nothing"));
+        assert!(with_length("none", None, Some(0)).contains("asks for nothing"));
+        assert!(with_length("both", Some(1), Some(9)).contains("exactly one"));
+        assert!(with_length(" ", Some(1), None).contains("needs a name"));
+        assert!(with_length("one_sentence", Some(2), None).contains("named twice"));
     }
 }

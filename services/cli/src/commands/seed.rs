@@ -46,7 +46,9 @@ pub(crate) fn seed_outputs(
                 .context("reading seeds from stdin")
                 .map_err(|e| bad_input(format!("{e:#}")))?;
             Some(text)
-        } else if !a.contains("://") && p.is_file() {
+        } else if !a.contains("://") && p.exists() && !p.is_dir() {
+            // Not only a regular file: a pipe (`--seeds <(grep ...)`) or a
+            // device reads the same way.
             Some(
                 std::fs::read_to_string(p)
                     .with_context(|| format!("reading seeds from {a}"))
@@ -58,6 +60,7 @@ pub(crate) fn seed_outputs(
         if let Some(text) = text {
             // A BOM, as Windows editors write one, is no part of the first URL.
             let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+            let before = urls.len();
             urls.extend(
                 text.lines()
                     .enumerate()
@@ -68,8 +71,18 @@ pub(crate) fn seed_outputs(
                     .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
                     .map(|(at, l)| (at, l.to_string())),
             );
+            if urls.len() == before {
+                let name = if a == "-" { "stdin" } else { a };
+                return Err(bad_input(format!(
+                    "seeds from {name}: no URL in it (one URL a line; # starts a comment)"
+                )));
+            }
         } else if a.contains("://") {
             urls.push((String::new(), a.clone()));
+        } else if p.is_dir() {
+            return Err(bad_input(format!(
+                "seed {a:?} is a directory: give a file of URLs, one a line"
+            )));
         } else if looks_like_a_host(a) {
             return Err(bad_input(format!(
                 "seed {a:?} has no scheme: did you mean https://{a}?"
@@ -210,5 +223,15 @@ mod tests {
         std::fs::write(&file, "ftp://example.com/\n").unwrap();
         let e = seeds_of(None).unwrap_err();
         assert!(format!("{e:#}").contains(":1: seed \"ftp://"), "{e:#}");
+        // A file of comments alone is named, not taken for nothing to do.
+        std::fs::write(&file, "# none yet\n\n").unwrap();
+        let e = seeds_of(None).unwrap_err();
+        assert!(format!("{e:#}").contains("no URL in it"), "{e:#}");
+        // A device or a pipe reads as a file; a directory is named as one.
+        let null = seed_outputs(&["/dev/null".into()], None, false, &SeedOptions::default());
+        assert!(format!("{:#}", null.unwrap_err()).contains("no URL in it"));
+        let d = dir.path().to_string_lossy().into_owned();
+        let e = seed_outputs(&[d], None, false, &SeedOptions::default()).unwrap_err();
+        assert!(format!("{e:#}").contains("is a directory"), "{e:#}");
     }
 }
