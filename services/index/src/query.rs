@@ -199,10 +199,12 @@ fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInput
 fn needs_words(ast: &UserInputAst) -> bool {
     use query_grammar::Occur;
     match ast {
+        // A phrase of no word (`title:""`) asks for nothing.
         UserInputAst::Leaf(leaf) => matches!(
             &**leaf,
             UserInputLeaf::Literal(l)
                 if l.field_name.as_deref().is_none_or(|f| f == "title" || f == "body")
+                    && l.phrase.chars().any(char::is_alphanumeric)
         ),
         UserInputAst::Boost(inner, _) => needs_words(inner),
         UserInputAst::Clause(clauses) => {
@@ -235,6 +237,10 @@ mod tests {
             ("url:x", false),
             ("ferry OR url:x", false),
             ("*", false),
+            ("title:\"\"", false),
+            ("\"\" -closed", false),
+            ("bridge title:\"\"", true),
+            ("桥梁", true),
         ] {
             let (ast, _) = query_grammar::parse_query_lenient(q);
             assert_eq!(needs_words(&ast), needs, "{q}: {ast:?}");

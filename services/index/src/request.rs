@@ -118,7 +118,19 @@ impl SearchRequest {
                 _ => kept.push(token),
             }
         }
-        self.q = kept.join(" ");
+        // An operator with nothing on one side (`bridge OR`, as a query
+        // typed into the page reads halfway) joins nothing: dropped, as
+        // the words around it still mean what they say.
+        let dangling = |t: &str| matches!(t, "OR" | "AND" | "NOT" | "||" | "&&");
+        while kept.last().is_some_and(|t| dangling(t)) {
+            kept.pop();
+        }
+        // A leading NOT still says what to leave out.
+        let lead = kept
+            .iter()
+            .take_while(|t| dangling(t) && **t != "NOT")
+            .count();
+        self.q = kept[lead..].join(" ");
         Ok(())
     }
 }
@@ -254,6 +266,19 @@ mod tests {
         };
         r.lift_operators().unwrap();
         assert_eq!(r.q, r#"bridge "see site:x""#);
+        for (q, lifted) in [
+            ("bridge OR", "bridge"),
+            ("AND bridge OR", "bridge"),
+            ("OR", ""),
+            ("NOT x", "NOT x"),
+        ] {
+            let mut r = SearchRequest {
+                q: q.into(),
+                ..SearchRequest::default()
+            };
+            r.lift_operators().unwrap();
+            assert_eq!(r.q, lifted, "{q}");
+        }
         assert_eq!(
             (r.sites, r.lang.as_deref()),
             (vec!["bbc.co.uk".to_string()], Some("en"))

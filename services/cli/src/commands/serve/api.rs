@@ -159,7 +159,15 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
         ..SearchRequest::default()
     };
     let (mut offset, mut cursor) = (None, None);
+    let mut given: Vec<String> = Vec::new();
     for (k, v) in url::form_urlencoded::parse(raw.as_bytes()) {
+        // Only site repeats; a second q or limit would quietly win.
+        if k != "site" && !v.trim().is_empty() {
+            if given.iter().any(|g| *g == k) {
+                return Err(bad(format!("{k} given twice (only site repeats)")));
+            }
+            given.push(k.to_string());
+        }
         match k.as_ref() {
             // Its length and nesting are checked with its operators below
             // (`check_query`, shared with the CLI).

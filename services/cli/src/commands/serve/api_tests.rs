@@ -203,6 +203,8 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
         ("cursor=zzz", "not a cursor"),
         ("q=bridge+after:soon", "not a date"),
         ("cursor=o10&offset=3", "not both"),
+        ("q=bridge&q=ferry", "q given twice"),
+        ("limit=5&limit=6", "limit given twice"),
         (&format!("q={long}")[..], "longer than"),
     ] {
         let (status, e) = get(&format!("{base}/api/v1/search?{query}")).await;
