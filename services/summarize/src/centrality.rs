@@ -11,6 +11,14 @@
 /// from an article's first few hundred sentences anyway.
 pub const MAX_SENTENCES: usize = 400;
 
+/// Each sentence's weight as a restart of the walk is this plus its cosine
+/// with the headline (then normalised): the headline says what the story
+/// is, so the walk leans to the sentences telling it (the lead rather than
+/// an aside about tolls, in the demo's bridge story), while a sentence
+/// sharing no word with it keeps a share. On summaries-bbc100 a floor of
+/// 0.1 to 2 moved no length by more than half a point either way.
+const HEADLINE_FLOOR: f64 = 0.5;
+
 /// PageRank's damping factor, as TextRank uses it.
 const DAMPING: f64 = 0.85;
 
@@ -19,9 +27,10 @@ const TOLERANCE: f64 = 1e-7;
 const MAX_ITERATIONS: usize = 100;
 
 /// Each sentence's centrality, from its distinct term ids (sorted, as
-/// `(id, count)` pairs; counts are ignored). Sentences with no shared word
-/// keep the base score.
-pub fn centrality(sentences: &[Vec<(usize, u32)>]) -> Vec<f64> {
+/// `(id, count)` pairs; counts are ignored), leaning towards the sentences
+/// that share words with the `headline`'s (none: no lean). Sentences with
+/// no shared word keep the base score.
+pub fn centrality(sentences: &[Vec<(usize, u32)>], headline: &[(usize, u32)]) -> Vec<f64> {
     let all = sentences.len();
     let n = all.min(MAX_SENTENCES);
     let mut scores = vec![0.0; all];
@@ -33,20 +42,31 @@ pub fn centrality(sentences: &[Vec<(usize, u32)>]) -> Vec<f64> {
     let mut weight = vec![0.0; n * n];
     for i in 0..n {
         for j in i + 1..n {
-            let shared = shared_terms(&graph[i], &graph[j]);
-            if shared > 0 {
-                let w = shared as f64 / ((graph[i].len() * graph[j].len()) as f64).sqrt();
-                weight[i * n + j] = w;
-                weight[j * n + i] = w;
-            }
+            let w = cosine(&graph[i], &graph[j]);
+            weight[i * n + j] = w;
+            weight[j * n + i] = w;
         }
     }
     let out_weight: Vec<f64> = weight.chunks(n).map(|row| row.iter().sum()).collect();
+    // Where the random surfer restarts: uniformly, or leaning to the
+    // sentences that share words with the headline.
+    let teleport: Vec<f64> = if headline.is_empty() {
+        vec![1.0; n]
+    } else {
+        let lean: Vec<f64> = graph
+            .iter()
+            .map(|s| HEADLINE_FLOOR + cosine(s, headline))
+            .collect();
+        let sum: f64 = lean.iter().sum();
+        lean.iter().map(|x| x / sum * n as f64).collect()
+    };
     let base = (1.0 - DAMPING) / n as f64;
     let mut rank = vec![1.0 / n as f64; n];
     let mut next = vec![0.0; n];
     for _ in 0..MAX_ITERATIONS {
-        next.iter_mut().for_each(|x| *x = base);
+        next.iter_mut()
+            .zip(&teleport)
+            .for_each(|(x, t)| *x = base * t);
         for (i, row) in weight.chunks(n).enumerate() {
             if out_weight[i] > 0.0 {
                 let share = DAMPING * rank[i] / out_weight[i];
@@ -67,6 +87,14 @@ pub fn centrality(sentences: &[Vec<(usize, u32)>]) -> Vec<f64> {
     }
     scores[..n].copy_from_slice(&rank);
     scores
+}
+
+/// Cosine similarity of two sets of term ids.
+fn cosine(a: &[(usize, u32)], b: &[(usize, u32)]) -> f64 {
+    if a.is_empty() || b.is_empty() {
+        return 0.0;
+    }
+    shared_terms(a, b) as f64 / ((a.len() * b.len()) as f64).sqrt()
 }
 
 /// How many term ids two sorted lists share.
@@ -98,11 +126,26 @@ mod tests {
     fn the_sentence_sharing_most_words_ranks_first() {
         // Sentence 1 shares words with every other; 3 shares none.
         let s = vec![set(&[0, 1]), set(&[0, 1, 2, 3]), set(&[2, 3]), set(&[4, 5])];
-        let c = centrality(&s);
+        let c = centrality(&s, &[]);
         assert!(c[1] > c[0] && c[1] > c[2], "{c:?}");
         assert!(c[3] < c[0] && c[3] < c[2], "{c:?}");
         // The isolated sentence keeps only the base score.
         assert!((c[3] - (1.0 - DAMPING) / 4.0).abs() < 1e-9, "{c:?}");
+    }
+
+    #[test]
+    fn the_headline_leans_the_walk_to_the_sentences_sharing_its_words() {
+        // Two sentences alike but for one word each; the headline has 0's.
+        let s = vec![set(&[0, 1, 2]), set(&[1, 2, 3]), set(&[1, 2, 4])];
+        let plain = centrality(&s, &[]);
+        assert!((plain[0] - plain[1]).abs() < 1e-9, "{plain:?}");
+        let leaning = centrality(&s, &set(&[0, 9]));
+        assert!(
+            leaning[0] > leaning[1] && leaning[0] > leaning[2],
+            "{leaning:?}"
+        );
+        let sum: f64 = leaning.iter().sum();
+        assert!((sum - 1.0).abs() < 1e-6, "a distribution still: {sum}");
     }
 
     #[test]
@@ -116,9 +159,9 @@ mod tests {
 
     #[test]
     fn sentences_past_the_cap_score_nothing_and_nothing_panics() {
-        assert!(centrality(&[]).is_empty());
+        assert!(centrality(&[], &[]).is_empty());
         let s: Vec<_> = (0..MAX_SENTENCES + 5).map(|_| set(&[0, 1])).collect();
-        let c = centrality(&s);
+        let c = centrality(&s, &[]);
         assert_eq!(c.len(), MAX_SENTENCES + 5);
         assert!(c[..MAX_SENTENCES].iter().all(|&x| x > 0.0));
         assert!(c[MAX_SENTENCES..].iter().all(|&x| x == 0.0));

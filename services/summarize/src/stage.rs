@@ -141,8 +141,9 @@ impl SummarizeStage {
 
     async fn local(&self, a: &Article) -> Vec<Summary> {
         let text = a.text.clone();
+        let title = a.title.clone();
         let lengths = self.lengths.clone();
-        tokio::task::spawn_blocking(move || extractive(&text, &lengths))
+        tokio::task::spawn_blocking(move || extractive(&title, &text, &lengths))
             .await
             .unwrap_or_default()
     }
