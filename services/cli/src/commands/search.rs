@@ -30,19 +30,29 @@ pub fn search(
     let found = idx.find(req)?;
     if !json {
         eprintln!(
-            "{} article{} match{} ({:.1} ms); showing {} from {}",
-            found.total,
-            if found.total == 1 { "" } else { "s" },
-            if found.total == 1 { "es" } else { "" },
-            found.took_ms,
-            found.hits.len(),
-            req.offset + 1
+            "{}",
+            header(found.total, found.took_ms, found.hits.len(), req.offset)
         );
     }
-    print_hits(&found.hits, json)
+    print_hits(&found.hits, req.offset, json)
 }
 
-fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
+/// The line above the hits: how many match, and which are shown.
+fn header(total: u64, took_ms: f64, shown: usize, offset: usize) -> String {
+    let which = match shown {
+        _ if total == 0 => String::new(),
+        0 => format!("; none from {}, past the last", offset + 1),
+        n => format!("; showing {n} from {}", offset + 1),
+    };
+    format!(
+        "{total} article{} match{} ({took_ms:.1} ms){which}",
+        if total == 1 { "" } else { "s" },
+        if total == 1 { "es" } else { "" },
+    )
+}
+
+/// The hits, numbered from `offset` + 1 as the header counts them.
+fn print_hits(hits: &[gleaner_index::Hit], offset: usize, json: bool) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         for h in hits {
@@ -57,7 +67,7 @@ fn print_hits(hits: &[gleaner_index::Hit], json: bool) -> anyhow::Result<()> {
         writeln!(
             out,
             "{}. {}  (score {:.2})\n   {}",
-            i + 1,
+            offset + i + 1,
             h.title,
             h.score,
             h.url
@@ -162,5 +172,27 @@ fn at_least_one(v: &str) -> Result<usize, String> {
         Ok(0) => Err("a limit is 1 or more".into()),
         Ok(n) => Ok(n),
         Err(e) => Err(e.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::header;
+
+    #[test]
+    fn the_header_says_which_hits_are_shown() {
+        assert_eq!(
+            header(1, 2.5, 1, 0),
+            "1 article matches (2.5 ms); showing 1 from 1"
+        );
+        assert_eq!(
+            header(12, 1.0, 2, 10),
+            "12 articles match (1.0 ms); showing 2 from 11"
+        );
+        assert_eq!(
+            header(1, 1.0, 0, 100),
+            "1 article matches (1.0 ms); none from 101, past the last"
+        );
+        assert_eq!(header(0, 1.0, 0, 0), "0 articles match (1.0 ms)");
     }
 }
