@@ -3,7 +3,8 @@
 
 Every page has the same navigation and footer; robots.txt disallows /private/;
 one article is reposted under /opinion/ with a different page around it; two
-articles report the same event in different words (both must be kept)."""
+articles report the same event in different words (both must be kept by
+dedup, and grouped as one story)."""
 import os, html
 
 ROOT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples", "site")
@@ -16,9 +17,9 @@ ARTICLES = [
         "Tolls will rise from two dollars to two dollars and fifty cents next month, a change the council approved to repay the loan that funded the project.",
     ]),
     ("bridge-commuters", "Commuters return to the harbour crossing", "Tomas Reyes", "2026-03-02", [
-        "Ferry queues vanished overnight as thousands of drivers went back to the harbour crossing for the first time since last summer.",
+        "Ferry queues vanished overnight as thousands of drivers went back to the harbour bridge, which reopened on Monday after eight months of repairs.",
         "Bus drivers on the number nine route said their journeys were twenty minutes shorter, and cyclists praised the widened lane on the eastern side.",
-        "Some residents of the old quarter complained about the higher tolls and asked the council to offer a discount for people who cross every day.",
+        "Some residents of the old quarter complained about the bridge's higher tolls and asked the council to offer a discount for people who cross every day.",
         "Shopkeepers near the southern ramp, who lost trade during the closure, hope the returning traffic will bring their customers back before spring.",
     ]),
     ("library-archive", "Old library opens its map archive to the public", "Ines Duarte", "2026-02-18", [

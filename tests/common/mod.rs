@@ -315,14 +315,21 @@ pub fn check(base: &str, log: &Log, cfg: &Path, data: &Path, o: &Outcome) {
     };
     let search = |q: &str| search_shards(cfg, &dirs, q);
     // Every article is searchable by a phrase from its body, exactly once.
+    let mut stories = Vec::new();
     for (path, phrase) in ARTICLES {
         let hits = search(&format!("\"{phrase}\""));
         let urls: Vec<&str> = hits.iter().map(|h| h["url"].as_str().unwrap()).collect();
         assert_eq!(urls, vec![url(path)], "phrase {phrase:?}");
-        for field in ["id", "url", "title", "score", "snippet"] {
+        for field in ["id", "url", "title", "score", "snippet", "story"] {
             assert!(hits[0].get(field).is_some(), "hit lacks {field}");
         }
+        stories.push(hits[0]["story"].as_str().unwrap().to_string());
     }
+    // The two reports of the bridge's reopening are one story (both kept
+    // by dedup); every other article is a story of its own.
+    assert_eq!(stories[0], stories[1], "the bridge's two reports");
+    let distinct: std::collections::HashSet<&String> = stories.iter().collect();
+    assert_eq!(distinct.len(), ARTICLES.len() - 1, "{stories:?}");
     // The repost is a duplicate of the original and not a second hit.
     let reposts: Vec<&Duplicate> = o
         .duplicates
