@@ -215,8 +215,13 @@ pub struct Article {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
     pub text: String,
-    /// Which extractor produced `text`.
+    /// Which extractor produced `text`. Every stage writes it and the
+    /// fetch time; a line written by hand for `gleaner dedup --input` or
+    /// `gleaner stories --input` may leave them out (event time is then
+    /// its `date`, else when it is read).
+    #[serde(default)]
     pub extractor: String,
+    #[serde(default)]
     pub fetched_at: String,
     /// Set by dedup: the id shared by every copy of one article (the id of
     /// the first copy seen), so that search and consumers can collapse

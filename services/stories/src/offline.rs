@@ -100,3 +100,26 @@ pub fn resolve<'a>(merged_into: &'a FxHashMap<String, String>, story: &'a str) -
     }
     s
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_written_by_hand_need_no_extractor_or_fetch_time() {
+        let input = "{\"id\":\"a\",\"url\":\"https://a.example/1\",\"title\":\"Bridge reopens\",\"text\":\"The harbour bridge reopened.\",\"date\":\"2026-03-02\"}\n\
+            \n\
+            not json\n\
+            {\"id\":\"b\",\"url\":\"https://b.example/2\",\"title\":\"Bridge open again\",\"text\":\"The harbour bridge reopened on Monday.\"}\n";
+        let (mut stories, mut log) = (Vec::new(), Vec::new());
+        let r = run(
+            input.as_bytes(),
+            StorySettings::default(),
+            &mut stories,
+            &mut log,
+        )
+        .unwrap();
+        assert_eq!((r.articles, r.bad_lines), (2, 1), "{r:?}");
+        assert_eq!(String::from_utf8(stories).unwrap().lines().count(), 2);
+    }
+}

@@ -59,15 +59,15 @@ impl StoriesCmd {
             let secs = started.elapsed().as_secs_f64();
             println!(
                 "{} articles in {secs:.2}s: {:.0} articles/s\n  \
-                 {} stories ({} of two or more articles), {} merges, {} bad lines (in {})\n  \
+                 {} stories ({} of two or more articles), {} merges (in {}); {} lines not articles (each named on stderr)\n  \
                  window {} articles in {} open stories; {:.1} candidates found and {:.1} compared per article",
                 r.articles,
                 r.articles as f64 / secs.max(1e-9),
                 r.created - r.merged,
                 r.multi,
                 r.merged,
-                r.bad_lines,
                 output.display(),
+                r.bad_lines,
                 r.held,
                 r.open,
                 r.found as f64 / r.articles.max(1) as f64,
