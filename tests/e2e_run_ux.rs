@@ -195,6 +195,37 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     assert!(err.contains("not HTML (binary data)"), "{err}");
     assert!(out.stdout.is_empty(), "no garbage printed");
 
+    // A URL or a path says what it is: a missing page, a page that is not
+    // HTML, an address without its scheme, each in one line.
+    let (base, _log) = start_site().await;
+    let schemeless = format!("{}/news/a.html", base.trim_start_matches("http://"));
+    for (input, code, says) in [
+        (
+            format!("{base}/no-such-page.html"),
+            1,
+            "HTTP 404 (Not Found)".to_string(),
+        ),
+        (
+            format!("{base}/robots.txt"),
+            2,
+            "not HTML (served as text/plain)".into(),
+        ),
+        (
+            schemeless.clone(),
+            2,
+            format!("no such file; did you mean https://{schemeless}?"),
+        ),
+    ] {
+        let out = run(&["extract", &input]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(code), "{input}: {err}");
+        assert!(
+            err.contains(&says) && err.lines().count() == 1,
+            "{input}: {err}"
+        );
+        assert!(out.stdout.is_empty(), "{input}: nothing printed");
+    }
+
     // A page with no text is no error, but it is said.
     let empty = tmp.path().join("empty.html");
     std::fs::write(&empty, "<html><body><div id=app></div></body></html>").unwrap();

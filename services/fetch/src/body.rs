@@ -4,7 +4,7 @@ use futures::StreamExt;
 
 /// Reads a body up to `cap` bytes while streaming (after decompression, so a
 /// decompression bomb stops at the cap too). Returns whether it was cut.
-pub(crate) async fn read_capped(
+pub async fn read_capped(
     resp: reqwest::Response,
     cap: usize,
 ) -> Result<(Vec<u8>, bool), reqwest::Error> {

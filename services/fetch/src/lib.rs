@@ -38,7 +38,7 @@ mod stage;
 mod state;
 
 pub use address::is_public;
-pub use body::decode_html;
+pub use body::{decode_html, read_capped};
 pub use crawler::Fetched;
 pub use error::FetchError;
 pub use gleaner_core::util::registered_domain;

@@ -39,33 +39,48 @@ const MAX_HTML_BYTES: u64 = 64 << 20;
 /// Reads HTML from stdin (`gleaner extract -`, as `curl ... | gleaner
 /// extract -`), at most `MAX_HTML_BYTES`.
 fn read_html_stdin() -> anyhow::Result<String> {
+    let bytes = read_at_most(std::io::stdin().lock(), "stdin")?;
+    html_of(bytes, "stdin")
+}
+
+/// All of `from`, unless it holds more than `MAX_HTML_BYTES`: a file or a
+/// stream without end is refused, not read into memory.
+fn read_at_most(from: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    std::io::stdin()
-        .lock()
-        .take(MAX_HTML_BYTES + 1)
+    from.take(MAX_HTML_BYTES + 1)
         .read_to_end(&mut bytes)
-        .context("reading stdin")?;
+        .with_context(|| format!("reading {name}"))?;
     if bytes.len() as u64 > MAX_HTML_BYTES {
         return Err(crate::commands::bad_input(format!(
-            "stdin holds more than {} MiB of HTML",
+            "more than {} MiB of HTML",
             MAX_HTML_BYTES >> 20
         )));
     }
-    html_of(bytes, "stdin")
+    Ok(bytes)
 }
 
 /// Reads a file's HTML (gunzipping `.gz`) and decodes it to UTF-8.
 pub fn read_html_file(path: &Path) -> anyhow::Result<String> {
-    let raw = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    let name = path.display().to_string();
+    let file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            // `example.com/news/a.html`, `127.0.0.1:8000/a`: a URL without
+            // its scheme (a bare `page.html` is a file name).
+            let host_and_more = name.contains('/') || name.contains(':');
+            let hint = if host_and_more && crate::commands::seed::looks_like_a_host(&name) {
+                format!("; did you mean https://{name}?")
+            } else {
+                String::new()
+            };
+            return Err(crate::commands::bad_input(format!("no such file{hint}")));
+        }
+        Err(e) => return Err(e).with_context(|| format!("reading {name}")),
+    };
     let bytes = if path.extension().is_some_and(|e| e == "gz") {
-        let mut out = Vec::new();
-        flate2::read::GzDecoder::new(&raw[..])
-            .take(MAX_HTML_BYTES)
-            .read_to_end(&mut out)
-            .with_context(|| format!("gunzipping {}", path.display()))?;
-        out
+        read_at_most(flate2::read::GzDecoder::new(file), &name)?
     } else {
-        raw
+        read_at_most(file, &name)?
     };
     html_of(bytes, &path.display().to_string())
 }
@@ -87,16 +102,33 @@ async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
         .user_agent(&fetch.user_agent)
         .timeout(std::time::Duration::from_millis(fetch.total_timeout_ms))
         .build()?;
-    let resp = client.get(url).send().await?.error_for_status()?;
+    let resp = client.get(url).send().await?;
+    let status = resp.status();
+    if !status.is_success() {
+        anyhow::bail!(
+            "HTTP {}{}",
+            status.as_u16(),
+            status
+                .canonical_reason()
+                .map(|r| format!(" ({r})"))
+                .unwrap_or_default()
+        );
+    }
     let ct = resp
         .headers()
         .get("content-type")
         .and_then(|v| v.to_str().ok())
         .unwrap_or("")
         .to_ascii_lowercase();
-    let body = resp.bytes().await?;
-    let body = &body[..body.len().min(fetch.max_body_bytes)];
-    Ok(gleaner_fetch::decode_html(body, &ct).0)
+    // As fetch takes pages: HTML, or no type said.
+    if !(ct.is_empty() || ct.starts_with("text/html") || ct.starts_with("application/xhtml")) {
+        return Err(crate::commands::bad_input(format!(
+            "not HTML (served as {ct})"
+        )));
+    }
+    // Read up to the cap while streaming: a body without end stops there.
+    let (body, _) = gleaner_fetch::read_capped(resp, fetch.max_body_bytes).await?;
+    Ok(gleaner_fetch::decode_html(&body, &ct).0)
 }
 
 /// Extracts each input and prints it; returns how many failed, and how

@@ -16,7 +16,7 @@ use std::process::ExitCode;
 
 /// `example.com/news`: a host name without its scheme (a dot, no spaces,
 /// no path separator before the first dot).
-fn looks_like_a_host(a: &str) -> bool {
+pub(crate) fn looks_like_a_host(a: &str) -> bool {
     let host = a.split('/').next().unwrap_or("");
     host.contains('.')
         && !host.starts_with('.')
