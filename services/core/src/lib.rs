@@ -7,6 +7,7 @@ pub mod config;
 pub mod cpu;
 pub mod event;
 pub mod health;
+pub mod lines;
 pub mod map;
 pub mod memory;
 pub mod messages;

@@ -68,12 +68,19 @@ pub fn run_explained(
     let mut report = Report::default();
     let started = Instant::now();
     let decoder = dedup.decoder();
-    let mut lines = input.lines();
+    let mut lines = gleaner_core::lines::bounded_lines(input, gleaner_core::lines::MAX_LINE_BYTES);
     let mut line_no = 0i64;
     let mut read = || -> anyhow::Result<Vec<Input>> {
         let mut batch = Vec::with_capacity(BATCH);
         for line in lines.by_ref() {
-            let line = line?;
+            let line = match line {
+                Ok(line) => line,
+                // Too long or not UTF-8: what was wrong goes in its place,
+                // to the dead letters as a malformed message, and the
+                // next line follows.
+                Err(e) if e.kind() == std::io::ErrorKind::InvalidData => e.to_string(),
+                Err(e) => return Err(e.into()),
+            };
             line_no += 1;
             if line.trim().is_empty() {
                 continue;

@@ -39,8 +39,18 @@ pub fn run(
     let mut placed: Vec<(String, String)> = Vec::new();
     let mut merged_into: FxHashMap<String, String> = FxHashMap::default();
     let now = gleaner_core::util::unix_now() as i64;
-    for (i, line) in input.lines().enumerate() {
-        let line = line?;
+    let lines = gleaner_core::lines::bounded_lines(input, gleaner_core::lines::MAX_LINE_BYTES);
+    for (i, line) in lines.enumerate() {
+        let line = match line {
+            Ok(line) => line,
+            // Too long, or not UTF-8: a bad line, and the next follows.
+            Err(e) if e.kind() == std::io::ErrorKind::InvalidData => {
+                eprintln!("line {}: not an article: {e}", i + 1);
+                report.bad_lines += 1;
+                continue;
+            }
+            Err(e) => return Err(e.into()),
+        };
         if line.trim().is_empty() {
             continue;
         }
@@ -111,15 +121,11 @@ mod tests {
             \n\
             not json\n\
             {\"id\":\"b\",\"url\":\"https://b.example/2\",\"title\":\"Bridge open again\",\"text\":\"The harbour bridge reopened on Monday.\"}\n";
+        // A line that is not UTF-8 is a bad line too, and the run goes on.
+        let input = [input.as_bytes(), b"\xff\xfe\n"].concat();
         let (mut stories, mut log) = (Vec::new(), Vec::new());
-        let r = run(
-            input.as_bytes(),
-            StorySettings::default(),
-            &mut stories,
-            &mut log,
-        )
-        .unwrap();
-        assert_eq!((r.articles, r.bad_lines), (2, 1), "{r:?}");
+        let r = run(&input[..], StorySettings::default(), &mut stories, &mut log).unwrap();
+        assert_eq!((r.articles, r.bad_lines), (2, 2), "{r:?}");
         assert_eq!(String::from_utf8(stories).unwrap().lines().count(), 2);
     }
 }
