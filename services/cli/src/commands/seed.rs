@@ -27,6 +27,27 @@ pub(crate) fn looks_like_a_host(a: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "-.:".contains(c))
 }
 
+/// Most bytes of seeds read from one file or stdin (about three million
+/// URLs): a device or a stream without end is refused, not read forever.
+const MAX_SEEDS_BYTES: u64 = 256 << 20;
+
+/// The text of a file of seeds, at most `MAX_SEEDS_BYTES`.
+fn read_seeds(from: impl std::io::Read, name: &str) -> anyhow::Result<String> {
+    use std::io::Read;
+    let mut bytes = Vec::new();
+    from.take(MAX_SEEDS_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("reading seeds from {name}"))
+        .map_err(|e| bad_input(format!("{e:#}")))?;
+    if bytes.len() as u64 > MAX_SEEDS_BYTES {
+        return Err(bad_input(format!(
+            "seeds from {name}: more than {} MiB; give them in parts",
+            MAX_SEEDS_BYTES >> 20
+        )));
+    }
+    String::from_utf8(bytes).map_err(|_| bad_input(format!("seeds from {name}: not UTF-8 text")))
+}
+
 /// Seed messages for URLs, or files of URLs (one per line, `#` comments).
 pub(crate) fn seed_outputs(
     args: &[String],
@@ -41,19 +62,14 @@ pub(crate) fn seed_outputs(
         let p = Path::new(a);
         // `-`: the URLs on stdin (`grep ... | gleaner seed -`).
         let text = if a == "-" {
-            let mut text = String::new();
-            std::io::Read::read_to_string(&mut std::io::stdin().lock(), &mut text)
-                .context("reading seeds from stdin")
-                .map_err(|e| bad_input(format!("{e:#}")))?;
-            Some(text)
+            Some(read_seeds(std::io::stdin().lock(), "stdin")?)
         } else if !a.contains("://") && p.exists() && !p.is_dir() {
             // Not only a regular file: a pipe (`--seeds <(grep ...)`) or a
             // device reads the same way.
-            Some(
-                std::fs::read_to_string(p)
-                    .with_context(|| format!("reading seeds from {a}"))
-                    .map_err(|e| bad_input(format!("{e:#}")))?,
-            )
+            let f = std::fs::File::open(p)
+                .with_context(|| format!("reading seeds from {a}"))
+                .map_err(|e| bad_input(format!("{e:#}")))?;
+            Some(read_seeds(f, a)?)
         } else {
             None
         };
@@ -230,6 +246,9 @@ mod tests {
         // A device or a pipe reads as a file; a directory is named as one.
         let null = seed_outputs(&["/dev/null".into()], None, false, &SeedOptions::default());
         assert!(format!("{:#}", null.unwrap_err()).contains("no URL in it"));
+        // A device without end is refused at the bound, not read forever.
+        let zero = seed_outputs(&["/dev/zero".into()], None, false, &SeedOptions::default());
+        assert!(format!("{:#}", zero.unwrap_err()).contains("more than 256 MiB"));
         let d = dir.path().to_string_lossy().into_owned();
         let e = seed_outputs(&[d], None, false, &SeedOptions::default()).unwrap_err();
         assert!(format!("{e:#}").contains("is a directory"), "{e:#}");
