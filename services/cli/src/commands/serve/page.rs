@@ -215,7 +215,7 @@ fn write_hit(page: &mut String, hit: &Hit) {
     }
     let _ = write!(
         page,
-        "<div class=\"meta\"><a href=\"/article/{}\">Read here</a></div>",
+        "<div class=\"meta\"><a href=\"/article/{}\">Full text and summaries</a></div>",
         escape_attribute(
             url::form_urlencoded::byte_serialize(hit.id.as_bytes()).collect::<String>()
         )
