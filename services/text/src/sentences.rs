@@ -1,0 +1,163 @@
+//! Sentences: where one ends, and a text split into them (for summaries,
+//! stories' name-like words and extraction's gap filling).
+
+const ABBREVIATIONS: &[&str] = &[
+    "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "inc", "ltd",
+    "co", "no", "u.s", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
+    "nov", "dec",
+];
+
+/// Whether `text` ends as prose does, with a sentence's closing mark (in
+/// any script), before any closing quotes or brackets: menu entries,
+/// headlines, calls to follow and specification lines do not. Extraction
+/// fills gaps with such paragraphs only; the summary engine chooses such
+/// sentences only, while the text has any.
+pub fn ends_a_sentence(text: &str) -> bool {
+    let t = text.trim_end().trim_end_matches([
+        '"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', ')', ']', '\u{300d}', '\u{300f}', '*',
+    ]);
+    t.ends_with([
+        '.', '!', '?', '\u{2026}', '\u{3002}', '\u{ff01}', '\u{ff1f}', '\u{61f}', '\u{964}',
+    ])
+}
+
+/// Splits text into sentences: at `.`, `!`, `?` followed by space and a
+/// capital, digit or quote (not after a common abbreviation or an initial),
+/// at CJK full stops, and at line breaks.
+/// The sentences are slices of `text`, trimmed.
+pub fn sentences(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    // One buffer for every line: a summary splits every article.
+    let mut chars: Vec<(usize, char)> = Vec::new();
+    for line in text.lines() {
+        chars.clear();
+        chars.extend(line.char_indices());
+        let mut start = 0;
+        for (i, &(pos, c)) in chars.iter().enumerate() {
+            let end = pos + c.len_utf8();
+            let cut = match c {
+                // A quoted question or exclamation inside a sentence
+                // (`……哪个站？”这样的问题。`) does not end it: after the
+                // closing quote the sentence goes on without a break.
+                '。' | '！' | '？' => {
+                    let next = chars.get(i + 1).map(|x| x.1);
+                    let after = chars.get(i + 2).map(|x| x.1);
+                    !(next.is_some_and(|n| CJK_CLOSING.contains(n))
+                        && after.is_some_and(|a| !a.is_whitespace() && !CJK_OPENING.contains(a)))
+                }
+                '.' | '!' | '?' => {
+                    let next = chars.get(i + 1).map(|x| x.1);
+                    let after = chars.get(i + 2).map(|x| x.1);
+                    let spaced = next.is_some_and(char::is_whitespace)
+                        && after.is_some_and(|a| {
+                            a.is_uppercase() || a.is_numeric() || "\"'“‘(".contains(a)
+                        });
+                    let closing = next.is_some_and(|n| "\"'”’)".contains(n))
+                        && after.is_some_and(char::is_whitespace);
+                    (spaced || closing) && !(c == '.' && ends_with_abbreviation(&line[start..pos]))
+                }
+                _ => false,
+            };
+            if cut {
+                // Keep a closing quote or bracket with its sentence.
+                let mut e = end;
+                if let Some(&(p, n)) = chars.get(i + 1) {
+                    if "\"'”’)".contains(n) || CJK_CLOSING.contains(n) {
+                        e = p + n.len_utf8();
+                    }
+                }
+                if e > start {
+                    push_sentence(&mut out, &line[start..e]);
+                    start = e;
+                }
+            }
+        }
+        push_sentence(&mut out, &line[start.min(line.len())..]);
+    }
+    out
+}
+
+/// Closing and opening quotes and brackets around CJK text.
+const CJK_CLOSING: &str = "”’」』）\"'";
+const CJK_OPENING: &str = "“‘「『（";
+
+/// Adds a sentence, unless it holds no letter or digit (a stray `。` or
+/// quote left between two cuts is no sentence).
+fn push_sentence<'a>(out: &mut Vec<&'a str>, s: &'a str) {
+    let s = s.trim();
+    if s.chars().any(char::is_alphanumeric) {
+        out.push(s);
+    }
+}
+
+fn ends_with_abbreviation(before: &str) -> bool {
+    let last = before
+        .rsplit(|c: char| c.is_whitespace())
+        .next()
+        .unwrap_or("");
+    let last = last
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase();
+    // A single letter is an initial ("J. Smith").
+    (last.chars().count() == 1 && last.chars().all(char::is_alphabetic))
+        || ABBREVIATIONS.contains(&last.as_str())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sentences_end_in_any_script() {
+        for t in [
+            "No reply.",
+            "\"Yes!\"",
+            "Why? ",
+            "\u{5f7c}\u{306f}\u{7b54}\u{3048}\u{305f}\u{3002}",
+            "(See below.)",
+            "\u{0647}\u{0644} \u{062a}\u{0623}\u{062a}\u{064a}\u{061f}",
+        ] {
+            assert!(ends_a_sentence(t), "{t}");
+        }
+        for t in [
+            "Download now",
+            "Latest News",
+            "Up to",
+            "Join me on TikTok: @maven",
+            "The \"Big\" deal\"",
+        ] {
+            assert!(!ends_a_sentence(t), "{t}");
+        }
+    }
+
+    #[test]
+    fn sentences_respect_abbreviations() {
+        let s = sentences("Dr. Smith arrived at 5 p.m. on Monday. He said \"Hello.\" Then he left!\n今日は晴れ。明日は雨。");
+        assert_eq!(
+            s,
+            vec![
+                "Dr. Smith arrived at 5 p.m. on Monday.",
+                "He said \"Hello.\"",
+                "Then he left!",
+                "今日は晴れ。",
+                "明日は雨。"
+            ]
+        );
+    }
+
+    #[test]
+    fn a_quoted_question_inside_a_cjk_sentence_does_not_end_it() {
+        let s = sentences("例如，它可以回答“你会到达哪个站？”这样的问题。比如“张三的大舅是谁？”。他说：「行くの？」「はい。」");
+        assert_eq!(
+            s,
+            vec![
+                "例如，它可以回答“你会到达哪个站？”这样的问题。",
+                "比如“张三的大舅是谁？”。",
+                "他说：「行くの？」",
+                "「はい。」"
+            ]
+        );
+        // A stray mark between two cuts is no sentence.
+        assert_eq!(sentences("完了。。次へ。"), vec!["完了。", "次へ。"]);
+    }
+}
