@@ -104,7 +104,7 @@ mod tests {
     }
 
     #[test]
-    fn lines_as_lines_gives_them() {
+    fn lines_come_as_buf_read_gives_them() {
         let got = read(b"one\r\ntwo\n\nthree", 10);
         assert_eq!(
             got,
