@@ -195,14 +195,15 @@ async fn search_serve_and_extract_refuse_bad_input_in_one_line() {
     assert!(err.contains("not HTML (binary data)"), "{err}");
     assert!(out.stdout.is_empty(), "no garbage printed");
 
-    // A URL or a path says what it is: a missing page, a page that is not
-    // HTML, an address without its scheme, each in one line.
+    // A URL or a path says what it is: a missing page (status 3: finished,
+    // a page could not be fetched), a page that is not HTML, an address
+    // without its scheme, each in one line.
     let (base, _log) = start_site().await;
     let schemeless = format!("{}/news/a.html", base.trim_start_matches("http://"));
     for (input, code, says) in [
         (
             format!("{base}/no-such-page.html"),
-            1,
+            3,
             "HTTP 404 (Not Found)".to_string(),
         ),
         (

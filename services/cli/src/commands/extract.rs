@@ -131,20 +131,47 @@ async fn read_url(cfg: &Config, url: &str) -> anyhow::Result<String> {
     Ok(gleaner_fetch::decode_html(&body, &ct).0)
 }
 
-/// Extracts each input and prints it; returns how many failed, and how
-/// many of those were not HTML at all.
+/// How many inputs failed, by why.
+#[derive(Debug, Default, Clone, Copy, PartialEq)]
+pub struct Failed {
+    /// Not HTML at all (bad input).
+    pub not_html: usize,
+    /// URLs that could not be fetched (an HTTP error, no answer).
+    pub unfetched: usize,
+    /// Anything else (a file that could not be read, ...).
+    pub other: usize,
+}
+
+impl Failed {
+    /// The exit status the binary documents: 2 bad input, 1 a failure,
+    /// 3 finished with pages that could not be fetched, else 0.
+    pub fn exit_code(self) -> ExitCode {
+        if self.not_html > 0 {
+            ExitCode::from(2)
+        } else if self.other > 0 {
+            ExitCode::from(1)
+        } else if self.unfetched > 0 {
+            ExitCode::from(3)
+        } else {
+            ExitCode::SUCCESS
+        }
+    }
+}
+
+/// Extracts each input and prints it; returns how many failed, by why.
 pub async fn extract_inputs(
     cfg: &Config,
     inputs: &[String],
     which: Extractor,
     json: bool,
-) -> anyhow::Result<(usize, usize)> {
-    let (mut failures, mut not_html) = (0, 0);
+) -> anyhow::Result<Failed> {
+    let mut failed = Failed::default();
     let mut out = std::io::stdout().lock();
     // The inputs are a stream: site templates are learned across them.
     let mut site = gleaner_extract::SiteState::default();
     for input in expand(inputs) {
-        let html = if input.starts_with("http://") || input.starts_with("https://") {
+        let is_url = input.starts_with("http://") || input.starts_with("https://");
+        let html = if is_url {
             read_url(cfg, &input).await
         } else if input == "-" {
             read_html_stdin()
@@ -191,9 +218,12 @@ pub async fn extract_inputs(
                 }
             }
             Err(e) => {
-                failures += 1;
                 if e.downcast_ref::<crate::commands::BadInput>().is_some() {
-                    not_html += 1;
+                    failed.not_html += 1;
+                } else if is_url {
+                    failed.unfetched += 1;
+                } else {
+                    failed.other += 1;
                 }
                 eprintln!("gleaner: {input}: {e:#}");
                 if json {
@@ -206,7 +236,7 @@ pub async fn extract_inputs(
             }
         }
     }
-    Ok((failures, not_html))
+    Ok(failed)
 }
 
 /// The options of `gleaner extract`.
@@ -238,13 +268,7 @@ impl ExtractCmd {
         }
         init_logs("warn");
         let which = extractor_of(&cfg, self.extractor.as_deref())?;
-        let (failures, not_html) = extract_inputs(&cfg, &self.inputs, which, self.json).await?;
-        Ok(if not_html > 0 {
-            ExitCode::from(2)
-        } else if failures > 0 {
-            ExitCode::from(1)
-        } else {
-            ExitCode::SUCCESS
-        })
+        let failed = extract_inputs(&cfg, &self.inputs, which, self.json).await?;
+        Ok(failed.exit_code())
     }
 }
