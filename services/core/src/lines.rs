@@ -12,13 +12,14 @@ pub const MAX_LINE_BYTES: usize = 64 << 20;
 
 /// The lines of `reader` without their `\n` (or `\r\n`), as
 /// `BufRead::lines` gives them, except that a line longer than `max` bytes
-/// is skipped whole and given as an error of kind `InvalidData` (as is one
-/// that is not UTF-8); the lines after it follow.
+/// is given as an error of kind `InvalidData` (as is one that is not
+/// UTF-8) and skipped whole; the lines after it follow.
 pub fn bounded_lines<R: BufRead>(reader: R, max: usize) -> BoundedLines<R> {
     BoundedLines {
         reader,
         max,
         failed: false,
+        skipping: false,
     }
 }
 
@@ -27,6 +28,9 @@ pub struct BoundedLines<R> {
     max: usize,
     /// An I/O error ends the lines.
     failed: bool,
+    /// The rest of a line too long is skipped when the next line is asked
+    /// for, so a caller that stops at the error does not wait for its end.
+    skipping: bool,
 }
 
 impl<R: BufRead> BoundedLines<R> {
@@ -58,6 +62,12 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
         if self.failed {
             return None;
         }
+        if std::mem::take(&mut self.skipping) {
+            if let Err(e) = self.skip_line() {
+                self.failed = true;
+                return Some(Err(e));
+            }
+        }
         let mut line = Vec::new();
         let read =
             Read::take(self.reader.by_ref(), self.max as u64 + 1).read_until(b'\n', &mut line);
@@ -75,13 +85,10 @@ impl<R: BufRead> Iterator for BoundedLines<R> {
                 line.pop();
             }
         } else if line.len() > self.max {
-            if let Err(e) = self.skip_line() {
-                self.failed = true;
-                return Some(Err(e));
-            }
+            self.skipping = true;
             return Some(Err(Error::new(
                 ErrorKind::InvalidData,
-                format!("a line longer than {} bytes (skipped)", self.max),
+                format!("a line longer than {} bytes", self.max),
             )));
         }
         Some(
@@ -131,5 +138,17 @@ mod tests {
         // A line of exactly the bound is a line; one without end is not.
         assert_eq!(read(b"0123456789\n", 10), vec![Ok("0123456789".into())]);
         assert_eq!(read(&[b'x'; 100], 10).len(), 1);
+    }
+
+    #[test]
+    fn a_line_without_end_is_an_error_at_once() {
+        // Skipping its rest waits for the next line to be asked for, so a
+        // caller that stops at the error is not held reading forever.
+        let endless = std::io::BufReader::new(std::io::repeat(b'x'));
+        let first = bounded_lines(endless, 1 << 10).next().unwrap();
+        assert!(first
+            .unwrap_err()
+            .to_string()
+            .contains("longer than 1024 bytes"));
     }
 }

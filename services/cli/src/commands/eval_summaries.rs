@@ -119,16 +119,22 @@ impl EvalSummariesCmd {
             gleaner_core::config::Section::validate(&settings)
                 .map_err(|e| bad_input(e.to_string()))?;
         }
-        let text = std::fs::read_to_string(&self.pairs)
-            .map_err(|e| bad_input(format!("{}: {e}", self.pairs.display())))?;
+        let name = self.pairs.display();
+        let file =
+            std::fs::File::open(&self.pairs).map_err(|e| bad_input(format!("{name}: {e}")))?;
+        // Each line bounded: a file of one endless line is refused.
+        let input = gleaner_core::lines::bounded_lines(
+            std::io::BufReader::new(file),
+            gleaner_core::lines::MAX_LINE_BYTES,
+        );
         let mut pairs = Vec::new();
-        for (i, line) in text
-            .lines()
-            .enumerate()
-            .filter(|(_, l)| !l.trim().is_empty())
-        {
-            let p: Pair = serde_json::from_str(line)
-                .map_err(|e| bad_input(format!("{} line {}: {e}", self.pairs.display(), i + 1)))?;
+        for (i, line) in input.enumerate() {
+            let at = |e: &dyn std::fmt::Display| bad_input(format!("{name} line {}: {e}", i + 1));
+            let line = line.map_err(|e| at(&e))?;
+            if line.trim().is_empty() {
+                continue;
+            }
+            let p: Pair = serde_json::from_str(&line).map_err(|e| at(&e))?;
             pairs.push(p);
         }
         if pairs.is_empty() {
