@@ -308,17 +308,6 @@ async fn seeds_reach_a_running_run_and_a_second_run_is_refused() {
 
 /// What `gleaner status --data DATA` prints (it must succeed).
 fn status_text(cfg: &Path, data: &Path) -> String {
-    let status = Command::new(GLEANER)
-        .args(["status", "--config"])
-        .arg(cfg)
-        .arg("--data")
-        .arg(data)
-        .output()
-        .unwrap();
-    assert!(
-        status.status.success(),
-        "{}",
-        String::from_utf8_lossy(&status.stderr)
-    );
+    let status = succeeded(&mut gleaner_on(cfg, Some(data), &["status"]));
     String::from_utf8_lossy(&status.stdout).into_owned()
 }

@@ -31,12 +31,7 @@ async fn kafka_services_end_to_end() {
     let prefix = format!("e2e{}", unique());
     let cfg = test_config(tmp.path(), Some(&prefix));
     let data = tmp.path().join("data");
-    let topics = gleaner(&["topics"], &cfg, &brokers).output().unwrap();
-    assert!(
-        topics.status.success(),
-        "topics: {}",
-        String::from_utf8_lossy(&topics.stderr)
-    );
+    succeeded(&mut gleaner(&["topics"], &cfg, &brokers));
 
     let started = Instant::now();
     let data_arg = data.to_string_lossy().into_owned();
@@ -106,14 +101,7 @@ async fn kafka_services_end_to_end() {
         started.elapsed().as_secs_f64()
     );
     let seeded = Instant::now();
-    let seed = gleaner(&["seed", &format!("{base}/")], &cfg, &brokers)
-        .output()
-        .unwrap();
-    assert!(
-        seed.status.success(),
-        "seed: {}",
-        String::from_utf8_lossy(&seed.stderr)
-    );
+    succeeded(&mut gleaner(&["seed", &format!("{base}/")], &cfg, &brokers));
 
     // Wait until every article is searchable and the topics stop moving.
     let deadline = Instant::now() + Duration::from_secs(180);

@@ -17,16 +17,14 @@ fn dataset() -> PathBuf {
 
 /// `gleaner stories --input INPUT --output OUT`; the `{id, story}` lines.
 fn offline(cfg: &Path, input: &Path, out: &Path) -> BTreeMap<String, String> {
-    let o = Command::new(GLEANER)
-        .args(["stories", "--config"])
+    let mut o = Command::new(GLEANER);
+    o.args(["stories", "--config"])
         .arg(cfg)
         .arg("--input")
         .arg(input)
         .arg("--output")
-        .arg(out)
-        .output()
-        .unwrap();
-    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        .arg(out);
+    succeeded(&mut o);
     read_jsonl::<serde_json::Value>(&out.join("stories.jsonl"))
         .into_iter()
         .map(|v| {

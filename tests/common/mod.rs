@@ -438,6 +438,18 @@ pub fn read_jsonl<T: serde::de::DeserializeOwned>(path: &Path) -> Vec<T> {
         .collect()
 }
 
+/// Runs `cmd` to its end; it must succeed (its stderr said otherwise).
+pub fn succeeded(cmd: &mut Command) -> std::process::Output {
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        cmd.get_args().collect::<Vec<_>>(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// `gleaner COMMAND ...` with `--config cfg` and, when given, `--data data`.
 pub fn gleaner_on(cfg: &Path, data: Option<&Path>, args: &[&str]) -> Command {
     let mut c = Command::new(GLEANER);

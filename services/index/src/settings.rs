@@ -42,9 +42,38 @@ impl gleaner_core::config::Section for IndexSettings {
             self.bulk_articles_per_second > 0.0,
             "index.bulk_articles_per_second must be above 0"
         );
-        gleaner_core::config::ensure_at_least(&[
-            ("index.writer_threads", self.writer_threads as i64, 1),
-            ("index.snippet_chars", self.snippet_chars as i64, 1),
-        ])
+        // The range a search may ask for (`snippet_chars` in the API).
+        let range = crate::request::SNIPPET_CHARS;
+        anyhow::ensure!(
+            range.contains(&self.snippet_chars),
+            "index.snippet_chars must be within {}..={} (got {})",
+            range.start(),
+            range.end(),
+            self.snippet_chars
+        );
+        gleaner_core::config::ensure_at_least(&[(
+            "index.writer_threads",
+            self.writer_threads as i64,
+            1,
+        )])
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use gleaner_core::config::Section;
+
+    #[test]
+    fn a_snippet_length_is_one_a_search_may_ask_for() {
+        let with = |n| IndexSettings {
+            snippet_chars: n,
+            ..IndexSettings::default()
+        };
+        assert!(with(200).validate().is_ok());
+        for bad in [0, 5, 5_000] {
+            let e = with(bad).validate().unwrap_err().to_string();
+            assert!(e.contains("within 20..=1000"), "{bad}: {e}");
+        }
     }
 }

@@ -178,6 +178,8 @@ pub async fn extract_inputs(
         } else {
             read_html_file(Path::new(&input))
         };
+        // Only the fetch failing is a page that could not be fetched.
+        let unfetched = is_url && html.is_err();
         let result = html.and_then(|h| {
             let (title, meta, blocks) = gleaner_clean::clean_html(&h)?;
             let id = gleaner_core::util::doc_id(&input);
@@ -220,7 +222,7 @@ pub async fn extract_inputs(
             Err(e) => {
                 if e.downcast_ref::<crate::commands::BadInput>().is_some() {
                     failed.not_html += 1;
-                } else if is_url {
+                } else if unfetched {
                     failed.unfetched += 1;
                 } else {
                     failed.other += 1;

@@ -60,9 +60,11 @@ pub(crate) fn seed_outputs(
     let mut urls: Vec<(String, String)> = Vec::new();
     for a in args {
         let p = Path::new(a);
+        // What a bad line or an empty input is named by.
+        let name = if a == "-" { "stdin" } else { a.as_str() };
         // `-`: the URLs on stdin (`grep ... | gleaner seed -`).
         let text = if a == "-" {
-            Some(read_seeds(std::io::stdin().lock(), "stdin")?)
+            Some(read_seeds(std::io::stdin().lock(), name)?)
         } else if !a.contains("://") && p.exists() && !p.is_dir() {
             // Not only a regular file: a pipe (`--seeds <(grep ...)`) or a
             // device reads the same way.
@@ -80,15 +82,11 @@ pub(crate) fn seed_outputs(
             urls.extend(
                 text.lines()
                     .enumerate()
-                    .map(|(n, l)| {
-                        let name = if a == "-" { "stdin" } else { a };
-                        (format!("{name}:{}: ", n + 1), l.trim())
-                    })
+                    .map(|(n, l)| (format!("{name}:{}: ", n + 1), l.trim()))
                     .filter(|(_, l)| !l.is_empty() && !l.starts_with('#'))
                     .map(|(at, l)| (at, l.to_string())),
             );
             if urls.len() == before {
-                let name = if a == "-" { "stdin" } else { a };
                 return Err(bad_input(format!(
                     "seeds from {name}: no URL in it (one URL a line; # starts a comment)"
                 )));
