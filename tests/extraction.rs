@@ -257,3 +257,32 @@ fn a_script_rendered_page_gives_its_json_ld_article_body() {
         assert!(text.contains(p), "{p:?} missing: {v}");
     }
 }
+
+/// `gleaner extract --json` gives what the articles topic carries of a
+/// page: its authors as a list, the publication, the canonical URL and
+/// the lead image, beside title, date and text.
+#[test]
+fn extract_json_carries_the_articles_metadata() {
+    let page = r#"<html><head><title>Bridge reopens | Harbour Times</title>
+        <link rel="canonical" href="https://news.test/bridge">
+        <meta property="og:image" content="https://news.test/lead.jpg">
+        <meta property="og:site_name" content="Harbour Times">
+        <script type="application/ld+json">{"@type":"NewsArticle","headline":"Bridge reopens","datePublished":"2026-03-02T08:00:00+01:00","author":[{"name":"Mara Olsen"},{"name":"Ken Ito"}]}</script>
+        </head><body><article><h1>Bridge reopens</h1>
+        <p>The harbour bridge reopened on Monday after eight months of repairs, the council said in a statement.</p>
+        <p>Engineers replaced the worn cables and resurfaced the deck, and buses crossed it before dawn.</p>
+        </article></body></html>"#;
+    let (out, _) = extract_file("meta.html", page.as_bytes());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    assert_eq!(
+        v["authors"],
+        serde_json::json!(["Mara Olsen", "Ken Ito"]),
+        "{v}"
+    );
+    assert_eq!(v["site_name"], "Harbour Times", "{v}");
+    assert_eq!(v["canonical_url"], "https://news.test/bridge", "{v}");
+    assert_eq!(v["image"], "https://news.test/lead.jpg", "{v}");
+    assert_eq!(v["date"], "2026-03-02T08:00:00+01:00", "{v}");
+    assert_eq!(v["title"], "Bridge reopens", "{v}");
+}

@@ -129,6 +129,12 @@ impl State {
         // readers, as on Wikipedia), whose alt text is kept.
         let dropped = is_dropped(&tag) || (tag == "math" && (a.hidden || self.hidden_depth > 0));
         let link = tag == "a";
+        if tag == "a" {
+            // A link inside a link is not HTML: a browser ends the open one
+            // (the adoption agency), so its text is no longer link text.
+            // Seen after `<a name="top"/>`, whose `/>` does not close it.
+            self.end_open_links();
+        }
         self.dropped_depth += usize::from(dropped);
         self.noscript_depth += usize::from(tag == "noscript");
         self.link_depth += usize::from(link);
@@ -149,6 +155,15 @@ impl State {
             chrome_role: a.chrome_role,
         });
         self.serial
+    }
+
+    /// Ends the links left open: their elements stay open, their text
+    /// from here on is not link text.
+    fn end_open_links(&mut self) {
+        for o in self.stack.iter_mut().filter(|o| o.link) {
+            o.link = false;
+            self.link_depth -= 1;
+        }
     }
 
     /// Pops the stack down to and including the element with `serial`;

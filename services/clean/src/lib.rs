@@ -325,6 +325,24 @@ mod tests {
         assert_eq!(blocks[2].link_text_len, 4);
     }
 
+    /// A link left open (`<a name="top"/>`: `/>` does not close it) ends
+    /// at the next link, as in a browser, instead of making the rest of
+    /// the page link text. (An `<a>` without `href` stays a link: most
+    /// are script-driven menus and buttons; wcxb-dev lost 0.0001.)
+    #[test]
+    fn a_link_left_open_ends_at_the_next() {
+        let html = r##"<body><a name="top"/><div id="root"/><a href="#main">skip</a>
+            <p>The harbour bridge reopened on Monday after repairs.</p>
+            <p><a href="/a">Open <a href="/b">inner</a> after</p></body>"##;
+        let (_, _, blocks) = clean_html(html).unwrap();
+        let by_text = |t: &str| blocks.iter().find(|b| b.text.starts_with(t)).unwrap();
+        assert_eq!(by_text("The harbour").link_text_len, 0);
+        assert_eq!(by_text("skip").link_text_len, 4);
+        // "Open" was link text until the next link began; "inner" is.
+        let last = by_text("Open");
+        assert_eq!(last.link_text_len, "Open inner".chars().count() as u32);
+    }
+
     #[test]
     fn ruby_readings_stay_out_of_the_text() {
         let html = "<body><p>漢<ruby>字<rt>じ</rt></ruby>の読み、<ruby>東<rp>(</rp><rt>とう</rt><rp>)</rp>\

@@ -2,7 +2,8 @@
 //! `auto` extractor keeps marked `*`, each with its tag, link and text
 //! characters, the end of its tag path and the start of its text.
 //!
-//! `cargo run --release -p gleaner-extract --example blocks -- page.html[.gz]`
+//! `cargo run --release -p gleaner-extract --example blocks -- page.html[.gz] [--full]`
+//! (`--full`: each block's whole tag path and its page type, not the end)
 
 use gleaner_core::messages::Cleaned;
 use std::io::Read;
@@ -11,6 +12,7 @@ fn main() -> anyhow::Result<()> {
     let path = std::env::args()
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: blocks PAGE.html[.gz]"))?;
+    let full = std::env::args().any(|a| a == "--full");
     let bytes = std::fs::read(&path)?;
     let html = if path.ends_with(".gz") {
         let mut s = String::new();
@@ -30,13 +32,19 @@ fn main() -> anyhow::Result<()> {
         blocks,
     };
     let chosen = gleaner_extract::select(&page, gleaner_extract::Extractor::Auto, &[]);
+    if full {
+        println!("page type: {:?}", page.meta.page_type);
+    }
     for (i, b) in page.blocks.iter().enumerate() {
         let mark = if chosen.binary_search(&i).is_ok() {
             '*'
         } else {
             ' '
         };
-        let cut = b.path.char_indices().rev().nth(69).map_or(0, |(at, _)| at);
+        let cut = match full {
+            true => 0,
+            false => b.path.char_indices().rev().nth(69).map_or(0, |(at, _)| at),
+        };
         let text: String = b.text.chars().take(60).collect();
         println!(
             "{mark}{i:5} {:4} links {}/{} {} | {text}",

@@ -117,9 +117,11 @@ fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
 /// element ([`is_article_label`]) that holds at least [`MOST`] of the
 /// chosen words (of those up to its end and [`LEAST`] of all on a page
 /// `declared` an article; `words[i]` is block `i`'s) but outside it, if
-/// one does and no chosen block outside it lies in an article element of
-/// the same tag path (a forum thread's replies, the other posts of a
-/// listing: the page is made of such elements, and they are its content).
+/// one does and no chosen block of prose (less than half of it link text)
+/// outside it lies in an article element of the same tag path (a forum
+/// thread's replies, the other posts of a listing: the page is made of
+/// such elements, and they are its content; a sidebar of linked
+/// headlines, each in an `<article>`, is not).
 /// Text React streams to the end of the markup stays ([`streamed`]).
 pub fn within_article(
     blocks: &[Block],
@@ -178,11 +180,15 @@ pub fn within_article(
         .map(|own| own.iter().any(|&(id, _)| id == article))
         .collect();
     let shape = shape_of(path);
+    // A post's text, not a teaser's link: a sidebar of "more" cards, each
+    // an `<article>` of one linked headline, is no thread of posts.
+    let prose = |b: &Block| b.link_text_len * 2 < b.text_len;
     let look_alike = elements
         .iter()
         .zip(&inside)
-        .filter(|(_, &inside)| !inside)
-        .any(|(own, _)| own.iter().any(|(_, p)| shape_of(p).eq(shape.clone())));
+        .zip(&chosen)
+        .filter(|((_, &inside), &i)| !inside && prose(&blocks[i]))
+        .any(|((own, _), _)| own.iter().any(|(_, p)| shape_of(p).eq(shape.clone())));
     if look_alike {
         return chosen;
     }
@@ -344,6 +350,35 @@ mod tests {
             block("html/body/main/div.more/ul/li", &[0, 1, 2, 10, 11, 12], 15),
         ];
         assert_eq!(run(&page), vec![0, 1]);
+    }
+
+    /// Linked headlines beside the article, each in an `<article>` of
+    /// the same tags, are no thread of posts: they go; replies of prose
+    /// in such elements stay.
+    #[test]
+    fn a_sidebar_of_linked_teasers_in_articles_goes() {
+        let linked = |n: u32| {
+            let (mut b, w) = block(
+                "html/body/main/div.side/article.list-article/div",
+                &[0, 1, 2, n, n + 1, n + 2],
+                12,
+            );
+            b.link_text_len = b.text_len;
+            (b, w)
+        };
+        let body = block(
+            "html/body/main/div.col/article.article/p",
+            &[0, 1, 2, 3, 4, 5],
+            400,
+        );
+        let page = [body.clone(), linked(10), linked(20)];
+        assert_eq!(run(&page), vec![0]);
+        let reply = block(
+            "html/body/main/div.side/article.reply/p",
+            &[0, 1, 2, 30, 31, 32],
+            40,
+        );
+        assert_eq!(run(&[body, reply]), vec![0, 1]);
     }
 
     #[test]

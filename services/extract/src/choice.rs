@@ -6,7 +6,7 @@
 use crate::extractor::Extractor;
 use crate::features::{features, Feat};
 use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
-use crate::{boundary, inserts, lines, model, reviews, teasers, title, tree};
+use crate::{boundary, comments, inserts, lines, model, reviews, teasers, title, tree};
 use gleaner_core::messages::{Block, Cleaned};
 
 /// What training needs of a page's blocks: their feature rows, whether
@@ -69,6 +69,25 @@ fn heuristic(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<usize> {
     all
 }
 
+/// `chosen` without the headline: it is the article's title, not its text
+/// (how Readability and trafilatura deliver an article). A page may show
+/// it twice (a copy for phones, a sticky header), so every heading naming
+/// the title above the text's first paragraph goes, as does the page's
+/// first such heading wherever it is.
+fn without_headlines(f: &[Feat], chosen: Vec<usize>) -> Vec<usize> {
+    let first = lines::headline(f);
+    let text_starts = chosen
+        .iter()
+        .position(|&i| !f[i].heading)
+        .unwrap_or(chosen.len());
+    chosen
+        .into_iter()
+        .enumerate()
+        .filter(|&(k, i)| Some(i) != first && !(k < text_starts && lines::names_the_title(&f[i])))
+        .map(|(_, i)| i)
+        .collect()
+}
+
 /// The blocks chosen by a method, in document order. `template` marks the
 /// blocks the site's template holds (all false when none is learned yet).
 pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usize> {
@@ -116,12 +135,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 }
                 None => heuristic(blocks, &f, &s),
             };
-            let mut chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
-            // The headline is the article's title, not its text (how
-            // Readability and trafilatura deliver an article).
-            if let Some(h) = lines::headline(&f) {
-                chosen.retain(|&i| i != h);
-            }
+            let chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
+            let chosen = without_headlines(&f, chosen);
             if which == Extractor::Lines {
                 chosen
             } else {
@@ -134,8 +149,10 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen = boundary::within_article(blocks, &words, chosen, declared);
                 let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);
+                let page_type = cleaned.meta.page_type.as_deref();
+                let chosen = comments::without_qa_comments(blocks, chosen, page_type);
                 let chosen =
-                    inserts::without_qa_comments(blocks, chosen, cleaned.meta.page_type.as_deref());
+                    comments::without_trailing_comments(blocks, chosen, page_type, declared);
                 let chosen =
                     reviews::without_reviews(blocks, chosen, cleaned.meta.page_type.as_deref());
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);

@@ -15,9 +15,6 @@
 //! "600"). A run of three or more such paragraphs goes from a declared
 //! article; table cells and list items stay (a table of figures is
 //! content: wcxb-dev lost 0.0003 when they went too).
-//!
-//! Comments under the posts of a question page (`QAPage`): the remarks
-//! below a question and each answer, not the answers.
 
 use gleaner_core::messages::Block;
 
@@ -137,39 +134,6 @@ pub fn without_inline_galleries(
         .collect()
 }
 
-/// Whether an element's label names it comments in a class
-/// (`comments`, `comment-copy`; not `no-comments`).
-fn is_comments(label: &str) -> bool {
-    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    let names = crate::tree::names_matcher(&NAMES, &["comment"]);
-    crate::tree::label_classes(label)
-        .any(|name| !crate::tree::states_what_it_has(name) && names.is_match(name))
-}
-
-/// Whether a block lies under an element named as comments.
-fn in_comments(b: &Block) -> bool {
-    b.path.contains("omment") && b.path.split('/').any(is_comments)
-}
-
-/// `chosen` without the comments under a question and its answers, on a
-/// page that declares itself a `QAPage` (Stack Exchange's sites mark
-/// theirs in microdata): the question and the answers are its content,
-/// the remarks below each are not (wcxb-dev labels them out). Only while
-/// the posts outweigh the comments: a forum that answers a question in
-/// what it names comments (Wall Street Oasis) keeps them, its replies
-/// being its content, as a `DiscussionForumPosting`'s are.
-pub fn without_qa_comments(
-    blocks: &[Block],
-    chosen: Vec<usize>,
-    page_type: Option<&str>,
-) -> Vec<usize> {
-    if page_type != Some("QAPage") {
-        return chosen;
-    }
-    let comments: Vec<bool> = chosen.iter().map(|&i| in_comments(&blocks[i])).collect();
-    without_marked_while_outweighed(blocks, chosen, &comments)
-}
-
 /// `chosen` without the blocks `marked` (one flag per chosen block) while
 /// the others hold more text; all of `chosen` when the marked ones hold
 /// as much or more, since then they are what the page is made of (a
@@ -200,51 +164,6 @@ pub(crate) fn without_marked_while_outweighed(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// On a question page the comments under the question and the
-    /// answers go; a thread whose replies are named comments and hold
-    /// most of its text keeps them, as does a page of another type.
-    #[test]
-    fn comments_under_a_question_and_its_answers_go() {
-        let p = crate::testing::block;
-        let question = p(
-            "html/body/div#question/div.s-prose/p",
-            &[0, 1, 2, 3, 4],
-            400,
-        );
-        let remark = p(
-            "html/body/div#question/div.comments.js-comments-container/ul/li/span.comment-copy",
-            &[0, 1, 2, 5, 6, 7, 8],
-            80,
-        );
-        let answer = p(
-            "html/body/div.answer/div.s-prose/p",
-            &[0, 1, 9, 10, 11],
-            600,
-        );
-        let page = vec![question.clone(), remark, answer];
-        assert_eq!(
-            without_qa_comments(&page, vec![0, 1, 2], Some("QAPage")),
-            vec![0, 2]
-        );
-        assert_eq!(
-            without_qa_comments(&page, vec![0, 1, 2], Some("DiscussionForumPosting")),
-            vec![0, 1, 2]
-        );
-        let reply = |n: u32| {
-            p(
-                "html/body/div.comment-container/div.comment-content/p",
-                &[0, 1, n, n + 1, n + 2],
-                500,
-            )
-        };
-        let thread = vec![question, reply(20), reply(30)];
-        assert_eq!(
-            without_qa_comments(&thread, vec![0, 1, 2], Some("QAPage")),
-            vec![0, 1, 2]
-        );
-        assert!(!is_comments("div.no-comments"));
-    }
 
     /// A chart's ticks go from a declared article; a year or a figure
     /// standing alone, a table of figures and a page not declared an

@@ -15,6 +15,7 @@
 mod article;
 mod boundary;
 mod choice;
+mod comments;
 mod date;
 mod extractor;
 mod features;

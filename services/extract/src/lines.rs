@@ -23,10 +23,14 @@ fn ln1(x: f64) -> f64 {
     (1.0 + x).ln()
 }
 
+/// Whether a block is a heading most of whose words are in the title.
+pub(crate) fn names_the_title(x: &Feat) -> bool {
+    x.heading && x.words > 0.0 && x.title_hits * 2.0 >= x.words
+}
+
 /// The headline: the first heading most of whose words are in the title.
 pub(crate) fn headline(f: &[Feat]) -> Option<usize> {
-    f.iter()
-        .position(|x| x.heading && x.words > 0.0 && x.title_hits * 2.0 >= x.words)
+    f.iter().position(names_the_title)
 }
 
 /// The feature rows of every block.

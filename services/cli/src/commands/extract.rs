@@ -201,8 +201,10 @@ pub async fn extract_inputs(
         match result {
             Ok(a) if json => {
                 let v = serde_json::json!({
-                    "input": input, "title": a.title, "author": a.author, "date": a.date,
-                    "language": a.language, "extractor": a.extractor, "text": a.text,
+                    "input": input, "title": a.title, "author": a.author,
+                    "authors": a.authors, "date": a.date, "language": a.language,
+                    "site_name": a.site_name, "canonical_url": a.canonical_url,
+                    "image": a.image, "extractor": a.extractor, "text": a.text,
                 });
                 writeln!(out, "{v}")?;
             }
