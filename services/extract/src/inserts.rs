@@ -5,9 +5,11 @@
 //! (`widget`, `media`); here the names say "gallery", and the place
 //! decides: a gallery with the article's own text both before and after
 //! it, under the same parent, is an insert in the article, however many
-//! captions it holds. A page that is a gallery (its slides are its
-//! content, nothing of the text around them) is left alone, as is any
-//! page not declared an article.
+//! captions it holds; one above the text (little but a byline before it)
+//! followed by more text than its slides hold is the article's lede
+//! media (a video carousel, a photo strip). A page that is a gallery (its
+//! slides are its content, nothing of the text around them) is left
+//! alone, as is any page not declared an article.
 //!
 //! Charts: the axis ticks and values of a chart drawn in HTML (ai2html's
 //! artboards, as newsrooms publish their graphics) come out as runs of
@@ -55,6 +57,10 @@ pub fn without_chart_labels(blocks: &[Block], chosen: Vec<usize>, declared: bool
         .filter_map(|(i, k)| k.then_some(i))
         .collect()
 }
+
+/// Most characters of text above a gallery that leads the article (a
+/// headline, a byline and a dateline; not a paragraph of the text).
+const LEDE_BEFORE: u32 = 200;
 
 /// Names, in classes, of a gallery, slideshow or carousel.
 const GALLERY_NAMES: [&str; 4] = ["gallery", "slideshow", "carousel", "lightbox"];
@@ -121,8 +127,24 @@ pub fn without_inline_galleries(
             .find(|&j| galleries[j].map(|g| g.0) != Some(gallery))
             .unwrap_or(chosen.len());
         let before = (0..k).any(|j| text_under(j, parent));
-        let after = (end..chosen.len()).any(|j| text_under(j, parent));
-        if before && after {
+        // Characters of chosen text outside galleries in `range`, under
+        // the gallery's parent or anywhere.
+        let text = |range: std::ops::Range<usize>, same_parent: bool| -> u32 {
+            range
+                .filter(|&j| match same_parent {
+                    true => text_under(j, parent),
+                    false => galleries[j].is_none(),
+                })
+                .map(|j| blocks[chosen[j]].text_len)
+                .sum()
+        };
+        let slides: u32 = (k..end).map(|j| blocks[chosen[j]].text_len).sum();
+        let after = text(end..chosen.len(), true);
+        // Inside the text, or above it where little but a byline comes
+        // first and more text than the slides hold follows.
+        let inline = before && after > 0;
+        let lede = text(0..k, false) < LEDE_BEFORE && text(end..chosen.len(), false) > slides;
+        if inline || lede {
             dropped[k..end].fill(true);
         }
         k = end;
@@ -207,9 +229,9 @@ mod tests {
         }
     }
 
-    /// A gallery between two paragraphs of a declared article goes; the
-    /// same gallery at the article's end, a page made of slides, or a page
-    /// not declared an article keep it.
+    /// A gallery between two paragraphs of a declared article goes, and
+    /// so does one leading it; the same gallery at the article's end, a
+    /// page made of slides, or a page not declared an article keep it.
     #[test]
     fn a_gallery_inside_the_text_of_an_article_goes() {
         let text = |n: u32| block("html/body/div.article-body/p", &[0, 1, 2, n]);
@@ -238,6 +260,26 @@ mod tests {
         assert_eq!(
             without_inline_galleries(&page, vec![0, 1, 2, 3], true),
             vec![0, 1, 2, 3]
+        );
+        // A carousel leading the article, under a parent of its own, with
+        // more text after it than its slides hold: the lede's media.
+        let lede = |n: u32| {
+            block(
+                "html/body/main/div.lede/div.video-carousel/div",
+                &[0, 1, 2, 3, n],
+            )
+        };
+        let body = |n: u32| block("html/body/main/div.body/p", &[0, 1, 2, 9, n]);
+        let page = vec![lede(20), lede(30), body(40), body(41), body(42)];
+        assert_eq!(
+            without_inline_galleries(&page, vec![0, 1, 2, 3, 4], true),
+            vec![2, 3, 4]
+        );
+        let short = vec![lede(20), lede(30), lede(31), body(40)];
+        assert_eq!(
+            without_inline_galleries(&short, vec![0, 1, 2, 3], true),
+            vec![0, 1, 2, 3],
+            "the slides outweigh the text after them"
         );
         // Text after the gallery under another parent (the comments below
         // the article) does not make it an insert.
