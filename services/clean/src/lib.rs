@@ -537,6 +537,24 @@ mod tests {
         assert!(meta.authors.is_empty(), "one author is `author` alone");
     }
 
+    /// The people an article's JSON-LD names win over a meta tag that
+    /// names the publisher, and over a video's author elsewhere on the
+    /// page; an organisation named as the article's author does not win
+    /// over the meta tag's person.
+    #[test]
+    fn the_articles_people_win_over_meta_tags() {
+        let page = r#"<meta name="author" content="Condé Nast">
+            <script type="application/ld+json">{"@type":"VideoObject","author":["Video Desk"]}</script>
+            <script type="application/ld+json">{"@type":"NewsArticle","author":[{"@type":"Person","name":"Tom Bennett"},{"@type":"Person","name":"Ann Lee"}]}</script><p>x</p>"#;
+        let meta = clean_html(page).unwrap().1;
+        assert_eq!(meta.author.as_deref(), Some("Tom Bennett, Ann Lee"));
+        assert_eq!(meta.authors, ["Tom Bennett", "Ann Lee"]);
+        let org = r#"<meta name="author" content="Jane Doe">
+            <script type="application/ld+json">{"@type":"NewsArticle","author":{"@type":"Organization","name":"BBC News"}}</script><p>x</p>"#;
+        let meta = clean_html(org).unwrap().1;
+        assert_eq!(meta.author.as_deref(), Some("Jane Doe"));
+    }
+
     #[test]
     fn hostile_inputs_finish() {
         let nested = "<div>".repeat(100_000) + "deep";

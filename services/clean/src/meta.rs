@@ -150,6 +150,46 @@ fn unwrapped(script: &str) -> &str {
     s
 }
 
+/// The names of a JSON-LD object's `author` (a name, an object with a
+/// `name`, or a list of them), of people only when `people` (an
+/// `Organization` named as the author is the publisher).
+fn authors_of(o: &serde_json::Map<String, serde_json::Value>, people: bool) -> Vec<String> {
+    let name = |p: &serde_json::Value| {
+        let organization = p
+            .get("@type")
+            .and_then(|t| t.as_str())
+            .is_some_and(|t| t == "Organization" || t == "NewsMediaOrganization");
+        if people && organization {
+            return None;
+        }
+        p.get("name")
+            .and_then(|n| n.as_str())
+            .or(p.as_str())
+            .map(collapse)
+            .filter(|n| !n.is_empty())
+    };
+    match o.get("author") {
+        Some(serde_json::Value::Array(list)) => {
+            list.iter().filter_map(name).take(MAX_AUTHORS).collect()
+        }
+        Some(one) => name(one).into_iter().collect(),
+        None => Vec::new(),
+    }
+}
+
+/// The page's author (all its authors joined) and, when several, each.
+fn set_authors(meta: &mut PageMeta, authors: Vec<String>) {
+    if authors.is_empty() {
+        return;
+    }
+    meta.author = Some(authors.join(", "));
+    meta.authors = if authors.len() > 1 {
+        authors
+    } else {
+        Vec::new()
+    };
+}
+
 /// Author, date and headline from JSON-LD (`Article`, `NewsArticle`, ... or
 /// a `@graph` of them), which wins over meta tags for the date. Returns the
 /// longest `articleBody` it carries, if any.
@@ -158,20 +198,24 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
         v: &serde_json::Value,
         meta: &mut PageMeta,
         body: &mut Option<String>,
+        people_found: &mut bool,
         depth: usize,
     ) {
         if depth > 8 {
             return;
         }
         match v {
-            serde_json::Value::Array(a) => a.iter().for_each(|x| visit(x, meta, body, depth + 1)),
+            serde_json::Value::Array(a) => a
+                .iter()
+                .for_each(|x| visit(x, meta, body, people_found, depth + 1)),
             serde_json::Value::Object(o) => {
                 if let Some(b) = o.get("articleBody").and_then(|b| b.as_str()) {
                     if body.as_ref().is_none_or(|known| b.len() > known.len()) {
                         *body = Some(b.to_string());
                     }
                 }
-                if let Some(t) = schema_type(o) {
+                let typed = schema_type(o);
+                if let Some(t) = typed.clone() {
                     meta.page_type = Some(t);
                     // The article's own image and publisher (an
                     // Organization's logo elsewhere in the graph is not).
@@ -190,39 +234,28 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
                     meta.date = Some(d.trim().to_string());
                 }
-                if meta.author.is_none() {
-                    let name = |p: &serde_json::Value| {
-                        p.get("name")
-                            .and_then(|n| n.as_str())
-                            .or(p.as_str())
-                            .map(collapse)
-                            .filter(|n| !n.is_empty())
-                    };
-                    let authors: Vec<String> = match o.get("author") {
-                        Some(serde_json::Value::Array(list)) => {
-                            list.iter().filter_map(name).take(MAX_AUTHORS).collect()
-                        }
-                        Some(one) => name(one).into_iter().collect(),
-                        None => Vec::new(),
-                    };
-                    if !authors.is_empty() {
-                        meta.author = Some(authors.join(", "));
-                    }
-                    if authors.len() > 1 {
-                        meta.authors = authors;
-                    }
+                // The article's own people win over the meta tags (a
+                // publisher's `<meta name="author" content="Condé Nast">`);
+                // any object's authors are taken while none are known.
+                let people = authors_of(o, true);
+                if typed.is_some() && !*people_found && !people.is_empty() {
+                    *people_found = true;
+                    set_authors(meta, people);
+                } else if meta.author.is_none() {
+                    set_authors(meta, authors_of(o, false));
                 }
                 if let Some(g) = o.get("@graph") {
-                    visit(g, meta, body, depth + 1);
+                    visit(g, meta, body, people_found, depth + 1);
                 }
             }
             _ => {}
         }
     }
     let mut body = None;
+    let mut people_found = false;
     for s in scripts {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(unwrapped(s)) {
-            visit(&v, meta, &mut body, 0);
+            visit(&v, meta, &mut body, &mut people_found, 0);
         }
     }
     body
