@@ -17,7 +17,7 @@ button{font-size:1rem;padding:.4rem 1rem}mark{background:#fff2a8;color:inherit}.
 .layout{display:flex;gap:2rem}.layout main{flex:1;min-width:0}.facets{width:12rem;font-size:.9rem}\
 .facets h3{font-size:.9rem;margin:.8rem 0 .3rem}.facets ul{list-style:none;padding:0;margin:0}.n{color:#888}\
 .paging{display:flex;gap:1rem;margin:1rem 0}a:focus{outline:2px solid #1a5fb4}\
-@media(max-width:40rem){.layout{flex-direction:column}.facets{width:auto}}";
+@media(max-width:40rem){.layout{flex-direction:column}.facets{width:auto}.dates legend{float:none;margin:0 0 .2rem}}";
 
 /// What a search gave: hits, or the error to show.
 pub enum Outcome {
@@ -220,7 +220,9 @@ fn write_hit(page: &mut String, hit: &Hit) {
             url::form_urlencoded::byte_serialize(hit.id.as_bytes()).collect::<String>()
         )
     );
-    if let Some(summary) = first_summary(&hit.summaries) {
+    // The summary, unless the snippet below says it already (a lead
+    // sentence summing the article up, the match in it).
+    if let Some(summary) = first_summary(&hit.summaries).filter(|s| !says(&hit.snippet, s)) {
         let _ = write!(page, "<p class=\"summary\">{}</p>", escape_text(summary));
     }
     // The index made `highlight` from the snippet: escaped, with only its
@@ -235,6 +237,13 @@ fn write_hit(page: &mut String, hit: &Hit) {
         );
     }
     page.push_str("</article>");
+}
+
+/// Whether `snippet` holds all of `text`, whitespace aside.
+fn says(snippet: &str, text: &str) -> bool {
+    let words = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    let text = words(text);
+    !text.is_empty() && words(snippet).contains(&text)
 }
 
 /// The first (shortest configured) summary's text, if the hit has one.
@@ -337,6 +346,19 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("href=\"/article/1\""), "{page}");
+    }
+
+    /// A summary the snippet already says (the lead sentence, the match
+    /// in it) is shown once, as the snippet.
+    #[test]
+    fn a_summary_the_snippet_says_is_not_repeated() {
+        let mut h = hit("Bridge", "https://example.com/a");
+        h.snippet = "The bridge  reopened. Buses crossed it at dawn…".into();
+        h.highlight = "The <mark>bridge</mark> reopened. Buses crossed it at dawn…".into();
+        let page = render(&Params::parse("q=bridge"), &results(vec![h], "q=bridge"), 1);
+        assert!(!page.contains("<p class=\"summary\">"), "{page}");
+        assert!(page.contains("<mark>bridge</mark> reopened"), "{page}");
+        assert!(says("a b  c d", "b c") && !says("a b", "") && !says("a b", "b c"));
     }
 
     #[test]
