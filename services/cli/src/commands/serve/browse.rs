@@ -214,15 +214,16 @@ pub fn article(a: &ArticleView, style: &str) -> String {
             escape_text(&a.url)
         );
     }
-    if let Some(summaries) = a.summaries.as_array().filter(|s| !s.is_empty()) {
+    let summaries = worth_showing(&a.summaries, &a.text);
+    if !summaries.is_empty() {
         page.push_str("<section aria-label=\"Summaries\"><h2>Summaries</h2><dl>");
-        for s in summaries {
+        for (name, text) in summaries {
             let _ = write!(
                 page,
                 "<dt>{}</dt><dd>{}</dd>",
                 // The configured name, `one_sentence`, read as words.
-                escape_text(s["name"].as_str().unwrap_or("").replace('_', " ")),
-                escape_text(s["text"].as_str().unwrap_or(""))
+                escape_text(name.replace('_', " ")),
+                escape_text(text)
             );
         }
         page.push_str("</dl></section>");
@@ -265,9 +266,52 @@ pub fn article(a: &ArticleView, style: &str) -> String {
     page
 }
 
+/// Share of the text's words past which a summary is the text again.
+const WHOLE: f64 = 0.9;
+
+/// The summaries (name, text) worth showing above `text`: each shorter
+/// than the text itself (a short article's "about 100 words" is the whole
+/// article again) and unlike the one before it (a short article's three
+/// sentences and 100 words are often the same).
+fn worth_showing<'a>(summaries: &'a serde_json::Value, text: &str) -> Vec<(&'a str, &'a str)> {
+    let words = text.split_whitespace().count() as f64;
+    let mut shown: Vec<(&str, &str)> = Vec::new();
+    for s in summaries.as_array().into_iter().flatten() {
+        let name = s["name"].as_str().unwrap_or("");
+        let said = s["text"].as_str().unwrap_or("").trim();
+        let short = (said.split_whitespace().count() as f64) < WHOLE * words;
+        if !said.is_empty() && short && shown.last().is_none_or(|(_, last)| *last != said) {
+            shown.push((name, said));
+        }
+    }
+    shown
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A summary as long as the article, or the same as the one before
+    /// it, is not shown again above the article.
+    #[test]
+    fn summaries_that_repeat_the_text_are_not_shown() {
+        let text = "One two three four five six seven eight nine ten.";
+        let summaries = serde_json::json!([
+            {"name": "one_sentence", "text": "One two three."},
+            {"name": "three", "text": "One two three four."},
+            {"name": "w100", "text": "One two three four."},
+            {"name": "whole", "text": text},
+            {"name": "empty", "text": " "},
+        ]);
+        assert_eq!(
+            worth_showing(&summaries, text),
+            [
+                ("one_sentence", "One two three."),
+                ("three", "One two three four.")
+            ]
+        );
+        assert!(worth_showing(&serde_json::json!(null), text).is_empty());
+    }
 
     #[test]
     fn links_change_one_thing_and_go_back_to_the_first_page() {
