@@ -27,9 +27,11 @@ fn is_comments(label: &str) -> bool {
         .split(['#', '.'])
         .filter(|name| !name.is_empty() && !crate::tree::states_what_it_has(name))
         .any(|name| {
-            names
-                .find_iter(name)
-                .any(|m| !name[m.end()..].to_ascii_lowercase().starts_with("ar"))
+            names.find_iter(name).any(|m| {
+                !name
+                    .get(m.end()..m.end() + 2)
+                    .is_some_and(|next| next.eq_ignore_ascii_case("ar"))
+            })
         })
 }
 
