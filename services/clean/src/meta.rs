@@ -215,8 +215,8 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                     }
                 }
                 let typed = schema_type(o);
-                if let Some(t) = typed.clone() {
-                    meta.page_type = Some(t);
+                if let Some(t) = &typed {
+                    meta.page_type = Some(t.clone());
                     // The article's own image and publisher (an
                     // Organization's logo elsewhere in the graph is not).
                     if meta.image.is_none() {

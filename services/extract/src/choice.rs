@@ -153,8 +153,7 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen = comments::without_qa_comments(blocks, chosen, page_type);
                 let chosen =
                     comments::without_trailing_comments(blocks, chosen, page_type, declared);
-                let chosen =
-                    reviews::without_reviews(blocks, chosen, cleaned.meta.page_type.as_deref());
+                let chosen = reviews::without_reviews(blocks, chosen, page_type);
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }
