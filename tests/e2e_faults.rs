@@ -127,6 +127,82 @@ async fn kafka_fetch_killed_between_fetch_and_acknowledgement_loses_nothing() {
     );
 }
 
+/// The same crash in a chain (`gleaner stage fetch+clean+extract`): the
+/// pages of the batch that died were never written anywhere, and the
+/// restarted chain fetches them again, so every page still ends as an
+/// article, once.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn kafka_chain_killed_before_producing_loses_nothing() {
+    let Some(brokers) = test_brokers("kafka_chain_killed_before_producing") else {
+        return;
+    };
+    const PAGES: usize = 30;
+    let (base, log) = linked_site(PAGES, 20).await;
+    let tmp = tempfile::tempdir().unwrap();
+    let (prefix, cfg, _) = kafka_test_config(tmp.path(), "crashchain", &brokers).await;
+    edit_config(&cfg, &[("batch_max = 64 ", "batch_max = 4 ")]);
+    let state = tmp.path().join("state").to_string_lossy().into_owned();
+    let args = [
+        "stage",
+        "fetch+clean+extract",
+        "--allow-private",
+        "--state",
+        &state,
+    ];
+    let mut chain = spawn(
+        &args,
+        &cfg,
+        &brokers,
+        &tmp.path().join("chain-1.log"),
+        Some("fetch:before-produce:3"),
+    );
+    assert!(gleaner(&["seed", &format!("{base}/")], &cfg, &brokers)
+        .status()
+        .unwrap()
+        .success());
+    let status = wait_exit(&mut chain, Duration::from_secs(120));
+    assert!(
+        !status.success(),
+        "the chain was to abort at the crash point"
+    );
+    let mut chain = spawn(&args, &cfg, &brokers, &tmp.path().join("chain-2.log"), None);
+    let all: BTreeSet<String> = (0..PAGES).map(|i| format!("{base}/p/{i}")).collect();
+    // The site's pages are prose: each is an article.
+    let answered = || -> Vec<String> {
+        read_topic(&brokers, &format!("{prefix}.articles"))
+            .iter()
+            .filter_map(|r| {
+                let v: serde_json::Value = serde_json::from_slice(r).ok()?;
+                Some(v["url"].as_str()?.to_string())
+            })
+            .collect()
+    };
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while Instant::now() < deadline {
+        let got: BTreeSet<String> = answered().into_iter().collect();
+        if all.is_subset(&got) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    stop(&mut chain);
+    let got: BTreeSet<String> = answered().into_iter().collect();
+    let missing: Vec<_> = all.difference(&got).collect();
+    let log_text = std::fs::read_to_string(tmp.path().join("chain-2.log")).unwrap_or_default();
+    assert!(missing.is_empty(), "pages lost: {missing:?}\n{log_text}");
+    let articles = doubled(&brokers, &format!("{prefix}.articles"));
+    assert!(articles.is_empty(), "articles twice: {articles:?}");
+    for topic in ["pages", "cleaned"] {
+        assert!(read_topic(&brokers, &format!("{prefix}.{topic}")).is_empty());
+    }
+    let requests = log.lock().unwrap().clone();
+    let again = (0..PAGES)
+        .filter(|i| requests.iter().filter(|r| **r == format!("/p/{i}")).count() > 1)
+        .count();
+    assert!(again > 0, "the crash was to come after fetching");
+    eprintln!("chain crash before producing: {again} page(s) fetched again, none lost");
+}
+
 /// Summarize dies after its outputs were acknowledged and before its input
 /// offsets were committed, and comes back 6 s later, inside its old
 /// session (kafka.session_timeout_ms, 45 s): with static membership it

@@ -26,6 +26,82 @@ async fn kafka_services_end_to_end() {
     let Some(brokers) = test_brokers("kafka_services_end_to_end") else {
         return;
     };
+    // Two instances of every stage that scales out: they share the work
+    // (the checks below find nothing doubled or lost).
+    let services = |data: &str, data2: &str| -> Vec<Vec<String>> {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
+        vec![
+            v(&["fetch", "--allow-private", "--instance", "1"]),
+            v(&["fetch", "--allow-private", "--instance", "2"]),
+            v(&["clean", "--instance", "1"]),
+            v(&["clean", "--instance", "2"]),
+            v(&["extract", "--instance", "1"]),
+            v(&["extract", "--instance", "2"]),
+            v(&["dedup"]),
+            v(&["stories"]),
+            v(&["summarize", "--instance", "1"]),
+            v(&["summarize", "--instance", "2"]),
+            v(&["index", "--data", data, "--instance", "1"]),
+            v(&["index", "--data", data2, "--instance", "2"]),
+        ]
+    };
+    end_to_end(&brokers, &services, "summarized", &[]).await;
+}
+
+/// The same crawl with stages chained into services (`gleaner stage
+/// fetch+clean+extract`, `summarize+index`), two instances of each chain:
+/// the same articles, stories, copies and counts, and the topics between
+/// chained stages left empty.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn chained_services_end_to_end() {
+    let Some(brokers) = test_brokers("chained_services_end_to_end") else {
+        return;
+    };
+    let services = |data: &str, data2: &str| -> Vec<Vec<String>> {
+        let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
+        let fetch = "fetch+clean+extract";
+        vec![
+            v(&["stage", fetch, "--allow-private", "--instance", "1"]),
+            v(&["stage", fetch, "--allow-private", "--instance", "2"]),
+            v(&["dedup"]),
+            v(&["stories"]),
+            v(&[
+                "stage",
+                "summarize+index",
+                "--data",
+                data,
+                "--instance",
+                "1",
+            ]),
+            v(&[
+                "stage",
+                "summarize+index",
+                "--data",
+                data2,
+                "--instance",
+                "2",
+            ]),
+        ]
+    };
+    end_to_end(
+        &brokers,
+        &services,
+        "grouped",
+        &["pages", "cleaned", "summarized"],
+    )
+    .await;
+}
+
+/// The example site crawled by `services` (given the two index data
+/// directories), whose index instances read `index_input`; `unwritten`:
+/// the topics between chained stages, which must stay empty.
+async fn end_to_end(
+    brokers: &str,
+    services: &dyn Fn(&str, &str) -> Vec<Vec<String>>,
+    index_input: &str,
+    unwritten: &[&str],
+) {
+    let brokers = brokers.to_string();
     let (base, log) = start_site().await;
     let tmp = tempfile::tempdir().unwrap();
     let prefix = format!("e2e{}", unique());
@@ -39,23 +115,12 @@ async fn kafka_services_end_to_end() {
     let data2_arg = data2.to_string_lossy().into_owned();
     let shards = vec![data.clone(), data2.clone()];
     let shard_dirs = vec![data.join("index"), data2.join("index")];
-    // Two instances of every stage that scales out: they share the work
-    // (the checks below find nothing doubled or lost).
-    let services: Vec<Vec<&str>> = vec![
-        vec!["fetch", "--allow-private", "--instance", "1"],
-        vec!["fetch", "--allow-private", "--instance", "2"],
-        vec!["clean", "--instance", "1"],
-        vec!["clean", "--instance", "2"],
-        vec!["extract", "--instance", "1"],
-        vec!["extract", "--instance", "2"],
-        vec!["dedup"],
-        vec!["stories"],
-        vec!["summarize", "--instance", "1"],
-        vec!["summarize", "--instance", "2"],
-        vec!["index", "--data", &data_arg, "--instance", "1"],
-        vec!["index", "--data", &data2_arg, "--instance", "2"],
-    ];
-    let log_name = |a: &[&str]| format!("{}-{}.log", a[0], a.last().unwrap().replace('/', "_"));
+    let services = services(&data_arg, &data2_arg);
+    // `gleaner stage a+b` logs as a+b.
+    let log_name = |a: &[String]| {
+        let name = if a[0] == "stage" { &a[1] } else { &a[0] };
+        format!("{name}-{}.log", a.last().unwrap().replace('/', "_"))
+    };
     assert_eq!(
         services
             .iter()
@@ -68,25 +133,28 @@ async fn kafka_services_end_to_end() {
     let mut children = Vec::new();
     for args in &services {
         let log_file = std::fs::File::create(tmp.path().join(log_name(args))).unwrap();
-        let child = gleaner(args, &cfg, &brokers)
+        let argv: Vec<&str> = args.iter().map(String::as_str).collect();
+        let child = gleaner(&argv, &cfg, &brokers)
             .stdout(Stdio::null())
             .stderr(log_file)
             .spawn()
             .unwrap();
-        children.push((args[0], child));
+        children.push((log_name(args), child));
     }
     // Both index instances own a partition of `summarized` before the
     // crawl starts, so that neither takes the other's share while it joins.
     let index_logs: Vec<_> = services
         .iter()
-        .filter(|a| a[0] == "index")
+        .filter(|a| a.iter().any(|x| x == "--data"))
         .map(|a| tmp.path().join(log_name(a)))
         .collect();
     let settled = |log: &Path| {
         let text = std::fs::read_to_string(log).unwrap_or_default();
         text.lines()
             .rfind(|l| l.contains("partitions assigned") || l.contains("partitions revoked"))
-            .is_some_and(|l| l.contains("assigned") && l.matches(".summarized[").count() == 1)
+            .is_some_and(|l| {
+                l.contains("assigned") && l.matches(&format!(".{index_input}[")).count() == 1
+            })
     };
     let deadline = Instant::now() + Duration::from_secs(60);
     let mut all_settled = false;
@@ -199,7 +267,12 @@ async fn kafka_services_end_to_end() {
         "unique",
         "summarized",
     ] {
-        produced.insert(t.to_string(), read(t).len() as u64);
+        let records = read(t).len() as u64;
+        if unwritten.contains(&t) {
+            assert_eq!(records, 0, "{t} lies between chained stages: not written");
+        } else {
+            produced.insert(t.to_string(), records);
+        }
     }
     let articles: Vec<Article> = parse("articles")
         .into_iter()
@@ -254,7 +327,10 @@ async fn kafka_services_end_to_end() {
             );
         }
     }
-    same_hits_as_one_index(&cfg, &brokers, &prefix, tmp.path(), &shard_dirs);
+    // One more index of `summarized`, which a chain does not write.
+    if !unwritten.contains(&"summarized") {
+        same_hits_as_one_index(&cfg, &brokers, &prefix, tmp.path(), &shard_dirs);
+    }
 }
 
 /// One more index instance, in a group of its own, indexes the same topic

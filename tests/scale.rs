@@ -143,16 +143,29 @@ async fn scale_out() {
 /// A farm with `instances` of each stage (in [`STAGES`]' order), once every
 /// instance has joined its group.
 async fn start_farm(broker: &Broker, name: &str, delay_ms: u64, instances: [usize; 7]) -> Farm {
+    let services: Vec<(&str, usize)> = STAGES.iter().copied().zip(instances).collect();
+    start_services(broker, name, delay_ms, &services).await
+}
+
+/// A farm of `services` (a stage, or stages run as one: `clean+extract`),
+/// each with its number of instances, once every instance has joined its
+/// group.
+async fn start_services(
+    broker: &Broker,
+    name: &str,
+    delay_ms: u64,
+    services: &[(&str, usize)],
+) -> Farm {
     // Before the topics are made: `partitions` is among the settings.
     let mut farm = Farm::new_with(&broker.addr(), name, delay_ms, apply_bench_set);
-    for (stage, n) in STAGES.iter().zip(instances) {
+    for &(service, n) in services {
         for i in 1..=n {
-            farm.spawn(stage, &i.to_string());
+            farm.spawn(service, &i.to_string());
         }
     }
     let t0 = Instant::now();
     while t0.elapsed() < Duration::from_secs(60) {
-        let joined = STAGES.iter().zip(instances).all(|(s, n)| {
+        let joined = services.iter().all(|&(s, n)| {
             (1..=n).all(|i| {
                 farm.log_of(&format!("{s}/{i}"))
                     .contains("partitions assigned")
@@ -249,13 +262,16 @@ fn cpu_now(farm: &Farm, broker: &Broker) -> BTreeMap<String, f64> {
 }
 
 /// Issue 31's measure: the same crawl (600 real pages on six loopback
-/// hosts, no politeness delay) as one process per stage on the dev broker
-/// and then as `gleaner run`, in one invocation. Prints pages/s of each,
-/// the CPU seconds per page of every process (from /proc, counted from the
-/// seeds on: what each spent on these pages, not on starting), the
-/// broker's among them, and the ratios the issue sets targets for.
-/// `BENCH_RUNS=N` repeats the pair N times (a fresh broker each) and
-/// prints the medians: one pair's ratio varies by a fifth on this machine.
+/// hosts, no politeness delay) as one process per stage on the dev broker,
+/// as services that chain stages (`BENCH_CHAINS`, default
+/// `fetch,clean+extract,dedup,stories,summarize+index`: the topics between
+/// chained stages are not written), and then as `gleaner run`, in one
+/// invocation. Prints pages/s of each, the CPU seconds per page of every
+/// process (from /proc, counted from the seeds on: what each spent on
+/// these pages, not on starting), the broker's among them, and the ratios
+/// the issue sets targets for. `BENCH_RUNS=N` repeats the three N times (a
+/// fresh broker for each Kafka form) and prints the medians: one run's
+/// ratio varies by a fifth on this machine.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 #[ignore = "a bench of a minute or two a run: scripts/bench-scale.sh"]
 async fn kafka_against_in_process() {
@@ -264,50 +280,94 @@ async fn kafka_against_in_process() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(1)
         .max(1);
+    let chains = std::env::var("BENCH_CHAINS")
+        .unwrap_or_else(|_| "fetch,clean+extract,dedup,stories,summarize+index".into());
+    let chained: Vec<(&str, usize)> = chains.split(',').map(|s| (s, 1)).collect();
+    let separate: Vec<(&str, usize)> = STAGES.iter().map(|&s| (s, 1)).collect();
+    let forms = [("one per stage", separate), ("chained", chained)];
     let (bases, requests) = start_hosts(dataset_pages()).await;
-    let mut rounds = Vec::new();
+    let mut rounds: Vec<Vec<Ratios>> = vec![Vec::new(); forms.len()];
     for run in 1..=runs {
         println!("run {run} of {runs}");
-        rounds.push(one_pair(&bases, &requests).await);
+        let on_kafka: Vec<KafkaRun> = {
+            let mut v = Vec::new();
+            for (name, services) in &forms {
+                v.push(kafka_form(&bases, &requests, name, services).await);
+            }
+            v
+        };
+        let alone = in_process(&bases, &requests, &on_kafka[0].cfg).await;
+        for ((name, _), (k, ratios)) in forms.iter().zip(on_kafka.iter().zip(&mut rounds)) {
+            ratios.push(k.against(name, &alone));
+        }
     }
     if runs > 1 {
-        let median = |f: fn(&Ratios) -> f64| {
-            let mut v: Vec<f64> = rounds.iter().map(f).collect();
-            v.sort_by(f64::total_cmp);
-            let (lo, hi) = (v[0], v[v.len() - 1]);
-            (v[v.len() / 2], lo, hi)
-        };
-        let (r, r_lo, r_hi) = median(|r| r.pages_per_s);
-        let (c, c_lo, c_hi) = median(|r| r.cpu);
-        let (b, b_lo, b_hi) = median(|r| r.broker_ms);
-        println!(
-            "medians of {runs} runs: pages/s kafka / in-process {r:.3} ({r_lo:.3}-{r_hi:.3}; target >= 0.5); \
-             gleaner CPU per page kafka / in-process {c:.2} ({c_lo:.2}-{c_hi:.2}; target <= 1.5); \
-             broker {b:.2} ms CPU per page ({b_lo:.2}-{b_hi:.2})"
-        );
+        for ((name, _), round) in forms.iter().zip(&rounds) {
+            let median = |f: fn(&Ratios) -> f64| {
+                let mut v: Vec<f64> = round.iter().map(f).collect();
+                v.sort_by(f64::total_cmp);
+                let (lo, hi) = (v[0], v[v.len() - 1]);
+                (v[v.len() / 2], lo, hi)
+            };
+            let (r, r_lo, r_hi) = median(|r| r.pages_per_s);
+            let (c, c_lo, c_hi) = median(|r| r.cpu);
+            let (b, b_lo, b_hi) = median(|r| r.broker_ms);
+            println!(
+                "{name}, medians of {runs} runs: pages/s kafka / in-process {r:.3} ({r_lo:.3}-{r_hi:.3}; target >= 0.5); \
+                 gleaner CPU per page kafka / in-process {c:.2} ({c_lo:.2}-{c_hi:.2}; target <= 1.5); \
+                 broker {b:.2} ms CPU per page ({b_lo:.2}-{b_hi:.2})"
+            );
+        }
     }
 }
 
-/// What one pair of runs measured, as the issue's ratios.
+/// What one run measured, as the issue's ratios.
+#[derive(Clone)]
 struct Ratios {
     pages_per_s: f64,
     cpu: f64,
     broker_ms: f64,
 }
 
-/// The crawl on Kafka (a broker of its own) and then in one process.
-async fn one_pair(bases: &[String], requests: &Requests) -> Ratios {
+/// The crawl on Kafka: what it cost each process and how long it took.
+struct KafkaRun {
+    cfg: std::path::PathBuf,
+    _farm: Farm,
+    pages: f64,
+    docs: u64,
+    fetched_in: Duration,
+    indexed_in: Duration,
+    /// CPU seconds of each process from the seeds on, the broker's apart.
+    used: BTreeMap<String, f64>,
+    broker: f64,
+}
+
+/// The crawl in one process.
+struct Alone {
+    pages: f64,
+    docs: u64,
+    took: Duration,
+    cpu: f64,
+}
+
+/// The crawl on a broker of its own, with `services` as processes.
+async fn kafka_form(
+    bases: &[String],
+    requests: &Requests,
+    name: &str,
+    services: &[(&str, usize)],
+) -> KafkaRun {
     let broker = Broker::start();
     requests.lock().unwrap().clear();
-    let mut farm = start_farm(&broker, "efficiency", 0, [1; 7]).await;
+    let mut farm = start_services(&broker, "efficiency", 0, services).await;
     // What the processes spend waiting, with nothing to do.
     let idle_from = cpu_now(&farm, &broker);
     tokio::time::sleep(Duration::from_secs(5)).await;
     let before = cpu_now(&farm, &broker);
     let started = seed(&farm, bases);
-    let (kafka_fetched, kafka_in) = wait_until_indexed(&farm, requests, started).await;
+    let (fetched_in, indexed_in) = wait_until_indexed(&farm, requests, started).await;
     let after = cpu_now(&farm, &broker);
-    let kafka_docs = farm.docs();
+    let docs = farm.docs();
     farm.stop();
     // Records each page cost the broker, by topic.
     let mut records = Vec::new();
@@ -330,17 +390,43 @@ async fn one_pair(bases: &[String], requests: &Requests) -> Ratios {
         let bytes: usize = on.iter().map(Vec::len).sum();
         records.push(format!("{topic} {} ({} kB)", on.len(), bytes / 1000));
     }
-    println!("records: {}", records.join(", "));
-    farm.keep_logs("scale-logs", "efficiency");
+    println!("{name}: records: {}", records.join(", "));
+    farm.keep_logs("scale-logs", &format!("efficiency-{name}"));
     let pages = requests.lock().unwrap().len() as f64;
+    println!("{name}: process       CPU s   ms/page   idle CPU s/s");
+    let mut used = BTreeMap::new();
+    for (process, end) in &after {
+        let spent = end - before.get(process).copied().unwrap_or(0.0);
+        let idle = (before[process] - idle_from.get(process).copied().unwrap_or(0.0)) / 5.0;
+        println!(
+            "{:<24} {spent:>7.2} {:>9.2} {idle:>14.3}",
+            process,
+            1000.0 * spent / pages
+        );
+        used.insert(process.clone(), spent);
+    }
+    let broker_cpu = used.remove("broker").unwrap_or(0.0);
+    KafkaRun {
+        cfg: farm.cfg.clone(),
+        _farm: farm,
+        pages,
+        docs,
+        fetched_in,
+        indexed_in,
+        used,
+        broker: broker_cpu,
+    }
+}
 
-    // The same crawl in one process, on the same configuration; its CPU
-    // from bash's `times` (the children's user and system seconds).
+/// The same crawl in one process, on the same configuration; its CPU from
+/// bash's `times` (the children's user and system seconds).
+async fn in_process(bases: &[String], requests: &Requests, cfg: &std::path::Path) -> Alone {
     requests.lock().unwrap().clear();
-    let data = farm.tmp.path().join("in-process");
+    let tmp = tempfile::tempdir().unwrap();
+    let data = tmp.path().join("in-process");
     let mut script = format!(
         "'{GLEANER}' run --allow-private --config '{}' --data '{}' --depth 1 --seeds",
-        farm.cfg.display(),
+        cfg.display(),
         data.display()
     );
     for s in seed_urls(bases) {
@@ -356,62 +442,65 @@ async fn one_pair(bases: &[String], requests: &Requests) -> Ratios {
     })
     .await
     .unwrap();
-    let run_in = t0.elapsed();
+    let took = t0.elapsed();
     let times = String::from_utf8_lossy(&out.stdout).into_owned();
-    let run_cpu = children_cpu(&times).unwrap_or_else(|| panic!("bash's times said {times:?}"));
-    let run_pages = requests.lock().unwrap().len() as f64;
-    let run_docs = gleaner_index::SearchIndex::open(&data.join("index"), 200)
+    let cpu = children_cpu(&times).unwrap_or_else(|| panic!("bash's times said {times:?}"));
+    let pages = requests.lock().unwrap().len() as f64;
+    let docs = gleaner_index::SearchIndex::open(&data.join("index"), 200)
         .map(|s| s.num_docs())
         .unwrap_or(0);
-
-    println!("process        CPU s   ms/page   idle CPU s/s");
-    let mut stages = 0.0;
-    for (name, end) in &after {
-        let used = end - before.get(name).copied().unwrap_or(0.0);
-        if name != "broker" {
-            stages += used;
-        }
-        let idle = (before[name] - idle_from.get(name).copied().unwrap_or(0.0)) / 5.0;
-        println!(
-            "{name:<12} {used:>7.2} {:>9.2} {idle:>14.3}",
-            1000.0 * used / pages
-        );
+    println!(
+        "in-process: {pages} pages, {docs} indexed in {:.1} s, {cpu:.2} CPU s ({:.2} ms/page)",
+        took.as_secs_f64(),
+        1000.0 * cpu / pages
+    );
+    Alone {
+        pages,
+        docs,
+        took,
+        cpu,
     }
-    let broker_cpu = after["broker"] - before["broker"];
-    println!(
-        "{:<12} {stages:>7.2} {:>9.2}\n{:<12} {run_cpu:>7.2} {:>9.2}",
-        "stages",
-        1000.0 * stages / pages,
-        "in-process",
-        1000.0 * run_cpu / run_pages
-    );
-    let kafka_rate = pages / kafka_in.as_secs_f64();
-    let run_rate = run_pages / run_in.as_secs_f64();
-    // The broker's CPU follows the partitions its consumers read: said
-    // beside every figure.
-    let partitions = std::fs::read_to_string(&farm.cfg)
-        .unwrap()
-        .lines()
-        .find_map(|l| l.strip_prefix("partitions = ").map(str::to_string))
-        .unwrap_or_default();
-    println!(
-        "kafka ({partitions} partitions per topic): {pages} pages, every one asked for in {:.1} s, {kafka_docs} indexed in {:.1} s ({kafka_rate:.0} pages/s); \
-         in-process: {run_pages} pages, {run_docs} indexed in {:.1} s ({run_rate:.0} pages/s)\n\
-         pages/s kafka / in-process {:.3} (target >= 0.5); \
-         gleaner CPU per page kafka / in-process {:.2} (target <= 1.5); \
-         broker {:.2} ms CPU per page",
-        kafka_fetched.as_secs_f64(),
-        kafka_in.as_secs_f64(),
-        run_in.as_secs_f64(),
-        kafka_rate / run_rate,
-        (stages / pages) / (run_cpu / run_pages),
-        1000.0 * broker_cpu / pages,
-    );
-    assert_eq!(kafka_docs, run_docs, "both forms index the same articles");
-    Ratios {
-        pages_per_s: kafka_rate / run_rate,
-        cpu: (stages / pages) / (run_cpu / run_pages),
-        broker_ms: 1000.0 * broker_cpu / pages,
+}
+
+impl KafkaRun {
+    /// Its ratios against the in-process run, printed.
+    fn against(&self, name: &str, alone: &Alone) -> Ratios {
+        let stages: f64 = self.used.values().sum();
+        let kafka_rate = self.pages / self.indexed_in.as_secs_f64();
+        let run_rate = alone.pages / alone.took.as_secs_f64();
+        // The broker's CPU follows the partitions its consumers read: said
+        // beside every figure.
+        let partitions = std::fs::read_to_string(&self.cfg)
+            .unwrap()
+            .lines()
+            .find_map(|l| l.strip_prefix("partitions = ").map(str::to_string))
+            .unwrap_or_default();
+        let ratios = Ratios {
+            pages_per_s: kafka_rate / run_rate,
+            cpu: (stages / self.pages) / (alone.cpu / alone.pages),
+            broker_ms: 1000.0 * self.broker / self.pages,
+        };
+        println!(
+            "{name} on kafka ({partitions} partitions per topic): {} pages, every one asked for in {:.1} s, {} indexed in {:.1} s ({kafka_rate:.0} pages/s), \
+             gleaner {:.2} ms CPU per page; in-process {run_rate:.0} pages/s, {:.2} ms\n\
+             {name}: pages/s kafka / in-process {:.3} (target >= 0.5); \
+             gleaner CPU per page kafka / in-process {:.2} (target <= 1.5); \
+             broker {:.2} ms CPU per page",
+            self.pages,
+            self.fetched_in.as_secs_f64(),
+            self.docs,
+            self.indexed_in.as_secs_f64(),
+            1000.0 * stages / self.pages,
+            1000.0 * alone.cpu / alone.pages,
+            ratios.pages_per_s,
+            ratios.cpu,
+            ratios.broker_ms,
+        );
+        assert_eq!(
+            self.docs, alone.docs,
+            "{name}: both forms index the same articles"
+        );
+        ratios
     }
 }
 

@@ -257,11 +257,19 @@ impl Farm {
             .to_string_lossy()
             .into_owned();
         let data = dir.join("data").to_string_lossy().into_owned();
-        let mut args = vec![stage, "--instance", instance];
-        match stage {
-            "fetch" => args.extend(["--allow-private", "--state", &state]),
-            "index" => args.extend(["--data", &data]),
-            _ => {}
+        // `clean+extract`: stages run as one service (`gleaner stage`).
+        let parts: Vec<&str> = stage.split('+').collect();
+        let mut args = if parts.len() > 1 {
+            vec!["stage", stage]
+        } else {
+            vec![stage]
+        };
+        args.extend(["--instance", instance]);
+        if parts.contains(&"fetch") {
+            args.extend(["--allow-private", "--state", &state]);
+        }
+        if parts.contains(&"index") {
+            args.extend(["--data", &data]);
         }
         let runs = self.procs.get(key).map_or(0, |p| p.runs) + 1;
         let log = dir.join(format!("{}-{runs}.log", key.replace('/', "-")));

@@ -88,8 +88,15 @@ enum Cmd {
     )]
     EvalSummaries(commands::eval_summaries::EvalSummariesCmd),
     /// Any stage of [pipeline] stages as a Kafka service, by name (a stage
-    /// added to the registry has no subcommand of its own).
-    #[command(after_help = "Example: gleaner stage extract --brokers 127.0.0.1:9092")]
+    /// added to the registry has no subcommand of its own), or stages next
+    /// to each other as one service: `fetch+clean+extract`.
+    #[command(
+        after_help = "Examples:\n  gleaner stage extract --brokers 127.0.0.1:9092\n  gleaner stage fetch+clean+extract --state fetch-state\n  gleaner stage summarize+index --data gleaner-data\n\n\
+Stages joined by + run in one process, each handing the next its outputs in\n\
+memory: the topics between them (pages, cleaned; summarized) are not written,\n\
+which spares the broker a record and a consumer per page and link. Dedup and\n\
+stories run alone (one active instance each, rebuilding from their output)."
+    )]
     Stage(commands::service::StageCmd),
     /// Write the crawl report of a data directory: one HTML file with
     /// charts (pages over time, answers per host, latency, extractors,

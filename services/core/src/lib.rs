@@ -2,6 +2,7 @@
 //! the two buses that carry messages between stages (Kafka and in-process).
 
 pub mod carried;
+pub mod chain;
 mod cleaned_wire;
 pub mod config;
 pub mod cpu;

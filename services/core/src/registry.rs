@@ -278,6 +278,63 @@ impl<'a> Flow<'a> {
         self.stages.iter().find(|p| p.spec.name() == name)
     }
 
+    /// The stages `names` names, to run as one service (`chain.rs`), or
+    /// why they cannot be: they must follow one another in the flow, none
+    /// may be a stage with one active instance (dedup and stories, which
+    /// rebuild their state from their own output), and no stage may need a
+    /// topic between two of them (the link, which a chain does not write)
+    /// beyond the next one reading it.
+    pub fn chain(&self, names: &[&str]) -> anyhow::Result<Vec<&Placed<'a>>> {
+        let joined = names.join("+");
+        let mut placed: Vec<&Placed<'a>> = Vec::with_capacity(names.len());
+        for name in names {
+            let at = self
+                .stages
+                .iter()
+                .position(|p| p.spec.name() == *name)
+                .ok_or_else(|| {
+                    anyhow::anyhow!(
+                        "{joined}: stage {name:?} is not in [pipeline] stages ({})",
+                        self.names().join(", ")
+                    )
+                })?;
+            if let Some(last) = placed.last() {
+                anyhow::ensure!(
+                    at > 0 && std::ptr::eq(&self.stages[at - 1], *last),
+                    "{joined}: {name:?} does not follow {:?} in [pipeline] stages ({}); only stages next to each other run as one",
+                    last.spec.name(),
+                    self.names().join(", ")
+                );
+            }
+            placed.push(&self.stages[at]);
+        }
+        anyhow::ensure!(placed.len() >= 2, "{joined}: a chain is two stages or more");
+        if let Some(p) = placed.iter().find(|p| p.spec.single_active()) {
+            anyhow::bail!(
+                "{joined}: {:?} runs alone: one instance of it is active, and it rebuilds its state from its own output",
+                p.spec.name()
+            );
+        }
+        for pair in placed.windows(2) {
+            let link = pair[0]
+                .output
+                .expect("a stage that has a next writes a topic");
+            for p in &self.stages {
+                let needs = p.spec.state_topics().contains(&link)
+                    || p.spec.side_inputs().contains(&link)
+                    || p.spec.every_instance_reads().contains(&link);
+                anyhow::ensure!(
+                    !needs,
+                    "{joined}: {:?} reads {link} (its state or a side input), which {:?} and {:?} as one would not write",
+                    p.spec.name(),
+                    pair[0].spec.name(),
+                    pair[1].spec.name()
+                );
+            }
+        }
+        Ok(placed)
+    }
+
     /// The topic the last stage reads: what ends up in the index.
     pub fn last_input(&self) -> Topic {
         self.stages.last().map_or(Topic::SEEDS, |p| p.input)
@@ -411,5 +468,68 @@ mod tests {
         assert!(err(&[]).contains("empty"));
         // A pass-through stage keeps what the topic carries.
         assert!(flow(&["fetch", "count", "clean"]).is_ok());
+    }
+
+    /// A stage with one active instance, or one that keeps its state in a
+    /// topic.
+    struct Special(&'static str, Option<Topic>, bool, &'static [Topic]);
+
+    #[async_trait]
+    impl StageSpec for Special {
+        fn name(&self) -> &'static str {
+            self.0
+        }
+        fn about(&self) -> &'static str {
+            ""
+        }
+        fn output(&self) -> Option<Topic> {
+            self.1
+        }
+        fn reads(&self) -> &'static [Topic] {
+            &[]
+        }
+        fn single_active(&self) -> bool {
+            self.2
+        }
+        fn state_topics(&self) -> &'static [Topic] {
+            self.3
+        }
+        async fn build(&self, _: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
+            Ok(Box::new(Nothing))
+        }
+    }
+
+    const DEDUP: Special = Special("dedup", Some(Topic::UNIQUE), true, &[]);
+    const KEEPER: Special = Special("keeper", Some(Topic::new("kept")), false, &[Topic::CLEANED]);
+
+    #[test]
+    fn a_chain_is_stages_next_to_each_other_that_need_no_topic_between_them() {
+        let registry: [&dyn StageSpec; 6] = [&FETCH, &CLEAN, &COUNT, &INDEX, &DEDUP, &KEEPER];
+        let flow = |order: &[&str]| {
+            let order: Vec<String> = order.iter().map(|s| s.to_string()).collect();
+            Flow::new(&order, &registry).unwrap()
+        };
+        let four = flow(&["fetch", "clean", "count", "index"]);
+        let chained: Vec<&str> = four
+            .chain(&["fetch", "clean", "count"])
+            .unwrap()
+            .iter()
+            .map(|p| p.spec.name())
+            .collect();
+        assert_eq!(chained, ["fetch", "clean", "count"]);
+        let err = |f: &Flow, names: &[&str]| f.chain(names).err().unwrap().to_string();
+        assert!(err(&four, &["fetch", "count"]).contains("does not follow \"fetch\""));
+        assert!(err(&four, &["clean", "fetch"]).contains("does not follow"));
+        assert!(err(&four, &["clean"]).contains("two stages or more"));
+        assert!(err(&four, &["fetch", "claen"]).contains("not in [pipeline] stages"));
+        let alone = flow(&["fetch", "clean", "dedup"]);
+        assert!(err(&alone, &["clean", "dedup"]).contains("\"dedup\" runs alone"));
+        let keeping = flow(&["fetch", "clean", "count", "keeper"]);
+        assert!(
+            err(&keeping, &["clean", "count"]).contains("\"keeper\" reads cleaned"),
+            "{}",
+            err(&keeping, &["clean", "count"])
+        );
+        assert!(keeping.chain(&["fetch", "clean"]).is_ok());
     }
 }

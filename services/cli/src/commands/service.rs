@@ -37,16 +37,26 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     }
     let registry = stages::registry();
     let flow = stages::flow(&cfg, &registry)?;
-    let placed = flow.get(name).ok_or_else(|| {
-        let names = flow.names();
-        let guess = gleaner_core::registry::nearest(name, &names)
-            .map(|n| format!("; did you mean {n:?}?"))
-            .unwrap_or_default();
-        crate::commands::bad_input(format!(
-            "stage {name:?} is not in [pipeline] stages ({}){guess}",
-            names.join(", ")
-        ))
-    })?;
+    // `clean+extract`: consecutive stages as one service (chain.rs).
+    let names: Vec<&str> = name.split('+').collect();
+    let placed = if names.len() > 1 {
+        flow.chain(&names)
+            .map_err(|e| crate::commands::bad_input(format!("{e:#}")))?
+    } else {
+        vec![flow.get(name).ok_or_else(|| {
+            let names = flow.names();
+            let guess = gleaner_core::registry::nearest(name, &names)
+                .map(|n| format!("; did you mean {n:?}?"))
+                .unwrap_or_default();
+            crate::commands::bad_input(format!(
+                "stage {name:?} is not in [pipeline] stages ({}){guess}",
+                names.join(", ")
+            ))
+        })?]
+    };
+    // A chain answers to its first stage's name: its group, its status,
+    // its namesakes.
+    let name = placed[0].spec.name();
     let brokers = brokers(&cfg, kafka);
     let ctx = StageContext {
         data: place
@@ -74,7 +84,7 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     }
     // A stage with one active instance (dedup, stories) waits as a standby
     // while another is active, and builds its state when it takes over.
-    let active_since = if placed.spec.single_active() {
+    let active_since = if placed[0].spec.single_active() {
         match gleaner_kafka::wait_to_be_active(&cfg, &brokers, name, &mut stop).await? {
             Some(since) => Some(since),
             None => return Ok(()),
@@ -82,13 +92,39 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
     } else {
         None
     };
-    let stage = placed.build(&ctx).await?;
-    gleaner_core::metrics::describe(placed.spec.metrics());
+    let mut built = Vec::with_capacity(placed.len());
+    for p in &placed {
+        built.push(p.build(&ctx).await?);
+        gleaner_core::metrics::describe(p.spec.metrics());
+    }
+    let stage = chained(built, &placed);
     gleaner_core::metrics::describe(gleaner_kafka::metrics::METRICS);
     if let Some(addr) = &kafka.metrics {
         crate::metrics_server::serve(addr).await?;
     }
     gleaner_kafka::run_stage(stage, &cfg, &brokers, stop, active_since).await
+}
+
+/// The built stages of a chain as one (a single stage as itself), each
+/// handing the next its outputs on the topic between them.
+fn chained(
+    built: Vec<gleaner_core::Wired>,
+    placed: &[&gleaner_core::registry::Placed],
+) -> gleaner_core::Wired {
+    let mut stages = built.into_iter().zip(placed).rev();
+    let (mut wired, _) = stages.next().expect("a service runs a stage");
+    for (first, p) in stages {
+        let link = p.output.expect("a stage with a next one writes a topic");
+        wired = gleaner_core::chain::chain(first, wired, link);
+    }
+    if placed.len() > 1 {
+        let names: Vec<&str> = placed.iter().map(|p| p.spec.name()).collect();
+        tracing::info!(
+            stages = names.join("+"),
+            "stages run as one service: the topics between them are not written"
+        );
+    }
+    wired
 }
 
 /// The options of `gleaner fetch`.
@@ -139,7 +175,8 @@ pub struct IndexCmd {
 /// The options of `gleaner stage`.
 #[derive(Args)]
 pub struct StageCmd {
-    /// The stage's name in [pipeline] stages.
+    /// The stage's name in [pipeline] stages, or consecutive stages joined
+    /// by + to run as one service (fetch+clean+extract).
     pub name: String,
     /// Data directory (the index stage keeps its index in DIR/index).
     #[arg(long)]

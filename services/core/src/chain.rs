@@ -1,0 +1,394 @@
+//! Consecutive stages run as one service on Kafka (`gleaner stage
+//! clean+extract`), as Flink chains operators whose data need not be
+//! repartitioned between them: the first stage's outputs for the next are
+//! handed over in memory, as in `gleaner run`, instead of going to the
+//! broker and back. The topic between them (the link) is not written, so
+//! a page costs the broker a record, a consumer's fetches and a hop's wait
+//! fewer per link, and gleaner the JSON of that record both ways.
+//!
+//! Which stages may be chained is the flow's to say
+//! (`registry::Flow::chain`); this file only runs them. A failure of the
+//! first stage is answered by the runner, under the service's name (the
+//! first stage's); a failure of a later one is answered here, under that
+//! stage's own name, with the link record as its payload and the original
+//! input's origin, so a dead letter names what failed and where its input
+//! came from.
+
+use crate::config::Topic;
+use crate::stage::{settle, Handled, Input, InputPositions, Output, Stage, Wired, Wiring};
+use async_trait::async_trait;
+
+/// Two stages as one: `first`'s outputs on `link` are `then`'s inputs.
+/// A longer chain nests (`fetch` then (`clean` then `extract`)).
+pub struct Chain {
+    first: Box<dyn Stage>,
+    /// The topics `first` reads: an input on any other topic (a side input
+    /// of `then`, such as the index's duplicates) goes to `then` directly.
+    first_reads: Vec<Topic>,
+    link: Topic,
+    then: Box<dyn Stage>,
+    then_name: &'static str,
+}
+
+/// `first` and `then` wired as one service reading `first`'s inputs and
+/// `then`'s side inputs, writing everything but `link`, under `first`'s
+/// name (its consumer group and status).
+pub fn chain(first: Wired, then: Wired, link: Topic) -> Wired {
+    let mut inputs = first.wiring.inputs.clone();
+    for t in then.wiring.inputs.iter().filter(|t| **t != link) {
+        if !inputs.contains(t) {
+            inputs.push(*t);
+        }
+    }
+    let mut outputs: Vec<Topic> = first
+        .wiring
+        .outputs
+        .iter()
+        .copied()
+        .filter(|t| *t != link)
+        .collect();
+    for t in &then.wiring.outputs {
+        if !outputs.contains(t) {
+            outputs.push(*t);
+        }
+    }
+    let mut every_instance = first.wiring.every_instance.clone();
+    for t in &then.wiring.every_instance {
+        if !every_instance.contains(t) {
+            every_instance.push(*t);
+        }
+    }
+    let wiring = Wiring {
+        name: first.wiring.name,
+        inputs,
+        outputs,
+        every_instance,
+    };
+    Wired {
+        wiring,
+        stage: Box::new(Chain {
+            first: first.stage,
+            first_reads: first.wiring.inputs,
+            link,
+            then: then.stage,
+            then_name: then.wiring.name,
+        }),
+    }
+}
+
+/// Where a record `then` handles came from.
+enum Source {
+    /// Made by `first` from the batch's input at this index.
+    Linked(usize),
+    /// The batch's input at this index itself (a side input of `then`).
+    Direct(usize),
+}
+
+impl Chain {
+    /// `outs` of `first` with those on the link as inputs of `then`
+    /// (from `origin_of`'s origin), the rest kept.
+    fn split(&self, outs: Vec<Output>, origin_of: Option<&Input>) -> (Vec<Output>, Vec<Input>) {
+        let (mut kept, mut linked) = (Vec::new(), Vec::new());
+        for o in outs {
+            if o.topic == self.link {
+                linked.push(Input {
+                    topic: self.link,
+                    key: Some(o.key),
+                    payload: Some(o.payload),
+                    origin: origin_of.and_then(|i| i.origin.clone()),
+                });
+            } else {
+                kept.push(o);
+            }
+        }
+        (kept, linked)
+    }
+
+    /// `outs` of `first` that answer no input (its ticks, its drain) with
+    /// those on the link handled by `then`.
+    async fn onward(&mut self, outs: Vec<Output>) -> Vec<Output> {
+        let (mut kept, linked) = self.split(outs, None);
+        if !linked.is_empty() {
+            let answers = self.then.handle_batch(&linked).await;
+            for (input, handled) in linked.iter().zip(answers) {
+                kept.extend(settle(self.then_name, input, handled, None));
+            }
+        }
+        kept
+    }
+}
+
+#[async_trait]
+impl Stage for Chain {
+    async fn handle(&mut self, input: &Input) -> Handled {
+        self.handle_batch(std::slice::from_ref(input))
+            .await
+            .pop()
+            .unwrap_or(Ok(vec![]))
+    }
+
+    async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        let mine: Vec<bool> = inputs
+            .iter()
+            .map(|i| self.first_reads.contains(&i.topic))
+            .collect();
+        // Most batches are all the first stage's: handed over as they are.
+        let firsts: Vec<Handled> = if mine.iter().all(|&m| m) {
+            self.first.handle_batch(inputs).await
+        } else {
+            let its: Vec<Input> = inputs
+                .iter()
+                .zip(&mine)
+                .filter(|(_, &m)| m)
+                .map(|(i, _)| i.clone())
+                .collect();
+            self.first.handle_batch(&its).await
+        };
+        let mut firsts = firsts.into_iter();
+        // Per input: its answer so far, and what `then` is to handle, in
+        // the batch's order.
+        let mut answers: Vec<Handled> = Vec::with_capacity(inputs.len());
+        let mut onward: Vec<Input> = Vec::new();
+        let mut sources: Vec<Source> = Vec::new();
+        for (at, (input, &m)) in inputs.iter().zip(&mine).enumerate() {
+            if !m {
+                onward.push(input.clone());
+                sources.push(Source::Direct(at));
+                answers.push(Ok(Vec::new()));
+                continue;
+            }
+            match firsts.next().unwrap_or(Ok(Vec::new())) {
+                Ok(outs) => {
+                    let (kept, linked) = self.split(outs, Some(input));
+                    sources.extend(linked.iter().map(|_| Source::Linked(at)));
+                    onward.extend(linked);
+                    answers.push(Ok(kept));
+                }
+                Err(e) => answers.push(Err(e)),
+            }
+        }
+        if onward.is_empty() {
+            return answers;
+        }
+        let thens = self.then.handle_batch(&onward).await;
+        for ((input, handled), source) in onward.iter().zip(thens).zip(sources) {
+            let (Source::Linked(at) | Source::Direct(at)) = source;
+            let settled = settle(self.then_name, input, handled, None);
+            if let Ok(outs) = &mut answers[at] {
+                outs.extend(settled);
+            }
+        }
+        answers
+    }
+
+    async fn tick(&mut self) -> Vec<Output> {
+        let outs = self.first.tick().await;
+        let mut all = self.onward(outs).await;
+        all.extend(self.then.tick().await);
+        all
+    }
+
+    async fn ready(&mut self) {
+        let first = Box::pin(self.first.ready());
+        let then = Box::pin(self.then.ready());
+        futures::future::select(first, then).await;
+    }
+
+    async fn idle(&mut self) -> Vec<Output> {
+        let outs = self.first.idle().await;
+        let mut all = self.onward(outs).await;
+        all.extend(self.then.idle().await);
+        all
+    }
+
+    async fn produced(&mut self) {
+        self.first.produced().await;
+        self.then.produced().await;
+    }
+
+    fn committable(&self, acked: &InputPositions) -> InputPositions {
+        self.then.committable(&self.first.committable(acked))
+    }
+
+    async fn drain(&mut self) -> Vec<Output> {
+        let outs = self.first.drain().await;
+        let mut all = self.onward(outs).await;
+        all.extend(self.then.drain().await);
+        all
+    }
+
+    fn replay_guard(&self) -> bool {
+        self.first.replay_guard() && self.then.replay_guard()
+    }
+
+    fn fork(&self) -> Option<Box<dyn Stage>> {
+        Some(Box::new(Chain {
+            first: self.first.fork()?,
+            first_reads: self.first_reads.clone(),
+            link: self.link,
+            then: self.then.fork()?,
+            then_name: self.then_name,
+        }))
+    }
+
+    fn held(&self) -> usize {
+        self.first.held() + self.then.held()
+    }
+
+    async fn close(&mut self) -> anyhow::Result<()> {
+        let first = self.first.close().await;
+        let then = self.then.close().await;
+        first.and(then)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::messages::DeadLetter;
+    use crate::stage::Origin;
+
+    /// "clean": a page's text as a cleaned record; "bad" fails; its tick
+    /// hands on one record that answers no input.
+    struct First {
+        ticked: bool,
+    }
+
+    #[async_trait]
+    impl Stage for First {
+        async fn handle(&mut self, input: &Input) -> Handled {
+            let text = String::from_utf8(input.payload.as_ref().unwrap().bytes().to_vec())?;
+            anyhow::ensure!(text != "bad", "not a page");
+            Ok(vec![
+                Output::new(Topic::CLEANED, "h", text),
+                Output::new(Topic::FRONTIER, "h", "a link".to_string()),
+            ])
+        }
+
+        async fn tick(&mut self) -> Vec<Output> {
+            if std::mem::replace(&mut self.ticked, true) {
+                return Vec::new();
+            }
+            vec![Output::new(Topic::CLEANED, "h", "late".to_string())]
+        }
+    }
+
+    /// "extract": a cleaned record as an article, "fail" fails; it also
+    /// reads the rules, which give nothing.
+    struct Then {
+        rules: usize,
+    }
+
+    #[async_trait]
+    impl Stage for Then {
+        async fn handle(&mut self, input: &Input) -> Handled {
+            if input.topic == Topic::RULES {
+                self.rules += 1;
+                return Ok(Vec::new());
+            }
+            let text: String = input.decode()?;
+            anyhow::ensure!(text != "fail", "no text");
+            Ok(vec![Output::new(Topic::ARTICLES, "h", format!("{text}!"))])
+        }
+    }
+
+    fn wired(
+        name: &'static str,
+        inputs: &[Topic],
+        outputs: &[Topic],
+        stage: Box<dyn Stage>,
+    ) -> Wired {
+        Wired {
+            wiring: Wiring {
+                name,
+                inputs: inputs.to_vec(),
+                outputs: outputs.to_vec(),
+                every_instance: Vec::new(),
+            },
+            stage,
+        }
+    }
+
+    fn input(topic: Topic, text: &str, offset: i64) -> Input {
+        Input {
+            topic,
+            key: Some("h".into()),
+            payload: Some(text.as_bytes().to_vec().into()),
+            origin: Some(Origin {
+                topic: format!("gleaner.{}", topic.short()),
+                partition: 0,
+                offset,
+            }),
+        }
+    }
+
+    fn texts(outs: &[Output], topic: Topic) -> Vec<String> {
+        outs.iter()
+            .filter(|o| o.topic == topic)
+            .map(|o| o.decode().unwrap())
+            .collect()
+    }
+
+    /// What the first stage hands on reaches the second in memory, the
+    /// link never an output; each failure is answered under the stage
+    /// that failed, and a side input of the second reaches it directly.
+    #[tokio::test]
+    async fn the_first_stage_hands_the_next_its_outputs() {
+        let first = wired(
+            "clean",
+            &[Topic::PAGES],
+            &[Topic::CLEANED, Topic::FRONTIER],
+            Box::new(First { ticked: false }),
+        );
+        let then = wired(
+            "extract",
+            &[Topic::CLEANED, Topic::RULES],
+            &[Topic::ARTICLES],
+            Box::new(Then { rules: 0 }),
+        );
+        let Wired { wiring, mut stage } = chain(first, then, Topic::CLEANED);
+        assert_eq!(wiring.name, "clean");
+        assert_eq!(wiring.inputs, vec![Topic::PAGES, Topic::RULES]);
+        assert_eq!(wiring.outputs, vec![Topic::FRONTIER, Topic::ARTICLES]);
+
+        let batch = [
+            input(Topic::PAGES, "a", 1),
+            input(Topic::PAGES, "bad", 2),
+            input(Topic::RULES, "rule", 7),
+            input(Topic::PAGES, "fail", 3),
+        ];
+        let answers = stage.handle_batch(&batch).await;
+        assert_eq!(answers.len(), 4);
+        let first = answers[0].as_ref().unwrap();
+        assert_eq!(texts(first, Topic::ARTICLES), ["a!"]);
+        assert_eq!(texts(first, Topic::FRONTIER), ["a link"]);
+        assert!(first.iter().all(|o| o.topic != Topic::CLEANED));
+        // The first stage's failure is the runner's to answer.
+        assert!(answers[1]
+            .as_ref()
+            .unwrap_err()
+            .to_string()
+            .contains("not a page"));
+        assert!(answers[2].as_ref().unwrap().is_empty());
+        // The second's is a dead letter naming it, with the page's origin.
+        let fourth = answers[3].as_ref().unwrap();
+        let dead: Vec<DeadLetter> = fourth
+            .iter()
+            .filter(|o| o.topic == Topic::DEAD_LETTER)
+            .map(|o| o.decode().unwrap())
+            .collect();
+        assert_eq!(dead.len(), 1);
+        assert_eq!(
+            (dead[0].stage.as_str(), dead[0].error.as_str()),
+            ("extract", "no text")
+        );
+        assert_eq!(
+            (dead[0].topic.as_deref(), dead[0].offset),
+            (Some("gleaner.pages"), Some(3))
+        );
+        // What the first stage finishes in its own time goes on too.
+        let late = stage.tick().await;
+        assert_eq!(texts(&late, Topic::ARTICLES), ["late!"]);
+        assert!(stage.tick().await.is_empty());
+    }
+}
