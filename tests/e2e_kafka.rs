@@ -223,6 +223,17 @@ async fn end_to_end(
         before = now;
     }
 
+    // `gleaner status` says where chained stages run (their groups idle).
+    if !unwritten.is_empty() {
+        let status = succeeded(&mut gleaner(&["status"], &cfg, &brokers));
+        let text = String::from_utf8_lossy(&status.stdout);
+        for line in [
+            "clean      runs in the fetch+clean+extract service",
+            "index      runs in the summarize+index service",
+        ] {
+            assert!(text.contains(line), "{line:?} in:\n{text}");
+        }
+    }
     // Graceful shutdown: SIGTERM, and every service exits cleanly.
     for (name, child) in &mut children {
         let ok = Command::new("kill")

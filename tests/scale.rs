@@ -264,7 +264,7 @@ fn cpu_now(farm: &Farm, broker: &Broker) -> BTreeMap<String, f64> {
 /// Issue 31's measure: the same crawl (600 real pages on six loopback
 /// hosts, no politeness delay) as one process per stage on the dev broker,
 /// as services that chain stages (`BENCH_CHAINS`, default
-/// `fetch,clean+extract,dedup,stories,summarize+index`: the topics between
+/// `fetch+clean+extract,dedup,stories,summarize+index`: the topics between
 /// chained stages are not written), and then as `gleaner run`, in one
 /// invocation. Prints pages/s of each, the CPU seconds per page of every
 /// process (from /proc, counted from the seeds on: what each spent on
@@ -281,7 +281,7 @@ async fn kafka_against_in_process() {
         .unwrap_or(1)
         .max(1);
     let chains = std::env::var("BENCH_CHAINS")
-        .unwrap_or_else(|_| "fetch,clean+extract,dedup,stories,summarize+index".into());
+        .unwrap_or_else(|_| "fetch+clean+extract,dedup,stories,summarize+index".into());
     let chained: Vec<(&str, usize)> = chains.split(',').map(|s| (s, 1)).collect();
     let separate: Vec<(&str, usize)> = STAGES.iter().map(|&s| (s, 1)).collect();
     let forms = [("one per stage", separate), ("chained", chained)];

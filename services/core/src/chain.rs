@@ -16,6 +16,7 @@
 
 use crate::config::Topic;
 use crate::stage::{settle, Handled, Input, InputPositions, Output, Stage, Wired, Wiring};
+use crate::workers::Workers;
 use async_trait::async_trait;
 
 /// Two stages as one: `first`'s outputs on `link` are `then`'s inputs.
@@ -28,12 +29,18 @@ pub struct Chain {
     link: Topic,
     then: Box<dyn Stage>,
     then_name: &'static str,
+    /// `then`'s forks, when `first` cannot fork (fetch): what `first`
+    /// hands on is then handled on every core, as the runner handles a
+    /// batch of a stage that forks (a chain whose first stage forks is
+    /// forked whole by the runner instead).
+    then_workers: Option<Workers>,
 }
 
 /// `first` and `then` wired as one service reading `first`'s inputs and
 /// `then`'s side inputs, writing everything but `link`, under `first`'s
-/// name (its consumer group and status).
-pub fn chain(first: Wired, then: Wired, link: Topic) -> Wired {
+/// name (its consumer group and status); `workers` in all for `then`
+/// when `first` cannot fork.
+pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
     let mut inputs = first.wiring.inputs.clone();
     for t in then.wiring.inputs.iter().filter(|t| **t != link) {
         if !inputs.contains(t) {
@@ -58,12 +65,21 @@ pub fn chain(first: Wired, then: Wired, link: Topic) -> Wired {
             every_instance.push(*t);
         }
     }
+    let mut chained = first.wiring.chained.clone();
+    chained.push(then.wiring.name);
+    chained.extend(&then.wiring.chained);
     let wiring = Wiring {
         name: first.wiring.name,
         inputs,
         outputs,
         every_instance,
+        chained,
     };
+    let then_workers = first
+        .stage
+        .fork()
+        .is_none()
+        .then(|| Workers::new(&*then.stage, workers));
     Wired {
         wiring,
         stage: Box::new(Chain {
@@ -72,6 +88,7 @@ pub fn chain(first: Wired, then: Wired, link: Topic) -> Wired {
             link,
             then: then.stage,
             then_name: then.wiring.name,
+            then_workers,
         }),
     }
 }
@@ -85,6 +102,14 @@ enum Source {
 }
 
 impl Chain {
+    /// `then`'s answers to `inputs`, on its forks where it has them.
+    async fn then_handle(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        match &mut self.then_workers {
+            Some(workers) => workers.handle(&mut self.then, inputs).await,
+            None => self.then.handle_batch(inputs).await,
+        }
+    }
+
     /// `outs` of `first` with those on the link as inputs of `then`
     /// (from `origin_of`'s origin), the rest kept.
     fn split(&self, outs: Vec<Output>, origin_of: Option<&Input>) -> (Vec<Output>, Vec<Input>) {
@@ -109,7 +134,7 @@ impl Chain {
     async fn onward(&mut self, outs: Vec<Output>) -> Vec<Output> {
         let (mut kept, linked) = self.split(outs, None);
         if !linked.is_empty() {
-            let answers = self.then.handle_batch(&linked).await;
+            let answers = self.then_handle(&linked).await;
             for (input, handled) in linked.iter().zip(answers) {
                 kept.extend(settle(self.then_name, input, handled, None));
             }
@@ -170,7 +195,7 @@ impl Stage for Chain {
         if onward.is_empty() {
             return answers;
         }
-        let thens = self.then.handle_batch(&onward).await;
+        let thens = self.then_handle(&onward).await;
         for ((input, handled), source) in onward.iter().zip(thens).zip(sources) {
             let (Source::Linked(at) | Source::Direct(at)) = source;
             let settled = settle(self.then_name, input, handled, None);
@@ -228,6 +253,7 @@ impl Stage for Chain {
             link: self.link,
             then: self.then.fork()?,
             then_name: self.then_name,
+            then_workers: None,
         }))
     }
 
@@ -304,6 +330,7 @@ mod tests {
                 inputs: inputs.to_vec(),
                 outputs: outputs.to_vec(),
                 every_instance: Vec::new(),
+                chained: Vec::new(),
             },
             stage,
         }
@@ -346,10 +373,11 @@ mod tests {
             &[Topic::ARTICLES],
             Box::new(Then { rules: 0 }),
         );
-        let Wired { wiring, mut stage } = chain(first, then, Topic::CLEANED);
+        let Wired { wiring, mut stage } = chain(first, then, Topic::CLEANED, 2);
         assert_eq!(wiring.name, "clean");
         assert_eq!(wiring.inputs, vec![Topic::PAGES, Topic::RULES]);
         assert_eq!(wiring.outputs, vec![Topic::FRONTIER, Topic::ARTICLES]);
+        assert_eq!(wiring.chained, ["extract"]);
 
         let batch = [
             input(Topic::PAGES, "a", 1),

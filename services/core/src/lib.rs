@@ -25,6 +25,7 @@ pub mod shutdown;
 pub mod stage;
 pub mod sync;
 pub mod util;
+pub mod workers;
 
 pub use config::{Config, Topic};
 pub use map::{MapStage, Mapped};

@@ -27,6 +27,7 @@ trait Wire: Stage + Sized {
                 inputs: inputs.to_vec(),
                 outputs: outputs.to_vec(),
                 every_instance: Vec::new(),
+                chained: Vec::new(),
             },
             stage: Box::new(self),
         }

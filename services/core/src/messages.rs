@@ -345,6 +345,10 @@ pub struct StageStatus {
     /// this one is the active one; absent while it waits as a standby.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub active_since_ms: Option<u64>,
+    /// The stages that run after it in the same process (`gleaner stage
+    /// fetch+clean+extract` reports as fetch, with clean and extract here).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chained: Vec<String>,
 }
 
 /// `gleaner.rules`: extraction rules for one site (key = host; null deletes).

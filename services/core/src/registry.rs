@@ -379,6 +379,7 @@ impl Placed<'_> {
             inputs,
             outputs,
             every_instance: self.spec.every_instance_reads().to_vec(),
+            chained: Vec::new(),
         }
     }
 }

@@ -130,6 +130,9 @@ pub struct Wiring {
     /// Those of `inputs` every instance reads whole
     /// (`StageSpec::every_instance_reads`).
     pub every_instance: Vec<Topic>,
+    /// The stages that run after it in the same process, in order (a
+    /// chain, `chain.rs`): `gleaner status` shows them as running there.
+    pub chained: Vec<&'static str>,
 }
 
 /// A built stage in its place, for a bus to run.

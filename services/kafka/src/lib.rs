@@ -18,7 +18,6 @@ mod standby;
 mod state;
 mod watchdog;
 mod whole;
-mod workers;
 
 pub use admin::{
     check_reachable, create_topics, group_offsets, read_records, read_tail, PartitionOffsets,

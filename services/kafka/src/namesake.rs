@@ -122,6 +122,7 @@ mod tests {
             handled: 0,
             at_ms,
             active_since_ms: None,
+            chained: Vec::new(),
         }
     }
 

@@ -24,6 +24,8 @@ pub struct Reporter {
     pub handled: u64,
     /// Since when this instance is its stage's active one (dedup, stories).
     pub active_since_ms: Option<u64>,
+    /// The stages chained after it in this process.
+    pub chained: Vec<String>,
 }
 
 impl Reporter {
@@ -38,6 +40,7 @@ impl Reporter {
             last_commit_ms: None,
             handled: 0,
             active_since_ms: None,
+            chained: Vec::new(),
         }
     }
 
@@ -74,6 +77,7 @@ impl Reporter {
             handled: self.handled,
             at_ms: gleaner_core::util::unix_millis(),
             active_since_ms: self.active_since_ms,
+            chained: self.chained.clone(),
         };
         // A second at most: a report is worth nothing late.
         if let Err(e) = publish(producer, &self.topic, &status, Duration::from_secs(1)).await {

@@ -15,10 +15,10 @@ use super::inflight::{acknowledged, enqueue, Positions};
 use super::producer::{producer_for, Producer};
 use super::watchdog::Watchdog;
 use super::whole::{recv_whole, WholeTopics};
-use super::workers::Workers;
 use anyhow::Context;
 use gleaner_core::config::{Config, Topic};
 use gleaner_core::stage::{limit_unsourced, settle, Input, Origin, Output, Stage, Wired, Wiring};
+use gleaner_core::workers::Workers;
 use rdkafka::consumer::{CommitMode, Consumer, StreamConsumer};
 use rdkafka::error::{KafkaError, RDKafkaErrorCode};
 use rdkafka::message::Message;
@@ -96,6 +96,7 @@ pub async fn run_stage(
     let mut crash = CrashPoint::from_env(name);
     let mut reporter = super::report::Reporter::new(name, cfg);
     reporter.active_since_ms = active_since_ms;
+    reporter.chained = wiring.chained.iter().map(|s| s.to_string()).collect();
     let health = state.clone();
     gleaner_core::health::register(name, move || health.health());
     let mut watchdog = Watchdog::default();
@@ -103,7 +104,7 @@ pub async fn run_stage(
     let mut handled_total: u64 = 0;
     let mut tick = tokio::time::interval(Duration::from_millis(250));
     tick.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
-    let mut workers = Workers::new(&*stage, cfg);
+    let mut workers = Workers::new(&*stage, cfg.run.worker_count());
     let mut flow = Flow::default();
     loop {
         // While the pipeline empties the stage's held work waits: its

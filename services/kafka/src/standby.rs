@@ -89,6 +89,7 @@ async fn report(producer: &crate::Producer, cfg: &Config, me: &Me<'_>, since: Op
         handled: 0,
         at_ms: gleaner_core::util::unix_millis(),
         active_since_ms: since,
+        chained: Vec::new(),
     };
     let topic = cfg.topic_name(Topic::STATUS);
     if let Err(e) = publish(producer, &topic, &status, Duration::from_secs(5)).await {
@@ -173,6 +174,7 @@ mod tests {
             handled: 0,
             at_ms,
             active_since_ms: since,
+            chained: Vec::new(),
         }
     }
 

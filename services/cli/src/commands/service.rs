@@ -97,7 +97,7 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         built.push(p.build(&ctx).await?);
         gleaner_core::metrics::describe(p.spec.metrics());
     }
-    let stage = chained(built, &placed);
+    let stage = chained(built, &placed, cfg.run.worker_count());
     gleaner_core::metrics::describe(gleaner_kafka::metrics::METRICS);
     if let Some(addr) = &kafka.metrics {
         crate::metrics_server::serve(addr).await?;
@@ -110,12 +110,13 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
 fn chained(
     built: Vec<gleaner_core::Wired>,
     placed: &[&gleaner_core::registry::Placed],
+    workers: usize,
 ) -> gleaner_core::Wired {
     let mut stages = built.into_iter().zip(placed).rev();
     let (mut wired, _) = stages.next().expect("a service runs a stage");
     for (first, p) in stages {
         let link = p.output.expect("a stage with a next one writes a topic");
-        wired = gleaner_core::chain::chain(first, wired, link);
+        wired = gleaner_core::chain::chain(first, wired, link, workers);
     }
     if placed.len() > 1 {
         let names: Vec<&str> = placed.iter().map(|p| p.spec.name()).collect();

@@ -85,8 +85,16 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
     let now = gleaner_core::util::unix_millis();
     let reports = reports(cfg, brokers);
     let owners = owners(&reports, now);
+    let chains = chains(&reports, now);
     for placed in &flow.stages {
         let name = placed.spec.name();
+        if let Some(chain) = chains.runs_in(name) {
+            writeln!(
+                out,
+                "{name:<10} runs in the {chain} service (its group commits for it)\n"
+            )?;
+            continue;
+        }
         let group = format!("{}-{name}", cfg.kafka.group_prefix);
         let consumer: BaseConsumer = ClientConfig::new()
             .set("bootstrap.servers", brokers)
@@ -95,15 +103,17 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
             .create()?;
         let mut topics = vec![cfg.topic_name(placed.input)];
         // Topics every instance reads whole are not the group's to commit.
-        let whole = placed.spec.every_instance_reads();
-        topics.extend(
-            placed
-                .spec
-                .side_inputs()
-                .iter()
-                .filter(|t| !whole.contains(t))
-                .map(|t| cfg.topic_name(*t)),
-        );
+        // The side inputs of the stages chained after it are its group's.
+        let members = chains.after(name).iter().filter_map(|m| flow.get(m));
+        for spec in std::iter::once(placed.spec).chain(members.map(|p| p.spec)) {
+            let whole = spec.every_instance_reads();
+            for t in spec.side_inputs().iter().filter(|t| !whole.contains(t)) {
+                let topic = cfg.topic_name(*t);
+                if !topics.contains(&topic) {
+                    topics.push(topic);
+                }
+            }
+        }
         let names: Vec<&str> = topics.iter().map(String::as_str).collect();
         let parts = group_offsets(&consumer, &names)?;
         let total: i64 = parts.iter().map(PartitionOffsets::lag).sum();
@@ -148,6 +158,38 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
         )?;
     }
     Ok(out)
+}
+
+/// The chains live instances report: which stages run after which in one
+/// process (`gleaner stage fetch+clean+extract`).
+#[derive(Default)]
+struct Chains {
+    /// First stage -> the stages after it.
+    after: HashMap<String, Vec<String>>,
+}
+
+impl Chains {
+    fn after(&self, first: &str) -> &[String] {
+        self.after.get(first).map_or(&[], Vec::as_slice)
+    }
+
+    /// The chain `stage` runs in after another stage, as `a+b+c`.
+    fn runs_in(&self, stage: &str) -> Option<String> {
+        self.after
+            .iter()
+            .find(|(_, rest)| rest.iter().any(|s| s == stage))
+            .map(|(first, rest)| format!("{first}+{}", rest.join("+")))
+    }
+}
+
+fn chains(reports: &[StageStatus], now: u64) -> Chains {
+    let mut chains = Chains::default();
+    for r in reports {
+        if !r.chained.is_empty() && now.saturating_sub(r.at_ms) < STALE_MS {
+            chains.after.insert(r.stage.clone(), r.chained.clone());
+        }
+    }
+    chains
 }
 
 /// A report older than this is shown as stale: its instance is probably gone.
@@ -240,7 +282,25 @@ mod tests {
             handled: 0,
             at_ms,
             active_since_ms: None,
+            chained: Vec::new(),
         }
+    }
+
+    #[test]
+    fn a_live_chain_names_where_its_later_stages_run() {
+        let now = 100_000;
+        let mut chain = report("1", &["p[0]"], now - 1_000);
+        chain.stage = "fetch".into();
+        chain.chained = vec!["clean".into(), "extract".into()];
+        let mut gone = report("1", &[], now - 60_000);
+        gone.stage = "summarize".into();
+        gone.chained = vec!["index".into()];
+        let c = chains(&[chain, gone], now);
+        assert_eq!(c.runs_in("extract").as_deref(), Some("fetch+clean+extract"));
+        assert_eq!(c.after("fetch"), ["clean", "extract"]);
+        assert_eq!(c.runs_in("fetch"), None);
+        // A chain whose last report is stale no longer speaks for its stages.
+        assert_eq!(c.runs_in("index"), None);
     }
 
     #[test]

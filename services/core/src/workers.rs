@@ -1,23 +1,23 @@
 //! A map stage (one that `fork()`s: clean, extract, summarize) handles a
 //! batch on every core as a service too, as `gleaner run` gives it a
 //! worker per core: the batch is split into one run of inputs per worker,
-//! handled at once, and the answers kept in the batch's order.
+//! handled at once, and the answers kept in the batch's order. The Kafka
+//! runner splits each batch so; a chain whose first stage cannot fork
+//! (fetch) splits what it hands its later stages so.
 
-use gleaner_core::config::Config;
-use gleaner_core::stage::{Handled, Input, Stage};
+use crate::stage::{Handled, Input, Stage};
 
 /// The stage's forks beside the stage itself (none for a stage that keeps
 /// one worker and its order).
-pub(crate) struct Workers {
+pub struct Workers {
     forks: Vec<Box<dyn Stage>>,
 }
 
 impl Workers {
-    /// `run.workers` workers (0: one per core), as in `gleaner run`.
-    pub fn new(stage: &dyn Stage, cfg: &Config) -> Self {
-        let forks = (1..cfg.run.worker_count())
-            .map_while(|_| stage.fork())
-            .collect();
+    /// `workers` workers in all (`run.worker_count()`, as in `gleaner
+    /// run`), if the stage forks.
+    pub fn new(stage: &dyn Stage, workers: usize) -> Self {
+        let forks = (1..workers).map_while(|_| stage.fork()).collect();
         Workers { forks }
     }
 
@@ -48,10 +48,10 @@ impl Workers {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::config::Topic;
+    use crate::map::{MapStage, Mapped};
+    use crate::stage::Output;
     use async_trait::async_trait;
-    use gleaner_core::config::Topic;
-    use gleaner_core::map::{MapStage, Mapped};
-    use gleaner_core::stage::Output;
 
     /// Answers each input with its key, after a pause, so that a batch
     /// handled input after input takes the sum of the pauses.
@@ -77,10 +77,8 @@ mod tests {
 
     #[tokio::test]
     async fn a_batch_is_split_over_the_workers_and_answered_in_its_order() {
-        let mut cfg = Config::default();
-        cfg.run.workers = 4;
         let mut stage: Box<dyn Stage> = Box::new(Mapped::new(Echo));
-        let mut workers = Workers::new(&*stage, &cfg);
+        let mut workers = Workers::new(&*stage, 4);
         assert_eq!(workers.forks.len(), 3);
         let batch: Vec<Input> = (0..8).map(|i| input(&i.to_string())).collect();
         let t0 = std::time::Instant::now();
