@@ -91,7 +91,7 @@ enum Cmd {
     /// added to the registry has no subcommand of its own), or stages next
     /// to each other as one service: `fetch+clean+extract`.
     #[command(
-        after_help = "Examples:\n  gleaner stage extract --brokers 127.0.0.1:9092\n  gleaner stage fetch+clean+extract --state fetch-state\n  gleaner stage summarize+index --data gleaner-data\n\n\
+        after_help = "Example: gleaner stage fetch+clean+extract --state fetch-state --brokers 127.0.0.1:9092\n\n\
 Stages joined by + run in one process, each handing the next its outputs in\n\
 memory: the topics between them (pages, cleaned; summarized) are not written,\n\
 which spares the broker a record and a consumer per page and link. Dedup and\n\
