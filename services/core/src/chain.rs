@@ -31,9 +31,12 @@ pub struct Chain {
     then_name: &'static str,
     /// `then`'s forks, when `first` cannot fork (fetch): what `first`
     /// hands on is then handled on every core, as the runner handles a
-    /// batch of a stage that forks (a chain whose first stage forks is
+    /// batch of a stage that forks (a chain whose stages all fork is
     /// forked whole by the runner instead).
     then_workers: Option<Workers>,
+    /// `first`'s forks, when `then` cannot fork (summarize before the
+    /// index): the batch is handled on every core before it is handed on.
+    first_workers: Option<Workers>,
 }
 
 /// `first` and `then` wired as one service reading `first`'s inputs and
@@ -75,11 +78,11 @@ pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
         every_instance,
         chained,
     };
-    let then_workers = first
-        .stage
-        .fork()
-        .is_none()
-        .then(|| Workers::new(&*then.stage, workers));
+    // The runner forks a chain whose stages all fork; otherwise the
+    // stage that forks is spread over the cores here.
+    let (first_forks, then_forks) = (first.stage.fork().is_some(), then.stage.fork().is_some());
+    let then_workers = (!first_forks && then_forks).then(|| Workers::new(&*then.stage, workers));
+    let first_workers = (first_forks && !then_forks).then(|| Workers::new(&*first.stage, workers));
     Wired {
         wiring,
         stage: Box::new(Chain {
@@ -89,6 +92,7 @@ pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
             then: then.stage,
             then_name: then.wiring.name,
             then_workers,
+            first_workers,
         }),
     }
 }
@@ -102,6 +106,14 @@ enum Source {
 }
 
 impl Chain {
+    /// `first`'s answers to `inputs`, on its forks where it has them.
+    async fn first_handle(&mut self, inputs: &[Input]) -> Vec<Handled> {
+        match &mut self.first_workers {
+            Some(workers) => workers.handle(&mut self.first, inputs).await,
+            None => self.first.handle_batch(inputs).await,
+        }
+    }
+
     /// `then`'s answers to `inputs`, on its forks where it has them.
     async fn then_handle(&mut self, inputs: &[Input]) -> Vec<Handled> {
         match &mut self.then_workers {
@@ -159,7 +171,7 @@ impl Stage for Chain {
             .collect();
         // Most batches are all the first stage's: handed over as they are.
         let firsts: Vec<Handled> = if mine.iter().all(|&m| m) {
-            self.first.handle_batch(inputs).await
+            self.first_handle(inputs).await
         } else {
             let its: Vec<Input> = inputs
                 .iter()
@@ -167,7 +179,7 @@ impl Stage for Chain {
                 .filter(|(_, &m)| m)
                 .map(|(i, _)| i.clone())
                 .collect();
-            self.first.handle_batch(&its).await
+            self.first_handle(&its).await
         };
         let mut firsts = firsts.into_iter();
         // Per input: its answer so far, and what `then` is to handle, in
@@ -254,6 +266,7 @@ impl Stage for Chain {
             then: self.then.fork()?,
             then_name: self.then_name,
             then_workers: None,
+            first_workers: None,
         }))
     }
 
@@ -418,5 +431,56 @@ mod tests {
         let late = stage.tick().await;
         assert_eq!(texts(&late, Topic::ARTICLES), ["late!"]);
         assert!(stage.tick().await.is_empty());
+    }
+
+    /// Answers each page after a pause, counting how many it answers at once.
+    struct Slow {
+        now: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+        most: std::sync::Arc<std::sync::atomic::AtomicUsize>,
+    }
+
+    #[async_trait]
+    impl crate::map::MapStage for Slow {
+        async fn map(&self, _: &Input) -> Handled {
+            use std::sync::atomic::Ordering::SeqCst;
+            let n = self.now.fetch_add(1, SeqCst) + 1;
+            self.most.fetch_max(n, SeqCst);
+            tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+            self.now.fetch_sub(1, SeqCst);
+            Ok(vec![Output::new(Topic::CLEANED, "h", "page".to_string())])
+        }
+    }
+
+    /// A first stage that forks, before one that does not (summarize
+    /// before the index), handles a batch on every worker.
+    #[tokio::test]
+    async fn a_first_stage_that_forks_works_on_every_worker() {
+        for (workers, expected) in [(2, 2), (1, 1)] {
+            let most = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
+            let slow = Slow {
+                now: Default::default(),
+                most: most.clone(),
+            };
+            let first = wired(
+                "clean",
+                &[Topic::PAGES],
+                &[Topic::CLEANED],
+                Box::new(crate::map::Mapped::new(slow)),
+            );
+            let then = wired(
+                "extract",
+                &[Topic::CLEANED],
+                &[Topic::ARTICLES],
+                Box::new(Then { rules: 0 }),
+            );
+            let Wired { mut stage, .. } = chain(first, then, Topic::CLEANED, workers);
+            assert!(stage.fork().is_none(), "the runner cannot fork it whole");
+            let batch: Vec<Input> = (0..4).map(|i| input(Topic::PAGES, "p", i)).collect();
+            let answers = stage.handle_batch(&batch).await;
+            assert!(answers
+                .iter()
+                .all(|a| texts(a.as_ref().unwrap(), Topic::ARTICLES) == ["page!"]));
+            assert_eq!(most.load(std::sync::atomic::Ordering::SeqCst), expected);
+        }
     }
 }
