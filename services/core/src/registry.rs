@@ -399,7 +399,15 @@ mod tests {
     use super::*;
     use crate::stage::{Handled, Input};
 
-    struct Spec(&'static str, Option<Topic>, &'static [Topic], bool);
+    /// Name, output, what it reads, passes through, single active, state.
+    struct Spec(
+        &'static str,
+        Option<Topic>,
+        &'static [Topic],
+        bool,
+        bool,
+        &'static [Topic],
+    );
     struct Nothing;
 
     #[async_trait]
@@ -426,15 +434,42 @@ mod tests {
         fn passes_through(&self) -> bool {
             self.3
         }
+        fn single_active(&self) -> bool {
+            self.4
+        }
+        fn state_topics(&self) -> &'static [Topic] {
+            self.5
+        }
         async fn build(&self, _: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
             Ok(Box::new(Nothing))
         }
     }
 
-    const FETCH: Spec = Spec("fetch", Some(Topic::PAGES), &[Topic::SEEDS], false);
-    const CLEAN: Spec = Spec("clean", Some(Topic::CLEANED), &[Topic::PAGES], false);
-    const COUNT: Spec = Spec("count", Some(Topic::new("counted")), &[], true);
-    const INDEX: Spec = Spec("index", None, &[Topic::PAGES, Topic::CLEANED], false);
+    const FETCH: Spec = Spec(
+        "fetch",
+        Some(Topic::PAGES),
+        &[Topic::SEEDS],
+        false,
+        false,
+        &[],
+    );
+    const CLEAN: Spec = Spec(
+        "clean",
+        Some(Topic::CLEANED),
+        &[Topic::PAGES],
+        false,
+        false,
+        &[],
+    );
+    const COUNT: Spec = Spec("count", Some(Topic::new("counted")), &[], true, false, &[]);
+    const INDEX: Spec = Spec(
+        "index",
+        None,
+        &[Topic::PAGES, Topic::CLEANED],
+        false,
+        false,
+        &[],
+    );
 
     fn flow(order: &[&str]) -> anyhow::Result<Vec<(String, Topic, Option<Topic>)>> {
         let registry: [&dyn StageSpec; 4] = [&FETCH, &CLEAN, &COUNT, &INDEX];
@@ -471,37 +506,17 @@ mod tests {
         assert!(flow(&["fetch", "count", "clean"]).is_ok());
     }
 
-    /// A stage with one active instance, or one that keeps its state in a
-    /// topic.
-    struct Special(&'static str, Option<Topic>, bool, &'static [Topic]);
-
-    #[async_trait]
-    impl StageSpec for Special {
-        fn name(&self) -> &'static str {
-            self.0
-        }
-        fn about(&self) -> &'static str {
-            ""
-        }
-        fn output(&self) -> Option<Topic> {
-            self.1
-        }
-        fn reads(&self) -> &'static [Topic] {
-            &[]
-        }
-        fn single_active(&self) -> bool {
-            self.2
-        }
-        fn state_topics(&self) -> &'static [Topic] {
-            self.3
-        }
-        async fn build(&self, _: &StageContext) -> anyhow::Result<Box<dyn Stage>> {
-            Ok(Box::new(Nothing))
-        }
-    }
-
-    const DEDUP: Special = Special("dedup", Some(Topic::UNIQUE), true, &[]);
-    const KEEPER: Special = Special("keeper", Some(Topic::new("kept")), false, &[Topic::CLEANED]);
+    /// A stage with one active instance, and one that keeps its state in
+    /// a topic.
+    const DEDUP: Spec = Spec("dedup", Some(Topic::UNIQUE), &[], false, true, &[]);
+    const KEEPER: Spec = Spec(
+        "keeper",
+        Some(Topic::new("kept")),
+        &[],
+        false,
+        false,
+        &[Topic::CLEANED],
+    );
 
     #[test]
     fn a_chain_is_stages_next_to_each_other_that_need_no_topic_between_them() {
