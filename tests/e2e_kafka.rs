@@ -377,12 +377,29 @@ fn same_hits_as_one_index(
     .stderr(std::fs::File::create(tmp.join("index-one.log")).unwrap())
     .spawn()
     .unwrap();
+    // Every article in, and every record of its topics (the reposts on
+    // `duplicates` too) read and committed: an index stopped at its last
+    // article could miss a repost the shards list among the copies.
+    let group: rdkafka::consumer::BaseConsumer = rdkafka::ClientConfig::new()
+        .set("bootstrap.servers", brokers)
+        .set("group.id", format!("{prefix}one-index"))
+        .create()
+        .unwrap();
+    let inputs = [
+        format!("{prefix}.summarized"),
+        format!("{prefix}.duplicates"),
+    ];
+    let caught_up = || {
+        let topics: Vec<&str> = inputs.iter().map(String::as_str).collect();
+        gleaner_kafka::group_offsets(&group, &topics)
+            .is_ok_and(|parts| parts.iter().all(|p| p.lag() == 0))
+    };
     let t0 = Instant::now();
     let one = loop {
         let docs = gleaner_index::SearchIndex::open(&one_data.join("index"), 200)
             .map(|s| s.num_docs())
             .unwrap_or(0);
-        if docs >= ARTICLES.len() as u64 {
+        if docs >= ARTICLES.len() as u64 && caught_up() {
             break gleaner_index::SearchIndex::open(&one_data.join("index"), 200).unwrap();
         }
         assert!(
