@@ -15,7 +15,9 @@
 //! came from.
 
 use crate::config::Topic;
-use crate::stage::{settle, Handled, Input, InputPositions, Output, Stage, Wired, Wiring};
+use crate::stage::{
+    handle_as_batch, settle, Handled, Input, InputPositions, Output, Stage, Wired, Wiring,
+};
 use crate::workers::Workers;
 use async_trait::async_trait;
 
@@ -44,30 +46,19 @@ pub struct Chain {
 /// name (its consumer group and status); `workers` in all for `then`
 /// when `first` cannot fork.
 pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
-    let mut inputs = first.wiring.inputs.clone();
-    for t in then.wiring.inputs.iter().filter(|t| **t != link) {
-        if !inputs.contains(t) {
-            inputs.push(*t);
+    // Each topic once, in order, the link left out where it is not read.
+    let union = |a: &[Topic], b: &[Topic]| {
+        let mut all: Vec<Topic> = Vec::with_capacity(a.len() + b.len());
+        for t in a.iter().chain(b).filter(|t| **t != link) {
+            if !all.contains(t) {
+                all.push(*t);
+            }
         }
-    }
-    let mut outputs: Vec<Topic> = first
-        .wiring
-        .outputs
-        .iter()
-        .copied()
-        .filter(|t| *t != link)
-        .collect();
-    for t in &then.wiring.outputs {
-        if !outputs.contains(t) {
-            outputs.push(*t);
-        }
-    }
-    let mut every_instance = first.wiring.every_instance.clone();
-    for t in &then.wiring.every_instance {
-        if !every_instance.contains(t) {
-            every_instance.push(*t);
-        }
-    }
+        all
+    };
+    let inputs = union(&first.wiring.inputs, &then.wiring.inputs);
+    let outputs = union(&first.wiring.outputs, &then.wiring.outputs);
+    let every_instance = union(&first.wiring.every_instance, &then.wiring.every_instance);
     let mut chained = first.wiring.chained.clone();
     chained.push(then.wiring.name);
     chained.extend(&then.wiring.chained);
@@ -95,14 +86,6 @@ pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
             first_workers,
         }),
     }
-}
-
-/// Where a record `then` handles came from.
-enum Source {
-    /// Made by `first` from the batch's input at this index.
-    Linked(usize),
-    /// The batch's input at this index itself (a side input of `then`).
-    Direct(usize),
 }
 
 impl Chain {
@@ -158,10 +141,7 @@ impl Chain {
 #[async_trait]
 impl Stage for Chain {
     async fn handle(&mut self, input: &Input) -> Handled {
-        self.handle_batch(std::slice::from_ref(input))
-            .await
-            .pop()
-            .unwrap_or(Ok(vec![]))
+        handle_as_batch(self, input).await
     }
 
     async fn handle_batch(&mut self, inputs: &[Input]) -> Vec<Handled> {
@@ -182,22 +162,23 @@ impl Stage for Chain {
             self.first_handle(&its).await
         };
         let mut firsts = firsts.into_iter();
-        // Per input: its answer so far, and what `then` is to handle, in
-        // the batch's order.
+        // Per input: its answer so far; and what `then` is to handle, in
+        // the batch's order, with the input each answers (the link records
+        // `first` made of it, or a side input of `then` itself).
         let mut answers: Vec<Handled> = Vec::with_capacity(inputs.len());
         let mut onward: Vec<Input> = Vec::new();
-        let mut sources: Vec<Source> = Vec::new();
+        let mut owners: Vec<usize> = Vec::new();
         for (at, (input, &m)) in inputs.iter().zip(&mine).enumerate() {
             if !m {
                 onward.push(input.clone());
-                sources.push(Source::Direct(at));
+                owners.push(at);
                 answers.push(Ok(Vec::new()));
                 continue;
             }
             match firsts.next().unwrap_or(Ok(Vec::new())) {
                 Ok(outs) => {
                     let (kept, linked) = self.split(outs, Some(input));
-                    sources.extend(linked.iter().map(|_| Source::Linked(at)));
+                    owners.extend(linked.iter().map(|_| at));
                     onward.extend(linked);
                     answers.push(Ok(kept));
                 }
@@ -208,8 +189,7 @@ impl Stage for Chain {
             return answers;
         }
         let thens = self.then_handle(&onward).await;
-        for ((input, handled), source) in onward.iter().zip(thens).zip(sources) {
-            let (Source::Linked(at) | Source::Direct(at)) = source;
+        for ((input, handled), at) in onward.iter().zip(thens).zip(owners) {
             let settled = settle(self.then_name, input, handled, None);
             if let Ok(outs) = &mut answers[at] {
                 outs.extend(settled);
