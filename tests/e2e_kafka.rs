@@ -510,6 +510,7 @@ async fn kafka_largest_records_round_trip() {
         topic: gleaner_core::Topic::PAGES,
         key: "x.test".into(),
         payload: noise.clone().into(),
+        made_by: None,
     };
     let producer = gleaner_kafka::producer(&cfg, &brokers).unwrap();
     gleaner_kafka::produce_all(&producer, &cfg, &[page_out.clone(), noise_out])

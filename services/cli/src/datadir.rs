@@ -150,6 +150,7 @@ pub fn take_inbox(dir: &Path) -> anyhow::Result<Vec<Output>> {
                     payload: gleaner_core::Payload::Bytes(std::sync::Arc::new(
                         line.as_bytes().to_vec(),
                     )),
+                    made_by: None,
                 });
                 continue;
             }

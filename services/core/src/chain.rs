@@ -7,12 +7,16 @@
 //! fewer per link, and gleaner the JSON of that record both ways.
 //!
 //! Which stages may be chained is the flow's to say
-//! (`registry::Flow::chain`); this file only runs them. A failure of the
-//! first stage is answered by the runner, under the service's name (the
-//! first stage's); a failure of a later one is answered here, under that
-//! stage's own name, with the link record as its payload and the original
-//! input's origin, so a dead letter names what failed and where its input
-//! came from.
+//! (`registry::Flow::chain`); this file only runs them. The first stage's
+//! answers are settled by the runner, under the service's name (the first
+//! stage's); a later stage's answers to the link records are settled
+//! here, under that stage's own name (its counters, and its dead letters
+//! with the link record as their payload and the original input's
+//! origin, so a dead letter names what failed and where its input came
+//! from), and marked as its own (`Output::made_by`) so the runner does not
+//! count them again. A later stage's side inputs are answered as they
+//! come and settled by the runner under that stage's name
+//! (`Stage::answered_by`).
 
 use crate::config::Topic;
 use crate::stage::{
@@ -39,13 +43,23 @@ pub struct Chain {
     /// `first`'s forks, when `then` cannot fork (summarize before the
     /// index): the batch is handled on every core before it is handed on.
     first_workers: Option<Workers>,
+    /// The broker's record limit: `then`'s records past it are dead
+    /// letters under its name.
+    max_record_bytes: Option<usize>,
 }
 
 /// `first` and `then` wired as one service reading `first`'s inputs and
 /// `then`'s side inputs, writing everything but `link`, under `first`'s
 /// name (its consumer group and status); `workers` in all for `then`
-/// when `first` cannot fork.
-pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
+/// when `first` cannot fork; records of `then` past `max_record_bytes`
+/// are its dead letters.
+pub fn chain(
+    first: Wired,
+    then: Wired,
+    link: Topic,
+    workers: usize,
+    max_record_bytes: Option<usize>,
+) -> Wired {
     // Each topic once, in order, the link left out where it is not read.
     let union = |a: &[Topic], b: &[Topic]| {
         let mut all: Vec<Topic> = Vec::with_capacity(a.len() + b.len());
@@ -84,8 +98,17 @@ pub fn chain(first: Wired, then: Wired, link: Topic, workers: usize) -> Wired {
             then_name: then.wiring.name,
             then_workers,
             first_workers,
+            max_record_bytes,
         }),
     }
+}
+
+/// The hooks whose outputs answer no input ([`Stage::tick`],
+/// [`Stage::idle`], [`Stage::drain`]).
+enum Hook {
+    Tick,
+    Idle,
+    Drain,
 }
 
 impl Chain {
@@ -124,6 +147,41 @@ impl Chain {
         (kept, linked)
     }
 
+    /// `then`'s answer to a link record, settled under its name and
+    /// marked as its own.
+    fn settle_then(&self, input: &Input, handled: Handled) -> Vec<Output> {
+        let mut outs = settle(self.then_name, input, handled, self.max_record_bytes);
+        self.mark(&mut outs);
+        outs
+    }
+
+    /// `outs` marked as `then`'s (a nested chain's later stage keeps its
+    /// own mark).
+    fn mark(&self, outs: &mut [Output]) {
+        for o in outs {
+            o.made_by.get_or_insert(self.then_name);
+        }
+    }
+
+    /// A hook's outputs: `first`'s, with those on the link handled by
+    /// `then`, then `then`'s own, marked as its.
+    async fn hook(&mut self, hook: Hook) -> Vec<Output> {
+        let outs = match hook {
+            Hook::Tick => self.first.tick().await,
+            Hook::Idle => self.first.idle().await,
+            Hook::Drain => self.first.drain().await,
+        };
+        let mut all = self.onward(outs).await;
+        let mut own = match hook {
+            Hook::Tick => self.then.tick().await,
+            Hook::Idle => self.then.idle().await,
+            Hook::Drain => self.then.drain().await,
+        };
+        self.mark(&mut own);
+        all.extend(own);
+        all
+    }
+
     /// `outs` of `first` that answer no input (its ticks, its drain) with
     /// those on the link handled by `then`.
     async fn onward(&mut self, outs: Vec<Output>) -> Vec<Output> {
@@ -131,7 +189,7 @@ impl Chain {
         if !linked.is_empty() {
             let answers = self.then_handle(&linked).await;
             for (input, handled) in linked.iter().zip(answers) {
-                kept.extend(settle(self.then_name, input, handled, None));
+                kept.extend(self.settle_then(input, handled));
             }
         }
         kept
@@ -164,7 +222,8 @@ impl Stage for Chain {
         let mut firsts = firsts.into_iter();
         // Per input: its answer so far; and what `then` is to handle, in
         // the batch's order, with the input each answers (the link records
-        // `first` made of it, or a side input of `then` itself).
+        // `first` made of it, or a side input of `then` itself, whose
+        // answer is `then`'s as it comes: `answered_by`).
         let mut answers: Vec<Handled> = Vec::with_capacity(inputs.len());
         let mut onward: Vec<Input> = Vec::new();
         let mut owners: Vec<usize> = Vec::new();
@@ -190,7 +249,11 @@ impl Stage for Chain {
         }
         let thens = self.then_handle(&onward).await;
         for ((input, handled), at) in onward.iter().zip(thens).zip(owners) {
-            let settled = settle(self.then_name, input, handled, None);
+            if !mine[at] {
+                answers[at] = handled;
+                continue;
+            }
+            let settled = self.settle_then(input, handled);
             if let Ok(outs) = &mut answers[at] {
                 outs.extend(settled);
             }
@@ -199,10 +262,7 @@ impl Stage for Chain {
     }
 
     async fn tick(&mut self) -> Vec<Output> {
-        let outs = self.first.tick().await;
-        let mut all = self.onward(outs).await;
-        all.extend(self.then.tick().await);
-        all
+        self.hook(Hook::Tick).await
     }
 
     async fn ready(&mut self) {
@@ -212,10 +272,7 @@ impl Stage for Chain {
     }
 
     async fn idle(&mut self) -> Vec<Output> {
-        let outs = self.first.idle().await;
-        let mut all = self.onward(outs).await;
-        all.extend(self.then.idle().await);
-        all
+        self.hook(Hook::Idle).await
     }
 
     async fn produced(&mut self) {
@@ -228,10 +285,7 @@ impl Stage for Chain {
     }
 
     async fn drain(&mut self) -> Vec<Output> {
-        let outs = self.first.drain().await;
-        let mut all = self.onward(outs).await;
-        all.extend(self.then.drain().await);
-        all
+        self.hook(Hook::Drain).await
     }
 
     fn replay_guard(&self) -> bool {
@@ -247,11 +301,20 @@ impl Stage for Chain {
             then_name: self.then_name,
             then_workers: None,
             first_workers: None,
+            max_record_bytes: self.max_record_bytes,
         }))
     }
 
     fn held(&self) -> usize {
         self.first.held() + self.then.held()
+    }
+
+    fn answered_by(&self, input: &Input) -> Option<&'static str> {
+        if self.first_reads.contains(&input.topic) {
+            self.first.answered_by(input)
+        } else {
+            Some(self.then.answered_by(input).unwrap_or(self.then_name))
+        }
     }
 
     async fn close(&mut self) -> anyhow::Result<()> {
@@ -366,7 +429,7 @@ mod tests {
             &[Topic::ARTICLES],
             Box::new(Then { rules: 0 }),
         );
-        let Wired { wiring, mut stage } = chain(first, then, Topic::CLEANED, 2);
+        let Wired { wiring, mut stage } = chain(first, then, Topic::CLEANED, 2, None);
         assert_eq!(wiring.name, "clean");
         assert_eq!(wiring.inputs, vec![Topic::PAGES, Topic::RULES]);
         assert_eq!(wiring.outputs, vec![Topic::FRONTIER, Topic::ARTICLES]);
@@ -413,6 +476,69 @@ mod tests {
         assert!(stage.tick().await.is_empty());
     }
 
+    /// Counted as the runner counts: each stage's inputs and outputs under
+    /// its own name, once; a record of the later stage too large for the
+    /// broker is its dead letter.
+    #[tokio::test]
+    async fn each_stage_is_counted_under_its_own_name_once() {
+        use crate::metrics::value;
+        let first = wired(
+            "count-clean",
+            &[Topic::PAGES],
+            &[Topic::CLEANED, Topic::FRONTIER],
+            Box::new(First { ticked: true }),
+        );
+        let then = wired(
+            "count-extract",
+            &[Topic::CLEANED, Topic::RULES],
+            &[Topic::ARTICLES],
+            Box::new(Then { rules: 0 }),
+        );
+        let Wired { wiring, mut stage } = chain(first, then, Topic::CLEANED, 2, Some(200));
+        let big = "x".repeat(300);
+        let batch = [
+            input(Topic::PAGES, "a", 1),
+            input(Topic::RULES, "rule", 7),
+            input(Topic::PAGES, "fail", 3),
+            input(Topic::PAGES, &big, 4),
+        ];
+        let answers = stage.handle_batch(&batch).await;
+        let mut outs = Vec::new();
+        for (input, handled) in batch.iter().zip(answers) {
+            let name = stage.answered_by(input).unwrap_or(wiring.name);
+            outs.extend(settle(name, input, handled, Some(200)));
+        }
+        let inputs = |stage| value("gleaner_stage_inputs_total", &[("stage", stage)]);
+        let outputs = |stage, topic| {
+            value(
+                "gleaner_stage_outputs_total",
+                &[("stage", stage), ("topic", topic)],
+            )
+        };
+        // Three pages for the first; two cleaned records and the rule for
+        // the second.
+        assert_eq!(inputs("count-clean"), 3.0);
+        assert_eq!(inputs("count-extract"), 4.0);
+        assert_eq!(outputs("count-clean", "frontier"), 3.0);
+        assert_eq!(outputs("count-clean", "articles"), 0.0);
+        assert_eq!(outputs("count-extract", "articles"), 1.0);
+        assert_eq!(outputs("count-extract", "dead-letter"), 2.0);
+        assert_eq!(outputs("count-clean", "dead-letter"), 0.0);
+        // The oversized article is the second stage's dead letter.
+        let dead: Vec<DeadLetter> = outs
+            .iter()
+            .filter(|o| o.topic == Topic::DEAD_LETTER)
+            .map(|o| o.decode().unwrap())
+            .collect();
+        let too_large: Vec<&DeadLetter> = dead
+            .iter()
+            .filter(|d| d.error.contains("too large"))
+            .collect();
+        assert_eq!(too_large.len(), 1, "{dead:?}");
+        assert_eq!(too_large[0].stage, "count-extract");
+        assert_eq!(too_large[0].offset, Some(4));
+    }
+
     /// Answers each page after a pause, counting how many it answers at once.
     struct Slow {
         now: std::sync::Arc<std::sync::atomic::AtomicUsize>,
@@ -453,7 +579,7 @@ mod tests {
                 &[Topic::ARTICLES],
                 Box::new(Then { rules: 0 }),
             );
-            let Wired { mut stage, .. } = chain(first, then, Topic::CLEANED, workers);
+            let Wired { mut stage, .. } = chain(first, then, Topic::CLEANED, workers, None);
             assert!(stage.fork().is_none(), "the runner cannot fork it whole");
             let batch: Vec<Input> = (0..4).map(|i| input(Topic::PAGES, "p", i)).collect();
             let answers = stage.handle_batch(&batch).await;

@@ -117,6 +117,7 @@ async fn runs_to_idle_with_loops_backpressure_and_dead_letters() {
         topic: Topic::SEEDS,
         key: "k".into(),
         payload: b"{not json".to_vec().into(),
+        made_by: None,
     })
     .await;
     p.wait_idle().await;

@@ -75,6 +75,11 @@ pub struct Output {
     pub topic: Topic,
     pub key: String,
     pub payload: Payload,
+    /// The stage of a chained service that made this output, when it is
+    /// not the service's first (`chain.rs`): counted under that stage
+    /// already, and a record too large for the broker is a dead letter
+    /// named after it. `None`: the stage the runner settles.
+    pub made_by: Option<&'static str>,
 }
 
 impl Output {
@@ -94,6 +99,7 @@ impl Output {
             topic,
             key: key.into(),
             payload: Payload::typed(msg),
+            made_by: None,
         }
     }
 
@@ -233,6 +239,14 @@ pub trait Stage: Send + 'static {
         0
     }
 
+    /// The stage that answers `input`, when it is not the service's own:
+    /// a side input of a later stage of a chain (the index's duplicates in
+    /// `summarize+index`). The runner counts it and names its failures
+    /// under that stage.
+    fn answered_by(&self, _input: &Input) -> Option<&'static str> {
+        None
+    }
+
     /// Called when the runner stops: make state durable.
     async fn close(&mut self) -> anyhow::Result<()> {
         Ok(())
@@ -267,6 +281,7 @@ pub fn enforce_record_limit(
             if len <= max_bytes || o.topic == Topic::DEAD_LETTER || o.topic == Topic::SKIPPED {
                 o
             } else {
+                let stage = o.made_by.unwrap_or(stage);
                 let mut dl = input.dead_letter(
                     stage,
                     &format!(
@@ -280,7 +295,9 @@ pub fn enforce_record_limit(
                 // what an operator needs to see.
                 dl.payload_excerpt = util::excerpt(&o.payload.bytes(), 1024);
                 dl.payload_bytes = len as u64;
-                Output::dead_letter(stage, dl).into_wire()
+                let mut answer = Output::dead_letter(stage, dl).into_wire();
+                answer.made_by = o.made_by;
+                answer
             }
         })
         .collect()
@@ -343,7 +360,8 @@ pub fn settle(
         },
         Err(e) => vec![answer_error(stage, input, &e)],
     };
-    for o in &outs {
+    // A chained stage's outputs were counted under it.
+    for o in outs.iter().filter(|o| o.made_by.is_none()) {
         crate::metrics::inc(
             "gleaner_stage_outputs_total",
             &[("stage", stage), ("topic", o.topic.short())],

@@ -226,7 +226,7 @@ pub async fn run_stage(
         let mut outs = Vec::new();
         for (input, handled) in batch.iter().zip(results) {
             outs.extend(settle(
-                name,
+                stage.answered_by(input).unwrap_or(name),
                 input,
                 handled,
                 Some(cfg.kafka.max_record_bytes),

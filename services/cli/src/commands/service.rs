@@ -97,7 +97,12 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
         built.push(p.build(&ctx).await?);
         gleaner_core::metrics::describe(p.spec.metrics());
     }
-    let stage = chained(built, &placed, cfg.run.worker_count());
+    let stage = chained(
+        built,
+        &placed,
+        cfg.run.worker_count(),
+        cfg.kafka.max_record_bytes,
+    );
     gleaner_core::metrics::describe(gleaner_kafka::metrics::METRICS);
     if let Some(addr) = &kafka.metrics {
         crate::metrics_server::serve(addr).await?;
@@ -106,17 +111,19 @@ pub async fn run(name: &str, mut cfg: Config, kafka: &Kafka, place: Place) -> an
 }
 
 /// The built stages of a chain as one (a single stage as itself), each
-/// handing the next its outputs on the topic between them.
+/// handing the next its outputs on the topic between them (records past
+/// `max_record_bytes` dead letters of the stage that made them).
 fn chained(
     built: Vec<gleaner_core::Wired>,
     placed: &[&gleaner_core::registry::Placed],
     workers: usize,
+    max_record_bytes: usize,
 ) -> gleaner_core::Wired {
     let mut stages = built.into_iter().zip(placed).rev();
     let (mut wired, _) = stages.next().expect("a service runs a stage");
     for (first, p) in stages {
         let link = p.output.expect("a stage with a next one writes a topic");
-        wired = gleaner_core::chain::chain(first, wired, link, workers);
+        wired = gleaner_core::chain::chain(first, wired, link, workers, Some(max_record_bytes));
     }
     if placed.len() > 1 {
         let names: Vec<&str> = placed.iter().map(|p| p.spec.name()).collect();

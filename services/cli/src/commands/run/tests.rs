@@ -52,6 +52,7 @@ impl MapStage for Count {
                 topic: COUNTED,
                 key: input.key.clone().unwrap_or_default(),
                 payload,
+                made_by: None,
             })
             .collect())
     }
