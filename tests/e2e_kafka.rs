@@ -57,12 +57,32 @@ async fn chained_services_end_to_end() {
     let Some(brokers) = test_brokers("chained_services_end_to_end") else {
         return;
     };
+    // The fetch chains serve their metrics: what crossed the links
+    // between their stages is counted there, as those topics are not
+    // written.
+    let (metrics1, metrics2) = (free_addr(), free_addr());
     let services = |data: &str, data2: &str| -> Vec<Vec<String>> {
         let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
         let fetch = "fetch+clean+extract";
         vec![
-            v(&["stage", fetch, "--allow-private", "--instance", "1"]),
-            v(&["stage", fetch, "--allow-private", "--instance", "2"]),
+            v(&[
+                "stage",
+                fetch,
+                "--allow-private",
+                "--metrics",
+                &metrics1,
+                "--instance",
+                "1",
+            ]),
+            v(&[
+                "stage",
+                fetch,
+                "--allow-private",
+                "--metrics",
+                &metrics2,
+                "--instance",
+                "2",
+            ]),
             v(&["dedup"]),
             v(&["stories"]),
             v(&[
@@ -94,7 +114,9 @@ async fn chained_services_end_to_end() {
 
 /// The example site crawled by `services` (given the two index data
 /// directories), whose index instances read `index_input`; `unwritten`:
-/// the topics between chained stages, which must stay empty.
+/// the topics between chained stages, which must stay empty (what
+/// crossed `pages` and `cleaned` is then read from the `--metrics` of the
+/// services that serve them: the inputs clean and extract counted).
 async fn end_to_end(
     brokers: &str,
     services: &dyn Fn(&str, &str) -> Vec<Vec<String>>,
@@ -223,6 +245,24 @@ async fn end_to_end(
         before = now;
     }
 
+    // What the chained stages took in, from the services' metrics, before
+    // they stop.
+    let mut taken_in: BTreeMap<String, u64> = BTreeMap::new();
+    for args in &services {
+        let Some(at) = args.iter().position(|a| a == "--metrics") else {
+            continue;
+        };
+        let url = format!("http://{}/metrics", args[at + 1]);
+        let (status, text) = http_get(&url).await.expect("metrics answer");
+        assert_eq!(status, 200, "{url}");
+        for stage in ["clean", "extract"] {
+            *taken_in.entry(stage.to_string()).or_default() += metric(
+                &text,
+                "gleaner_stage_inputs_total",
+                &format!("stage=\"{stage}\""),
+            );
+        }
+    }
     // `gleaner status` says where chained stages run (their groups idle).
     if !unwritten.is_empty() {
         let status = succeeded(&mut gleaner(&["status"], &cfg, &brokers));
@@ -281,6 +321,15 @@ async fn end_to_end(
         let records = read(t).len() as u64;
         if unwritten.contains(&t) {
             assert_eq!(records, 0, "{t} lies between chained stages: not written");
+            // Its records are the next stage's inputs (extract reads no
+            // rules here).
+            let reader = match t {
+                "pages" => "clean",
+                "cleaned" => "extract",
+                _ => continue,
+            };
+            assert!(read("rules").is_empty());
+            produced.insert(t.to_string(), taken_in[reader]);
         } else {
             produced.insert(t.to_string(), records);
         }
@@ -523,4 +572,13 @@ async fn kafka_largest_records_round_trip() {
     let sizes: Vec<usize> = back.iter().map(Vec::len).collect();
     assert_eq!(sizes, vec![page_out.payload.wire_len(), noise.len()]);
     assert!(back[1] == noise);
+}
+
+/// The sum of a counter's series whose labels include `label` (`stage="x"`)
+/// in Prometheus text.
+fn metric(text: &str, name: &str, label: &str) -> u64 {
+    text.lines()
+        .filter(|l| l.starts_with(&format!("{name}{{")) && l.contains(label))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum::<f64>() as u64
 }
