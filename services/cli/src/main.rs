@@ -3,6 +3,7 @@
 //! `search`, `serve`, `topics` and one-shot `extract`.
 
 mod args;
+mod bad_input;
 mod commands;
 mod datadir;
 mod metrics_server;

@@ -20,25 +20,12 @@ pub mod stories;
 pub mod topics;
 
 use crate::args::Kafka;
+use gleaner_core::config::{SectionCheck, SectionOf};
+use gleaner_core::registry::StageSpec;
 use gleaner_core::Config;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-/// Bad usage or input (a missing seed file, a URL without a scheme, an
-/// unknown config key): the command exits with status 2, other errors 1.
-#[derive(Debug)]
-pub struct BadInput(pub String);
-
-impl std::fmt::Display for BadInput {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
-    }
-}
-
-impl std::error::Error for BadInput {}
-
-pub fn bad_input(msg: impl Into<String>) -> anyhow::Error {
-    anyhow::Error::new(BadInput(msg.into()))
-}
+pub use crate::bad_input::{bad_input, BadInput};
 
 /// The lines an offline command reads: standard input for `-`, else the
 /// file (one that cannot be opened is bad input).
@@ -67,10 +54,31 @@ pub fn init_logs(default: &str) {
         .try_init();
 }
 
+/// The sections of pipelines.toml besides core's: each stage's, and the
+/// commands' own.
+pub fn sections(registry: &[&dyn StageSpec]) -> Vec<&'static dyn SectionCheck> {
+    let mut known: Vec<&'static dyn SectionCheck> =
+        registry.iter().filter_map(|s| s.settings()).collect();
+    known.push(&SectionOf::<serve::ServeSettings>::NEW);
+    known
+}
+
+/// The configuration at `path` (or the defaults), every section checked:
+/// a misspelt key or section is an error here, not a surprise later.
+pub fn load_config(path: Option<&Path>) -> anyhow::Result<Config> {
+    let cfg = Config::load(path)?;
+    let checked = cfg.check_sections(&sections(&crate::stages::registry()));
+    match path {
+        Some(p) => checked.map_err(|e| e.context(format!("parsing config {}", p.display())))?,
+        None => checked?,
+    }
+    Ok(cfg)
+}
+
 /// The configuration `--config` names (else the defaults), every section
 /// checked; a bad one is bad input.
 pub fn config(common: &crate::args::Common) -> anyhow::Result<Config> {
-    crate::stages::load_config(common.config.as_deref()).map_err(|e| bad_input(format!("{e:#}")))
+    load_config(common.config.as_deref()).map_err(|e| bad_input(format!("{e:#}")))
 }
 
 /// `--extractor`, else the config's.
@@ -125,4 +133,49 @@ pub async fn broker_reachable(brokers: &str) -> anyhow::Result<()> {
         gleaner_kafka::check_reachable(&b, gleaner_kafka::REACH_WAIT)
     })
     .await?
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The documented pipelines.toml is what the code does with no config:
+    /// every section it writes equals its owner's defaults, and every
+    /// section a stage or command owns is documented there.
+    #[test]
+    fn the_documented_config_is_the_defaults() {
+        let text = include_str!("../../../../pipelines.toml");
+        let documented = Config::from_toml(text).unwrap();
+        let defaults = Config::default_config();
+        // Core's sections; the stages are compared below.
+        let core = |c: &Config| {
+            let mut c = c.clone();
+            c.sections.clear();
+            c.pipeline.stages = None;
+            toml::Value::try_from(c).unwrap()
+        };
+        assert_eq!(core(&documented), core(&defaults));
+        // Written out for the reader; left out, the order is the same.
+        let listed = documented.pipeline.stages.clone().unwrap();
+        let names: Vec<String> = crate::stages::registry()
+            .iter()
+            .map(|s| s.name().to_string())
+            .collect();
+        assert_eq!(listed, names, "[pipeline] stages");
+        let known = sections(&crate::stages::registry());
+        for section in &known {
+            assert!(
+                documented.sections.contains_key(section.name()),
+                "[{}] is not documented in pipelines.toml",
+                section.name()
+            );
+            assert_eq!(
+                section.effective(&documented).unwrap(),
+                section.effective(&defaults).unwrap(),
+                "[{}] in pipelines.toml differs from its defaults in code",
+                section.name()
+            );
+        }
+        documented.check_sections(&known).unwrap();
+    }
 }

@@ -164,11 +164,11 @@ async fn a_counting_stage_joins_the_flow_through_the_registry_and_config() {
     let count = CountSpec(seen.clone(), placed_after.clone());
     let mut registry = crate::stages::registry();
     registry.push(&count);
-    cfg.check_sections(&crate::stages::sections(&registry))
+    cfg.check_sections(&crate::commands::sections(&registry))
         .unwrap();
     let misspelt = Config::from_toml("[count]\nwieght = 3\n").unwrap();
     assert!(misspelt
-        .check_sections(&crate::stages::sections(&registry))
+        .check_sections(&crate::commands::sections(&registry))
         .is_err());
     let data = tmp.path().join("data");
     let opts = RunOptions {
