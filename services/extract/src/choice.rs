@@ -146,6 +146,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 // Recirculation goes first, so that it does not count
                 // among the words an article element must hold.
                 let chosen = boundary::without_recirculation(blocks, chosen, declared);
+                let chosen =
+                    reviews::without_suggestions(blocks, chosen, cleaned.meta.page_type.as_deref());
                 let chosen = boundary::within_article(blocks, &words, chosen, declared);
                 let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);

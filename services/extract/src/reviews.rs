@@ -19,6 +19,51 @@ pub fn declared_product(page_type: Option<&str>) -> bool {
     })
 }
 
+/// Class names of the other products a product's page suggests
+/// ("Similar items", "Customers also bought", "Recently viewed"):
+/// recirculation, as on an article's page.
+const SUGGESTIONS: &[&str] = &[
+    "related",
+    "recommend",
+    "similar",
+    "also-viewed",
+    "alsoviewed",
+    "also-bought",
+    "alsobought",
+    "upsell",
+    "up-sell",
+    "cross-sell",
+    "crosssell",
+    "recently-viewed",
+    "recentlyviewed",
+];
+
+/// `chosen` without the blocks under an element whose class names other
+/// products suggested ([`SUGGESTIONS`]), on a page declared one
+/// product's, while the rest of the text outweighs them (a shop's page
+/// of several products declared as one is made of them).
+pub fn without_suggestions(
+    blocks: &[Block],
+    chosen: Vec<usize>,
+    page_type: Option<&str>,
+) -> Vec<usize> {
+    if !declared_product(page_type) {
+        return chosen;
+    }
+    static NAMES: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
+    let names = crate::tree::names_matcher(&NAMES, SUGGESTIONS);
+    let suggested = |b: &Block| {
+        names.is_match(&b.path)
+            && b.path.split('/').any(|label| {
+                crate::tree::label_classes(label)
+                    .filter(|name| !crate::tree::states_what_it_has(name))
+                    .any(|name| names.is_match(name))
+            })
+    };
+    let marked: Vec<bool> = chosen.iter().map(|&i| suggested(&blocks[i])).collect();
+    crate::inserts::without_marked_while_outweighed(blocks, chosen, &marked)
+}
+
 /// "review" in any ASCII case.
 fn review_word() -> &'static aho_corasick::AhoCorasick {
     static WORD: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
@@ -137,6 +182,41 @@ mod tests {
         ] {
             assert!(!names_reviews(no), "{no}");
         }
+    }
+
+    /// On a product's page the products it suggests go, the product's own
+    /// text staying, unless they outweigh it (a shop's page of products
+    /// declared as one); on other pages they stay.
+    #[test]
+    fn suggested_products_under_a_product_go() {
+        let page = [
+            block("html/body/main/div.product-info/p", &[0, 1, 2, 3, 4], 900),
+            block(
+                "html/body/main/section.similar-products/ul/li",
+                &[0, 1, 2, 5, 6, 7],
+                200,
+            ),
+            block(
+                "html/body/main/div.recently-viewed/a",
+                &[0, 1, 2, 8, 9],
+                200,
+            ),
+            block("html/body/main/div.has-related/p", &[0, 1, 2, 10, 11], 200),
+        ];
+        let all = || (0..page.len()).collect::<Vec<_>>();
+        assert_eq!(without_suggestions(&page, all(), Some("Product")), [0, 3]);
+        assert_eq!(
+            without_suggestions(&page, all(), Some("NewsArticle")),
+            all()
+        );
+        assert_eq!(without_suggestions(&page, all(), None), all());
+        let shop = [
+            block("html/body/main/div.product-info/p", &[0, 1, 2, 3, 4], 100),
+            page[1].clone(),
+            page[2].clone(),
+        ];
+        let all = || (0..shop.len()).collect::<Vec<_>>();
+        assert_eq!(without_suggestions(&shop, all(), Some("Product")), all());
     }
 
     /// On a product's page the reviews go and the description stays,
