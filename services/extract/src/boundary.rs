@@ -271,18 +271,14 @@ fn in_recirculation(b: &Block) -> bool {
     if !names.is_match(&b.path) {
         return false;
     }
-    b.path.split('/').any(|label| {
-        // Classes only: ids are often a heading's words made a slug
-        // (`#babbel-the-most-popular-app`), or name a region that holds
-        // text and links both.
-        crate::tree::label_classes(label)
-            .filter(|name| !crate::tree::states_what_it_has(name))
-            .any(|name| {
-                names.find_iter(name).any(|m| {
-                    RECIRCULATION[m.pattern().as_usize()] != "subscribe"
-                        || !name[m.end()..].starts_with(['r', 'R'])
-                })
-            })
+    // Classes only: ids are often a heading's words made a slug
+    // (`#babbel-the-most-popular-app`), or name a region that holds text
+    // and links both.
+    crate::tree::has_class_named(&b.path, |name| {
+        names.find_iter(name).any(|m| {
+            RECIRCULATION[m.pattern().as_usize()] != "subscribe"
+                || !name[m.end()..].starts_with(['r', 'R'])
+        })
     })
 }
 

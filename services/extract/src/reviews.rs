@@ -53,12 +53,7 @@ pub fn without_suggestions(
     static NAMES: OnceLock<aho_corasick::AhoCorasick> = OnceLock::new();
     let names = crate::tree::names_matcher(&NAMES, SUGGESTIONS);
     let suggested = |b: &Block| {
-        names.is_match(&b.path)
-            && b.path.split('/').any(|label| {
-                crate::tree::label_classes(label)
-                    .filter(|name| !crate::tree::states_what_it_has(name))
-                    .any(|name| names.is_match(name))
-            })
+        names.is_match(&b.path) && crate::tree::has_class_named(&b.path, |n| names.is_match(n))
     };
     let marked: Vec<bool> = chosen.iter().map(|&i| suggested(&blocks[i])).collect();
     crate::inserts::without_marked_while_outweighed(blocks, chosen, &marked)

@@ -133,6 +133,17 @@ pub(crate) fn states_what_it_has(name: &str) -> bool {
         .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
 }
 
+/// Whether an element of a block's `path` has a class that `named`
+/// accepts, other than one stating what the element has
+/// ([`states_what_it_has`]: `has-related`, `no-popular`).
+pub(crate) fn has_class_named(path: &str, named: impl Fn(&str) -> bool) -> bool {
+    path.split('/').any(|label| {
+        label_classes(label)
+            .filter(|name| !states_what_it_has(name))
+            .any(&named)
+    })
+}
+
 /// Whether a path label is chrome (by tag, or by id/class names) and
 /// whether its id or classes name content (`article-body`, `post`, `main`),
 /// in one pass over the label.
