@@ -57,10 +57,9 @@ async fn chained_services_end_to_end() {
     let Some(brokers) = test_brokers("chained_services_end_to_end") else {
         return;
     };
-    // The fetch chains serve their metrics: what crossed the links
-    // between their stages is counted there, as those topics are not
-    // written.
-    let (metrics1, metrics2) = (free_addr(), free_addr());
+    // The chains serve their metrics: what crossed the links between
+    // their stages is counted there, as those topics are not written.
+    let metrics: Vec<String> = (0..4).map(|_| free_addr()).collect();
     let services = |data: &str, data2: &str| -> Vec<Vec<String>> {
         let v = |a: &[&str]| a.iter().map(|s| s.to_string()).collect();
         let fetch = "fetch+clean+extract";
@@ -70,7 +69,7 @@ async fn chained_services_end_to_end() {
                 fetch,
                 "--allow-private",
                 "--metrics",
-                &metrics1,
+                &metrics[0],
                 "--instance",
                 "1",
             ]),
@@ -79,7 +78,7 @@ async fn chained_services_end_to_end() {
                 fetch,
                 "--allow-private",
                 "--metrics",
-                &metrics2,
+                &metrics[1],
                 "--instance",
                 "2",
             ]),
@@ -90,6 +89,8 @@ async fn chained_services_end_to_end() {
                 "summarize+index",
                 "--data",
                 data,
+                "--metrics",
+                &metrics[2],
                 "--instance",
                 "1",
             ]),
@@ -98,6 +99,8 @@ async fn chained_services_end_to_end() {
                 "summarize+index",
                 "--data",
                 data2,
+                "--metrics",
+                &metrics[3],
                 "--instance",
                 "2",
             ]),
@@ -115,8 +118,9 @@ async fn chained_services_end_to_end() {
 /// The example site crawled by `services` (given the two index data
 /// directories), whose index instances read `index_input`; `unwritten`:
 /// the topics between chained stages, which must stay empty (what
-/// crossed `pages` and `cleaned` is then read from the `--metrics` of the
-/// services that serve them: the inputs clean and extract counted).
+/// crossed them is then read from the `--metrics` of the services that
+/// serve them: the pages clean and the cleaned records extract took in,
+/// the summaries summarize handed on).
 async fn end_to_end(
     brokers: &str,
     services: &dyn Fn(&str, &str) -> Vec<Vec<String>>,
@@ -245,9 +249,10 @@ async fn end_to_end(
         before = now;
     }
 
-    // What the chained stages took in, from the services' metrics, before
-    // they stop.
-    let mut taken_in: BTreeMap<String, u64> = BTreeMap::new();
+    // What crossed each link, from the services' metrics before they
+    // stop: what the stage after it took in, or what the stage before it
+    // handed on.
+    let mut crossed: BTreeMap<&str, u64> = BTreeMap::new();
     for args in &services {
         let Some(at) = args.iter().position(|a| a == "--metrics") else {
             continue;
@@ -255,12 +260,17 @@ async fn end_to_end(
         let url = format!("http://{}/metrics", args[at + 1]);
         let (status, text) = http_get(&url).await.expect("metrics answer");
         assert_eq!(status, 200, "{url}");
-        for stage in ["clean", "extract"] {
-            *taken_in.entry(stage.to_string()).or_default() += metric(
-                &text,
-                "gleaner_stage_inputs_total",
-                &format!("stage=\"{stage}\""),
-            );
+        let counted = [
+            ("pages", "gleaner_stage_inputs_total", "stage=\"clean\""),
+            ("cleaned", "gleaner_stage_inputs_total", "stage=\"extract\""),
+            (
+                "summarized",
+                "gleaner_stage_outputs_total",
+                "stage=\"summarize\",topic=\"summarized\"",
+            ),
+        ];
+        for (link, name, labels) in counted {
+            *crossed.entry(link).or_default() += metric(&text, name, labels);
         }
     }
     // `gleaner status` says where chained stages run (their groups idle).
@@ -321,15 +331,10 @@ async fn end_to_end(
         let records = read(t).len() as u64;
         if unwritten.contains(&t) {
             assert_eq!(records, 0, "{t} lies between chained stages: not written");
-            // Its records are the next stage's inputs (extract reads no
-            // rules here).
-            let reader = match t {
-                "pages" => "clean",
-                "cleaned" => "extract",
-                _ => continue,
-            };
+            // Extract's inputs are the cleaned records: it reads no rules
+            // here.
             assert!(read("rules").is_empty());
-            produced.insert(t.to_string(), taken_in[reader]);
+            produced.insert(t.to_string(), crossed[t]);
         } else {
             produced.insert(t.to_string(), records);
         }

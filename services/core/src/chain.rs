@@ -35,6 +35,9 @@ pub struct Chain {
     link: Topic,
     then: Box<dyn Stage>,
     then_name: &'static str,
+    /// `first`'s name, under which what it hands on is counted as its
+    /// outputs, as the runner counts a stage's outputs to a topic.
+    first_name: &'static str,
     /// `then`'s forks, when `first` cannot fork (fetch): what `first`
     /// hands on is then handled on every core, as the runner handles a
     /// batch of a stage that forks (a chain whose stages all fork is
@@ -96,6 +99,7 @@ pub fn chain(
             link,
             then: then.stage,
             then_name: then.wiring.name,
+            first_name: first.wiring.name,
             then_workers,
             first_workers,
             max_record_bytes,
@@ -237,6 +241,13 @@ impl Stage for Chain {
             match firsts.next().unwrap_or(Ok(Vec::new())) {
                 Ok(outs) => {
                     let (kept, linked) = self.split(outs, Some(input));
+                    // Its outputs to the link, counted as they would be
+                    // were the link a topic.
+                    crate::metrics::add(
+                        "gleaner_stage_outputs_total",
+                        &[("stage", self.first_name), ("topic", self.link.short())],
+                        linked.len() as u64,
+                    );
                     owners.extend(linked.iter().map(|_| at));
                     onward.extend(linked);
                     answers.push(Ok(kept));
@@ -299,6 +310,7 @@ impl Stage for Chain {
             link: self.link,
             then: self.then.fork()?,
             then_name: self.then_name,
+            first_name: self.first_name,
             then_workers: None,
             first_workers: None,
             max_record_bytes: self.max_record_bytes,

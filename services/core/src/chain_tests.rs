@@ -189,6 +189,8 @@ async fn each_stage_is_counted_under_its_own_name_once() {
     assert_eq!(inputs("count-clean"), 3.0);
     assert_eq!(inputs("count-extract"), 4.0);
     assert_eq!(outputs("count-clean", "frontier"), 3.0);
+    // What the first handed on counts among its outputs, as on a topic.
+    assert_eq!(outputs("count-clean", "cleaned"), 3.0);
     assert_eq!(outputs("count-clean", "articles"), 0.0);
     assert_eq!(outputs("count-extract", "articles"), 1.0);
     assert_eq!(outputs("count-extract", "dead-letter"), 2.0);
