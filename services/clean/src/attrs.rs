@@ -16,6 +16,8 @@ pub(crate) struct Attrs<'a> {
     pub(crate) itemprop: Option<Cow<'a, str>>,
     /// Its microdata type (`itemtype`), as written.
     pub(crate) itemtype: Option<Cow<'a, str>>,
+    /// Whether its `rel` names the author (`<a rel="author">`).
+    pub(crate) rel_author: bool,
 }
 
 /// ARIA roles of page chrome: landmarks around the content, and dialogs
@@ -124,6 +126,10 @@ pub(crate) fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) 
             out.itemprop = Some(value);
         } else if name.eq_ignore_ascii_case("itemtype") {
             out.itemtype = Some(value);
+        } else if name.eq_ignore_ascii_case("rel") {
+            out.rel_author = value
+                .split_ascii_whitespace()
+                .any(|r| r.eq_ignore_ascii_case("author"));
         }
     }
     out

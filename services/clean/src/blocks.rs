@@ -3,7 +3,7 @@
 
 use crate::attrs::{push_label, Attrs};
 use crate::entities::{collapse, decode_entities};
-use crate::microdata::MicrodataAuthor;
+use crate::microdata::{LinkAuthor, MicrodataAuthor};
 use crate::tags::*;
 use gleaner_core::messages::{Block, PageMeta};
 
@@ -58,6 +58,7 @@ pub(crate) struct State {
     pub(crate) meta: PageMeta,
     pub(crate) time_datetime: Option<String>,
     pub(crate) microdata: MicrodataAuthor,
+    pub(crate) linked_author: LinkAuthor,
     /// The microdata items on the page whose type is a page type
     /// (`itemtype="https://schema.org/QAPage"`): the first one's type and
     /// how many there are.
@@ -178,6 +179,7 @@ impl State {
                 self.hidden_depth -= usize::from(o.hidden);
                 self.chrome_role_depth -= usize::from(o.chrome_role);
                 self.microdata.end(o.serial);
+                self.linked_author.end(o.serial);
             }
         }
     }

@@ -110,6 +110,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if let Some(prop) = attrs.itemprop.as_deref().filter(|_| s.dropped_depth == 0) {
                     s.microdata.start(prop, None, Some(serial));
                 }
+                if attrs.rel_author && s.dropped_depth == 0 && s.hidden_depth == 0 {
+                    s.linked_author.start(serial);
+                }
                 drop(s);
                 let s_end = s_el.clone();
                 el.on_end_tag(Box::new(move |_end| {
@@ -154,6 +157,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 }
                 s.raw.push_str(chunk);
                 s.microdata.text(chunk);
+                s.linked_author.text(chunk);
                 if s.hidden_depth > 0 {
                     s.hidden_raw_bytes += chunk.len();
                 }
@@ -194,6 +198,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
     if s.meta.author.is_none() {
         s.meta.author = s.microdata.found.take();
     }
+    s.meta.linked_author = s.linked_author.found.take();
     if s.meta.date.is_none() {
         s.meta.date = s.time_datetime.take();
     }
@@ -535,6 +540,11 @@ mod tests {
         let meta = clean_html(one).unwrap().1;
         assert_eq!(meta.author.as_deref(), Some("Bo Chen"));
         assert!(meta.authors.is_empty(), "one author is `author` alone");
+        // Names escaped as HTML (Yoast's JSON-LD) read as the page shows them.
+        let escaped = r#"<script type="application/ld+json">{"@type":"BlogPosting","author":{"name":"Maria &amp; Katerina"},"publisher":{"name":"Trip &#038; Tome"}}</script><p>x</p>"#;
+        let meta = clean_html(escaped).unwrap().1;
+        assert_eq!(meta.author.as_deref(), Some("Maria & Katerina"));
+        assert_eq!(meta.site_name.as_deref(), Some("Trip & Tome"));
     }
 
     /// The people an article's JSON-LD names win over a meta tag that

@@ -1,7 +1,7 @@
 //! Page metadata from <meta>, <html lang>, <time> and JSON-LD.
 
 use crate::blocks::State;
-use crate::entities::{collapse, decode_attribute};
+use crate::entities::{collapse, decode_attribute, decode_entities};
 use gleaner_core::messages::PageMeta;
 
 pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
@@ -150,6 +150,13 @@ fn unwrapped(script: &str) -> &str {
     s
 }
 
+/// A JSON-LD name as text. Some publishers (WordPress's Yoast among them)
+/// escape its HTML entities ("Maria &amp; Katerina"), which a script's text
+/// keeps as written; a name never means them literally.
+fn json_ld_text(name: &str) -> String {
+    collapse(&decode_entities(name))
+}
+
 /// The names of a JSON-LD object's `author` (a name, an object with a
 /// `name`, or a list of them), of people only when `people` (an
 /// `Organization` named as the author is the publisher).
@@ -165,7 +172,7 @@ fn authors_of(o: &serde_json::Map<String, serde_json::Value>, people: bool) -> V
         p.get("name")
             .and_then(|n| n.as_str())
             .or(p.as_str())
-            .map(collapse)
+            .map(json_ld_text)
             .filter(|n| !n.is_empty())
     };
     match o.get("author") {
@@ -227,7 +234,7 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                             .get("publisher")
                             .and_then(|p| p.get("name"))
                             .and_then(|n| n.as_str())
-                            .map(collapse)
+                            .map(json_ld_text)
                             .filter(|n| !n.is_empty());
                     }
                 }

@@ -99,6 +99,47 @@ impl MicrodataAuthor {
     }
 }
 
+/// The text of the page's first link marked `rel="author"` with a text:
+/// blogs mark their byline so when nothing else names the author.
+#[derive(Default)]
+pub(crate) struct LinkAuthor {
+    /// Serial of the open link (0: none open).
+    open: u64,
+    text: String,
+    pub(crate) found: Option<String>,
+}
+
+impl LinkAuthor {
+    /// A `rel="author"` link numbered `serial` starts.
+    pub(crate) fn start(&mut self, serial: u64) {
+        if self.found.is_none() && self.open == 0 {
+            self.open = serial;
+        }
+    }
+
+    /// Text inside the link being read.
+    pub(crate) fn text(&mut self, chunk: &str) {
+        if self.open != 0 && self.text.len() < MAX_BYTES {
+            self.text.push_str(chunk);
+        }
+    }
+
+    /// The element numbered `serial` closed; an empty link (an avatar)
+    /// leaves the next one to say.
+    pub(crate) fn end(&mut self, serial: u64) {
+        if serial != self.open {
+            return;
+        }
+        self.open = 0;
+        let text = collapse(&decode_entities(&self.text));
+        self.text.clear();
+        let words = text.split_whitespace().count();
+        if (1..=MAX_WORDS).contains(&words) && text.chars().count() <= MAX_CHARS {
+            self.found = Some(text);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use crate::clean_html;
@@ -135,5 +176,20 @@ mod tests {
         assert_eq!(author(headline), None);
         let bio = format!(r#"<div itemprop="author">{}</div>"#, "Writes. ".repeat(40));
         assert_eq!(author(&bio), None);
+    }
+
+    /// The first `rel="author"` link with a text is kept apart from the
+    /// author, as a byline's is; an avatar's empty link and a hidden
+    /// one are passed over.
+    #[test]
+    fn the_first_rel_author_link_with_a_text_is_kept() {
+        let linked = |html: &str| clean_html(html).unwrap().1.linked_author;
+        let page = r#"<a rel="author" href="/a"><img src="/me.jpg"></a>
+            <div hidden><a rel="author" href="/a">Old Name</a></div>
+            <p>Posted by <a href="/a" title="Posts by Mike Conley" rel="noopener Author">Mike &amp; Co</a></p>
+            <p><a rel="author" href="/b">Second Author</a></p>"#;
+        assert_eq!(linked(page).as_deref(), Some("Mike & Co"));
+        assert_eq!(clean_html(page).unwrap().1.author, None);
+        assert_eq!(linked(r#"<a rel="nofollow" href="/a">Not Me</a>"#), None);
     }
 }

@@ -184,6 +184,10 @@ pub struct PageMeta {
     /// Every author JSON-LD names, when it names more than one.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub authors: Vec<String>,
+    /// The text of the page's first link marked `rel="author"` (HTML's
+    /// link type for the author of the article it sits in).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub linked_author: Option<String>,
 }
 
 /// `gleaner.cleaned`: a page stripped of markup. Its JSON names each

@@ -17,7 +17,9 @@ pub(crate) fn near_names(path: &str, names: &[&str]) -> bool {
 
 /// Names in ids and classes that hold a byline.
 fn names_byline(path: &str) -> bool {
-    near_names(path, &["author", "byline", "writer"])
+    // A sign-in box (`#authorization`) names no author.
+    let path = path.to_ascii_lowercase().replace("authoriz", "");
+    near_names(&path, &["author", "byline", "writer"])
 }
 
 /// Words that label a byline rather than name anyone.
@@ -125,20 +127,49 @@ fn before_a_date(text: &str) -> &str {
     text[..cut].trim_end_matches(|c: char| !c.is_alphanumeric() && c != '.')
 }
 
+/// Separators between a byline's name and its date, place or title.
+const BYLINE_SEPARATORS: &[&str] = &["·", "⋅", "|", "•", " - ", " on ", ","];
+
 /// A person's name out of a byline, or `None` when the text does not look
-/// like one (too many words, digits, not capitalised).
+/// like one (too many words, digits, not capitalised). The name may come
+/// before or after a separated date: "By Jane Doe · 2 May 2024", "Dec. 19,
+/// 2025 · Niko Matsakis".
 fn name_in(byline: &str) -> Option<&str> {
-    let mut name = strip_byline_label(byline);
-    let labelled = name.len() < byline.trim().len();
-    // "By Jane Doe · 2 May 2024", "Jane Doe | Updated ..."
-    for sep in ["·", "⋅", "|", "•", " - ", " on ", ","] {
-        if let Some((a, _)) = name.split_once(sep) {
-            name = a;
+    let rest = strip_byline_label(byline);
+    let labelled = rest.len() < byline.trim().len();
+    let mut parts = vec![rest];
+    for sep in BYLINE_SEPARATORS {
+        parts = parts.iter().flat_map(|p| p.split(sep)).collect();
+    }
+    // A part is read after another only when that one held a digit (a
+    // date): "The author would like to thank A, B and C" names no author.
+    for part in parts.into_iter().take(4) {
+        let own = strip_byline_label(part);
+        if let Some(name) = name_of(own, labelled || own.len() < part.trim().len()) {
+            return Some(name);
+        }
+        if !part.contains(|c: char| c.is_ascii_digit()) {
+            return None;
         }
     }
+    None
+}
+
+/// The text up to a digit written against a letter: inline elements with
+/// no space between them ("By Lucas Nolan22 Dec 2016"; a name has no digit).
+fn before_a_glued_digit(text: &str) -> &str {
+    text.char_indices()
+        .zip(text.chars().skip(1))
+        .find(|((_, a), b)| a.is_alphabetic() && b.is_ascii_digit())
+        .map_or(text, |((i, a), _)| &text[..i + a.len_utf8()])
+}
+
+/// The text as a person's name, if it looks like one; a `labelled` text
+/// ("By ...") may run into a date.
+fn name_of(name: &str, labelled: bool) -> Option<&str> {
     // After a label ("By ..."), the name may run into the date.
     let name = if labelled {
-        before_a_date(name.trim())
+        before_a_date(before_a_glued_digit(name).trim())
     } else {
         name.trim()
     };
@@ -181,7 +212,8 @@ fn name_in(byline: &str) -> Option<&str> {
 
 /// The author from the page itself: a short block under an element named
 /// for the author or byline, or a block that starts with "By "; a bare
-/// label ("Written by") takes the name from the block after it.
+/// label ("Written by") takes the name from the block after it; else the
+/// text of a `rel="author"` link.
 pub fn byline_author(c: &Cleaned) -> Option<String> {
     let (above, below) = headline_neighbourhood(c);
     // Some pages hide everything until a script shows them: there, hidden
@@ -190,8 +222,15 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
         (h + u64::from(b.hidden_len), a + u64::from(b.text_len))
     });
     let hidden_page = hidden * 2 > all;
+    // A link marked `rel="author"` says more than an author-named element
+    // elsewhere on the page (a sign-in box, a comment's author).
+    let linked = || {
+        let text = c.meta.linked_author.as_deref()?;
+        name_in(text).map(str::to_string)
+    };
     byline_in(c, below, hidden_page)
         .or_else(|| byline_in(c, above, hidden_page))
+        .or_else(linked)
         .or_else(|| byline_in(c, 0..usize::MAX, hidden_page))
 }
 
@@ -212,7 +251,12 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
             continue;
         }
         let labelled = strip_byline_label(t).len() < t.len();
-        if after_label || (names_byline(&b.path) && within.contains(&i)) || labelled {
+        // A byline with its label ("By Jane Doe") counts anywhere; a name
+        // under a bare label or an element named for the author only near
+        // the headline until the neighbourhood is found to have no byline
+        // ("Contributors" over a menu of sections, a sign-in box).
+        let near = within.contains(&i);
+        if (after_label || names_byline(&b.path)) && near || labelled {
             // A lone word under an author-named element is more often a
             // label or a heading ("Name", "Modality") than a name.
             let sure = after_label || labelled;
@@ -357,6 +401,13 @@ pub(crate) mod tests {
         assert_eq!(author(&body("<div class='writer'>Name</div>")), None);
         // Not a byline: "Byron" is a name, not "By" + "ron".
         assert_eq!(author(&body("<p>Byron Bay</p>")), None);
+        // Names after a label's sentence are no byline.
+        assert_eq!(
+            author(&body(
+                "<p>The author would like to thank Ann Lee, Bo Chen and Cy</p>"
+            )),
+            None
+        );
         // Metadata naming only the site gives way to the byline.
         let c = page_of("<meta property='og:site_name' content='Daily Post'><meta name='author' content='Daily Post'><p class='byline'>By Kim Park</p><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Kim Park"));
@@ -380,6 +431,19 @@ pub(crate) mod tests {
             "<h1>Story</h1>{filler}<div class='post-author'>John Scalzi</div>"
         ));
         assert_eq!(author(&c).as_deref(), Some("John Scalzi"));
+        // A bare label in a menu far above ("Contributors" over the next
+        // section's name) gives way to the byline by the headline.
+        let menu = "<li>News</li>".repeat(20);
+        let c = page_of(&format!(
+            "<ul><li>Contributors</li><li>Personal Finance</li>{menu}</ul>\
+             <h1>Story</h1><div class='author'>Ben Silverman</div>{filler}"
+        ));
+        assert_eq!(author(&c).as_deref(), Some("Ben Silverman"));
+        // A sign-in box (#authorization) names no author.
+        let c = page_of(&format!(
+            "<div id='authorization'>Sign In</div><h1>Story</h1>{filler}"
+        ));
+        assert_eq!(author(&c), None);
     }
 
     /// A byline's name ends where its date begins; a comment form's field
@@ -396,6 +460,9 @@ pub(crate) mod tests {
             ("<div class='sig'><span>By <a>Erin Cunningham</a></span> March 18 at 3:57 PM Follow @erinmc</div>", Some("Erin Cunningham")),
             ("<div>By Jo Park (Sun Dec 12, 2021)</div>", Some("Jo Park")),
             ("<div>By Ana Ruiz 12 March 2024</div>", Some("Ana Ruiz")),
+            // Spans written with no space between them; a date before the name.
+            ("<p class='byline'><span>by</span> <a>Lucas Nolan</a><span>22 Dec 2016</span></p>", Some("Lucas Nolan")),
+            ("<div class='publish-date-author'>Dec. 19, 2025 &middot; Niko Matsakis</div>", Some("Niko Matsakis")),
             // The label's name is missing: a month is no name.
             ("<div class='blog-author'>Written By Feb 11, 2019 · 3 min read</div>", None),
             ("<form><p class='comment-form-author'><label>Name <span>*</span></label></p></form>", None),
