@@ -59,6 +59,8 @@ pub(crate) struct State {
     pub(crate) time_datetime: Option<String>,
     pub(crate) microdata: MicrodataAuthor,
     pub(crate) linked_author: LinkAuthor,
+    /// The `N` of the `twitter:labelN` card that reads "Written by".
+    pub(crate) twitter_author_slot: Option<String>,
     /// The microdata items on the page whose type is a page type
     /// (`itemtype="https://schema.org/QAPage"`): the first one's type and
     /// how many there are.

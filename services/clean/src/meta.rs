@@ -4,6 +4,28 @@ use crate::blocks::State;
 use crate::entities::{collapse, decode_attribute, decode_entities};
 use gleaner_core::messages::PageMeta;
 
+/// Whether a card's label introduces the writer ("Written by", and the
+/// translations Yoast ships for the languages gleaner stems).
+fn names_the_writer(label: &str) -> bool {
+    const LABELS: &[&str] = &[
+        "written by",
+        "author",
+        "geschrieben von",
+        "verfasst von",
+        "autor",
+        "écrit par",
+        "auteur",
+        "escrito por",
+        "scritto da",
+        "autore",
+        "geschreven door",
+        "написано",
+        "автор",
+    ];
+    let label = label.trim().trim_end_matches(':').to_lowercase();
+    LABELS.contains(&label.as_str())
+}
+
 pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::Element) {
     let attr = |n: &str| {
         el.get_attribute(n)
@@ -26,10 +48,21 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                     m.description = Some(content)
                 }
                 "author" | "article:author" | "og:article:author" | "dc.creator"
-                | "sailthru.author" | "parsely-author"
+                | "sailthru.author" | "parsely-author" | "cxenseparse:author"
                     if m.author.is_none() && !content.starts_with("http") =>
                 {
                     m.author = Some(content)
+                }
+                // Slack's and Twitter's labelled cards, as WordPress's Yoast
+                // writes them: `twitter:label1` "Written by", then
+                // `twitter:data1` the name.
+                k if k.starts_with("twitter:label") && names_the_writer(&content) => {
+                    s.twitter_author_slot = Some(k["twitter:label".len()..].to_string());
+                }
+                k if k.starts_with("twitter:data")
+                    && s.twitter_author_slot.as_deref() == Some(&k["twitter:data".len()..]) =>
+                {
+                    s.meta.card_author.get_or_insert(content);
                 }
                 "article:published_time"
                 | "datepublished"
@@ -292,5 +325,20 @@ mod tests {
             meta.author.as_deref(),
             Some("Contributors to Wikimedia projects")
         );
+    }
+
+    /// The writer on a labelled card (Yoast's `twitter:label1` "Written
+    /// by" and `twitter:data1`); the other cards ("Est. reading time")
+    /// name no one.
+    #[test]
+    fn a_written_by_card_names_the_writer() {
+        let author = |html: &str| crate::clean_html(html).unwrap().1.card_author;
+        let card = r#"<meta name="twitter:label1" content="Est. reading time"><meta name="twitter:data1" content="4 minutes">
+            <meta name="twitter:label2" content="Written by"><meta name="twitter:data2" content="Chase Bernath"><p>x</p>"#;
+        assert_eq!(author(card).as_deref(), Some("Chase Bernath"));
+        let german = r#"<meta name="twitter:label1" content="Geschrieben von"><meta name="twitter:data1" content="Anna Schmidt"><p>x</p>"#;
+        assert_eq!(author(german).as_deref(), Some("Anna Schmidt"));
+        let time_only = r#"<meta name="twitter:label1" content="Est. reading time"><meta name="twitter:data1" content="4 minutes"><p>x</p>"#;
+        assert_eq!(author(time_only), None);
     }
 }

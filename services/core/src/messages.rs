@@ -188,6 +188,11 @@ pub struct PageMeta {
     /// link type for the author of the article it sits in).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub linked_author: Option<String>,
+    /// The writer a labelled social card names (`twitter:label1` "Written
+    /// by", `twitter:data1` the name, as WordPress's Yoast writes them):
+    /// the post's account, which a byline on the page may correct.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub card_author: Option<String>,
 }
 
 /// `gleaner.cleaned`: a page stripped of markup. Its JSON names each

@@ -233,6 +233,13 @@ const OTHER_MONTHS: [&[&str]; 12] = [
 /// The month (0-11) a word of [`OTHER_MONTHS`] names, written out or cut
 /// to three letters or more (`sept`, `déc`, `ago`); a cut word must be
 /// some month's only: `ju` is none.
+/// Whether a word (lowercase, without punctuation) names a month, in
+/// English ("sep", "september") or the other languages dates are read in.
+pub(crate) fn is_month(t: &str) -> bool {
+    let english = t.len() >= 3 && MONTHS.iter().any(|m| t.starts_with(m)) && t.len() <= 9;
+    english || other_month(t).is_some()
+}
+
 fn other_month(t: &str) -> Option<usize> {
     // English words that cut Portuguese and Italian months (`out`ubro,
     // `set`tembre) would read "sold out 5 ... 2024" as a date.

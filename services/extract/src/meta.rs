@@ -213,7 +213,7 @@ fn name_of(name: &str, labelled: bool) -> Option<&str> {
 /// The author from the page itself: a short block under an element named
 /// for the author or byline, or a block that starts with "By "; a bare
 /// label ("Written by") takes the name from the block after it; else the
-/// text of a `rel="author"` link.
+/// text of a `rel="author"` link or the writer a social card names.
 pub fn byline_author(c: &Cleaned) -> Option<String> {
     let (above, below) = headline_neighbourhood(c);
     // Some pages hide everything until a script shows them: there, hidden
@@ -224,13 +224,13 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
     let hidden_page = hidden * 2 > all;
     // A link marked `rel="author"` says more than an author-named element
     // elsewhere on the page (a sign-in box, a comment's author).
-    let linked = || {
-        let text = c.meta.linked_author.as_deref()?;
-        name_in(text).map(str::to_string)
-    };
+    // Then a labelled social card's writer ("Written by" on Yoast's
+    // cards): the post's account, which the byline may correct.
+    let named = |text: Option<&str>| name_in(text?).map(str::to_string);
     byline_in(c, below, hidden_page)
         .or_else(|| byline_in(c, above, hidden_page))
-        .or_else(linked)
+        .or_else(|| named(c.meta.linked_author.as_deref()))
+        .or_else(|| named(c.meta.card_author.as_deref()))
         .or_else(|| byline_in(c, 0..usize::MAX, hidden_page))
 }
 
@@ -250,13 +250,17 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
             after_label = false;
             continue;
         }
+        let after_date = byline_after_a_date(t);
+        let t = after_date.unwrap_or(t);
         let labelled = strip_byline_label(t).len() < t.len();
         // A byline with its label ("By Jane Doe") counts anywhere; a name
-        // under a bare label or an element named for the author only near
-        // the headline until the neighbourhood is found to have no byline
-        // ("Contributors" over a menu of sections, a sign-in box).
+        // under a bare label or an element named for the author, or after
+        // a date (a list of other posts shows "May 2, 2025 by ..."), only
+        // near the headline until the neighbourhood is found to have no
+        // byline ("Contributors" over a menu of sections, a sign-in box).
         let near = within.contains(&i);
-        if (after_label || names_byline(&b.path)) && near || labelled {
+        let weak = after_label || names_byline(&b.path) || after_date.is_some();
+        if weak && near || labelled && after_date.is_none() {
             // A lone word under an author-named element is more often a
             // label or a heading ("Name", "Modality") than a name.
             let sure = after_label || labelled;
@@ -267,6 +271,62 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
         after_label = labelled && strip_byline_label(t).is_empty();
     }
     None
+}
+
+/// The byline of a line that gives the date first: "September 1st, 2023
+/// By Emily Norwood" gives "By Emily Norwood": up to six words that hold a
+/// digit, each a number, a month, a weekday, a word that introduces a
+/// date ("Published", "on") or a separator, then a byline label. "Chapter
+/// 05: Coding by Composing", "6 Fastest Skateboards by Ecomobl" and "©
+/// 2025 by IMDb.com" are no bylines.
+fn byline_after_a_date(line: &str) -> Option<&str> {
+    const DATE_WORDS: &[&str] = &[
+        "published",
+        "updated",
+        "posted",
+        "on",
+        "at",
+        "am",
+        "pm",
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "de",
+        "le",
+        "um",
+    ];
+    let date_word = |w: &str| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        w.is_empty()
+            || w.contains(|c: char| c.is_ascii_digit())
+            || crate::date::is_month(&w)
+            || DATE_WORDS.contains(&w.as_str())
+    };
+    let lower = line.to_ascii_lowercase();
+    [" by ", " von ", " par ", " por "]
+        .iter()
+        .find_map(|label| {
+            let at = lower.find(label)?;
+            let date = &line[..at];
+            let dated = date.contains(|c: char| c.is_ascii_digit())
+                && !date.contains('©')
+                && date.split_whitespace().count() <= 6
+                && date.split_whitespace().all(date_word);
+            dated.then(|| &line[at + 1..])
+        })
 }
 
 /// Whether a block's path has a `<form>` or `<label>` element.
@@ -439,6 +499,20 @@ pub(crate) mod tests {
              <h1>Story</h1><div class='author'>Ben Silverman</div>{filler}"
         ));
         assert_eq!(author(&c).as_deref(), Some("Ben Silverman"));
+        // A social card's writer is the post's account: the byline by the
+        // headline corrects it, and "admin" names no one.
+        let card = |name: &str| {
+            format!("<meta name='twitter:label1' content='Written by'><meta name='twitter:data1' content='{name}'>")
+        };
+        let c = page_of(&format!(
+            "{}<h1>Story</h1><p class='byline'>By Christian Dupuis</p>{filler}",
+            card("Colin Madison")
+        ));
+        assert_eq!(author(&c).as_deref(), Some("Christian Dupuis"));
+        let c = page_of(&format!("{}<h1>Story</h1>{filler}", card("Colin Madison")));
+        assert_eq!(author(&c).as_deref(), Some("Colin Madison"));
+        let c = page_of(&format!("{}<h1>Story</h1>{filler}", card("admin")));
+        assert_eq!(author(&c), None);
         // A sign-in box (#authorization) names no author.
         let c = page_of(&format!(
             "<div id='authorization'>Sign In</div><h1>Story</h1>{filler}"
@@ -463,6 +537,12 @@ pub(crate) mod tests {
             // Spans written with no space between them; a date before the name.
             ("<p class='byline'><span>by</span> <a>Lucas Nolan</a><span>22 Dec 2016</span></p>", Some("Lucas Nolan")),
             ("<div class='publish-date-author'>Dec. 19, 2025 &middot; Niko Matsakis</div>", Some("Niko Matsakis")),
+            ("<div class='meta'>September 1st, 2023 <span>By Emily Norwood</span></div>", Some("Emily Norwood")),
+            ("<div class='meta'>03/01/2017 by Agatha Caleo, Candidate Representative</div>", Some("Agatha Caleo")),
+            ("<p>Photo taken 2023 by Jo Park</p>", None),
+            ("<h2>6 Fastest Electric Skateboards by Ecomobl</h2>", None),
+            ("<p>© 2025 by Example Media</p>", None),
+            ("<div class='meta'><span>Published August 7, 2023</span> <span>by Nicole Burke</span></div>", Some("Nicole Burke")),
             // The label's name is missing: a month is no name.
             ("<div class='blog-author'>Written By Feb 11, 2019 · 3 min read</div>", None),
             ("<form><p class='comment-form-author'><label>Name <span>*</span></label></p></form>", None),
