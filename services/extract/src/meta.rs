@@ -235,10 +235,14 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
 }
 
 /// The first byline among the blocks numbered in `within`; hidden blocks
-/// are passed over unless the page is hidden whole (`hidden_page`).
+/// are passed over unless the page is hidden whole (`hidden_page`). Read
+/// by the headline first: elsewhere "By Type" heads a menu, "Contributors"
+/// labels a menu of sections, a list of other posts says "May 2, 2025 by
+/// ..." and a sign-in box is named for authorization.
 fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> Option<String> {
     let mut after_label = false;
-    for (i, b) in c.blocks.iter().enumerate().take(400) {
+    let blocks = c.blocks.iter().take(400).skip(within.start);
+    for b in blocks.take(within.end.saturating_sub(within.start)) {
         let t = b.text.trim();
         if t.chars().count() > 80 {
             after_label = false;
@@ -250,17 +254,9 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
             after_label = false;
             continue;
         }
-        let after_date = byline_after_a_date(t);
-        let t = after_date.unwrap_or(t);
+        let t = byline_after_a_date(t).unwrap_or(t);
         let labelled = strip_byline_label(t).len() < t.len();
-        // A byline with its label ("By Jane Doe") counts anywhere; a name
-        // under a bare label or an element named for the author, or after
-        // a date (a list of other posts shows "May 2, 2025 by ..."), only
-        // near the headline until the neighbourhood is found to have no
-        // byline ("Contributors" over a menu of sections, a sign-in box).
-        let near = within.contains(&i);
-        let weak = after_label || names_byline(&b.path) || after_date.is_some();
-        if weak && near || labelled && after_date.is_none() {
+        if after_label || names_byline(&b.path) || labelled {
             // A lone word under an author-named element is more often a
             // label or a heading ("Name", "Modality") than a name.
             let sure = after_label || labelled;
@@ -361,6 +357,16 @@ fn is_an_address_or_number(author: &str) -> bool {
     email || author.chars().all(|c| c.is_ascii_digit())
 }
 
+/// Metadata that is an account's login ("kffnirmitap", "andrew.keaveney"):
+/// one word of lowercase Latin letters, digits, dots, dashes and
+/// underscores, which a byline on the page may put a name to.
+fn is_a_login(author: &str) -> bool {
+    author.bytes().any(|b| b.is_ascii_lowercase())
+        && author
+            .bytes()
+            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b".-_".contains(&b))
+}
+
 /// The page's author: the metadata's, unless it is only the site's name,
 /// a bare label or written as a byline ("By Jane Doe") and the page shows a
 /// byline.
@@ -389,6 +395,10 @@ pub fn author(c: &Cleaned) -> Option<String> {
             .or_else(|| name_in(rest).map(str::to_string))
             .or_else(|| Some(meta.to_string())),
         _ if is_site => byline_author(c).or_else(|| Some(meta.to_string())),
+        // A login gives way to a byline's full name only.
+        _ if is_a_login(meta) => byline_author(c)
+            .filter(|name| name.contains(' '))
+            .or_else(|| Some(meta.to_string())),
         _ => Some(meta.to_string()),
     }
 }
@@ -552,7 +562,7 @@ pub(crate) mod tests {
         }
         let c = page_of("<meta name='author' content='By Thai Vong'><h1>Story</h1><p class='byline'>By Linda Rose</p><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Linda Rose"));
-        for nobody in ["ops@our-hometown.com", "262588213843476"] {
+        for nobody in ["ops@our-hometown.com", "262588213843476", "arlene.m"] {
             let c = page_of(&format!("<meta name='author' content='{nobody}'><h1>Story</h1><p class='byline'>By Arlene Marturano</p><p>Text.</p>"));
             assert_eq!(author(&c).as_deref(), Some("Arlene Marturano"), "{nobody}");
         }
