@@ -32,6 +32,7 @@ const BYLINE_LABELS: &[&str] = &[
     "authored by",
     "reviewed by",
     "story by",
+    "recipe by",
     "words by",
     "by",
     // German, French, Spanish and Portuguese, Italian: the longer forms
@@ -74,7 +75,14 @@ fn strip_byline_label(text: &str) -> &str {
     for label in BYLINE_LABELS {
         if t.len() >= label.len() && t.is_char_boundary(label.len()) {
             let (head, rest) = t.split_at(label.len());
-            if head.eq_ignore_ascii_case(label) && !rest.starts_with(|c: char| c.is_alphanumeric())
+            // "ByTrevor Jones": "By" and the name in spans written with no
+            // space between them ("BYU" and "Byron" are no bylines).
+            let glued = head == "By"
+                && rest.starts_with(char::is_uppercase)
+                && rest.chars().nth(1).is_some_and(char::is_lowercase);
+            if glued
+                || head.eq_ignore_ascii_case(label)
+                    && !rest.starts_with(|c: char| c.is_alphanumeric())
             {
                 t = rest
                     .trim_start_matches([':', '：', ' ', '\u{a0}', '|', '/'])
@@ -88,8 +96,8 @@ fn strip_byline_label(text: &str) -> &str {
 
 /// A byline's text up to where a date or a time begins: "Erin Cunningham
 /// March 18 at 3:57 PM Follow @erin" gives "Erin Cunningham" (a month name
-/// before the first number goes with it, in English; in other languages
-/// the name ends at the number).
+/// before the first number goes with it: "Dec. 19", "December 2023",
+/// "März 2024").
 fn before_a_date(text: &str) -> &str {
     let words: Vec<&str> = text.split_whitespace().collect();
     let Some(k) = words
@@ -103,12 +111,15 @@ fn before_a_date(text: &str) -> &str {
         jiff::fmt::strtime::BrokenDownTime::parse(format, input).is_ok()
     };
     let mut end = k;
-    // "March 18", "Sep 5", then a weekday before them ("Sun Dec 12").
-    if end > 0
-        && ["%B %d", "%b %d"]
+    let month = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        ["%B %d", "%b %d"]
             .iter()
-            .any(|f| parses(f, format!("{} {day}", words[end - 1])))
-    {
+            .any(|f| parses(f, format!("{w} {day}")))
+            || crate::date::is_month(&w.to_lowercase())
+    };
+    // "March 18", "Sep 5", then a weekday before them ("Sun Dec 12").
+    if end > 0 && month(words[end - 1]) {
         end -= 1;
         let weekday = |w: &str| {
             ["%A", "%a"].iter().any(|f| {
@@ -167,11 +178,12 @@ fn before_a_glued_digit(text: &str) -> &str {
 /// The text as a person's name, if it looks like one; a `labelled` text
 /// ("By ...") may run into a date.
 fn name_of(name: &str, labelled: bool) -> Option<&str> {
-    // After a label ("By ..."), the name may run into the date.
+    // The name may run into the date ("Dakota Hebert July 3, 2025"), after
+    // a label with no space between them.
     let name = if labelled {
         before_a_date(before_a_glued_digit(name).trim())
     } else {
-        name.trim()
+        before_a_date(name.trim())
     };
     // A Chinese or Japanese name after a label (记者 张三): two to eight
     // characters, none of them Latin, digits or punctuation.
@@ -203,8 +215,15 @@ fn name_of(name: &str, labelled: bool) -> Option<&str> {
                     | "of"
             )
     });
+    // What a date line says of itself ("Last Updated", "Published").
+    let dated = name.split_whitespace().any(|w| {
+        ["updated", "published", "posted", "modified"]
+            .iter()
+            .any(|d| w.eq_ignore_ascii_case(d))
+    });
     ((1..=5).contains(&words)
         && capitalised
+        && !dated
         && !name.chars().any(|c| c.is_ascii_digit() || c == ':')
         && strip_byline_label(name) == name)
         .then_some(name)
@@ -251,6 +270,11 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
         // A comment form's "Name *" field and hidden text (a tab's label,
         // a widget's) are no bylines.
         if in_a_form(&b.path) || (b.hidden_len * 2 > b.text_len && !hidden_page) {
+            after_label = false;
+            continue;
+        }
+        // A copyright line names the owner, not the writer.
+        if t.contains('©') {
             after_label = false;
             continue;
         }
@@ -550,6 +574,13 @@ pub(crate) mod tests {
             ("<div class='meta'>September 1st, 2023 <span>By Emily Norwood</span></div>", Some("Emily Norwood")),
             ("<div class='meta'>03/01/2017 by Agatha Caleo, Candidate Representative</div>", Some("Agatha Caleo")),
             ("<p>Photo taken 2023 by Jo Park</p>", None),
+            ("<div class='author-details'>Dakota Hebert July 3, 2025</div>", Some("Dakota Hebert")),
+            ("<div class='entry-meta'><span>By</span><span>Trevor Jones</span></div>", Some("Trevor Jones")),
+            ("<div class='quickview__blog-author'>Recipe by <a>PJ Hamel</a></div>", Some("PJ Hamel")),
+            ("<p>BYU Cougars</p>", None),
+            ("<div class='author'>Heather Handmade December 2023</div>", Some("Heather Handmade")),
+            ("<div class='byline'>Last Updated: January 7, 2025</div>", None),
+            ("<ul class='copybyline'><li>The Pennsylvania State University © 2025</li></ul>", None),
             ("<h2>6 Fastest Electric Skateboards by Ecomobl</h2>", None),
             ("<p>© 2025 by Example Media</p>", None),
             ("<div class='meta'><span>Published August 7, 2023</span> <span>by Nicole Burke</span></div>", Some("Nicole Burke")),
