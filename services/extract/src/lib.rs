@@ -14,6 +14,7 @@
 
 mod article;
 mod boundary;
+mod byline;
 mod choice;
 mod comments;
 mod date;

@@ -1,0 +1,297 @@
+//! A byline's text read as a name: its label taken off ("By", "Von",
+//! "记者"), the date before or after it cut away, and what is left
+//! checked to look like a person's name. Written by hand: bylines are free
+//! text in many shapes, which no crate reads.
+
+/// Words that label a byline rather than name anyone.
+const BYLINE_LABELS: &[&str] = &[
+    "written by",
+    "posted by",
+    "published by",
+    "article by",
+    "text by",
+    "authored by",
+    "reviewed by",
+    "story by",
+    "recipe by",
+    "words by",
+    "by",
+    // German, French, Spanish and Portuguese, Italian: the longer forms
+    // first. Italian's bare "di" is left out, as it begins surnames (Di
+    // Maio), and Dutch "door", an English word ("Door Locks").
+    "geschrieben von",
+    "verfasst von",
+    "von",
+    "écrit par",
+    "publié par",
+    "par",
+    "escrito por",
+    "publicado por",
+    "por",
+    "scritto da",
+    "autorin",
+    "autora",
+    "autore",
+    "autor",
+    "auteur",
+    // Chinese and Japanese: writer, reporter, editor.
+    "作者",
+    "记者",
+    "記者",
+    "编辑",
+    "責任編集",
+    "about the author",
+    "the author",
+    "authors",
+    "author",
+    "role",
+    "contributors",
+    "contributor",
+];
+
+/// A byline with its label taken off: "By Jane Doe" and "Author: Jane Doe"
+/// give "Jane Doe"; a bare label gives "".
+pub(crate) fn strip_byline_label(text: &str) -> &str {
+    let mut t = text.trim();
+    for label in BYLINE_LABELS {
+        if t.len() >= label.len() && t.is_char_boundary(label.len()) {
+            let (head, rest) = t.split_at(label.len());
+            // "ByTrevor Jones": "By" and the name in spans written with no
+            // space between them ("BYU" and "Byron" are no bylines).
+            let glued = head == "By"
+                && rest.starts_with(char::is_uppercase)
+                && rest.chars().nth(1).is_some_and(char::is_lowercase);
+            if glued
+                || head.eq_ignore_ascii_case(label)
+                    && !rest.starts_with(|c: char| c.is_alphanumeric())
+            {
+                t = rest
+                    .trim_start_matches([':', '：', ' ', '\u{a0}', '|', '/'])
+                    .trim();
+                break;
+            }
+        }
+    }
+    t
+}
+
+/// A byline's text up to where a date or a time begins: "Erin Cunningham
+/// March 18 at 3:57 PM Follow @erin" gives "Erin Cunningham" (a month name
+/// before the first number goes with it: "Dec. 19", "December 2023",
+/// "März 2024").
+fn before_a_date(text: &str) -> &str {
+    let words: Vec<&str> = text.split_whitespace().collect();
+    let Some(k) = words
+        .iter()
+        .position(|w| w.starts_with(|c: char| c.is_ascii_digit()))
+    else {
+        return text;
+    };
+    let day = words[k].trim_end_matches([',', '.']);
+    let parses = |format: &str, input: String| {
+        jiff::fmt::strtime::BrokenDownTime::parse(format, input).is_ok()
+    };
+    let mut end = k;
+    let month = |w: &str| {
+        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
+        ["%B %d", "%b %d"]
+            .iter()
+            .any(|f| parses(f, format!("{w} {day}")))
+            || crate::date::is_month(&w.to_lowercase())
+    };
+    // "March 18", "Sep 5", then a weekday before them ("Sun Dec 12").
+    if end > 0 && month(words[end - 1]) {
+        end -= 1;
+        let weekday = |w: &str| {
+            ["%A", "%a"].iter().any(|f| {
+                parses(
+                    f,
+                    w.trim_matches(|c: char| !c.is_alphanumeric()).to_string(),
+                )
+            })
+        };
+        if end > 0 && weekday(words[end - 1]) {
+            end -= 1;
+        }
+    }
+    let cut = words[end].as_ptr() as usize - text.as_ptr() as usize;
+    // What separated the name from the date: "Name (", "Name ●", "Name »".
+    text[..cut].trim_end_matches(|c: char| !c.is_alphanumeric() && c != '.')
+}
+
+/// Separators between a byline's name and its date, place or title.
+const BYLINE_SEPARATORS: &[&str] = &["·", "⋅", "|", "•", " - ", " on ", ","];
+
+/// A person's name out of a byline, or `None` when the text does not look
+/// like one (too many words, digits, not capitalised). The name may come
+/// before or after a separated date: "By Jane Doe · 2 May 2024", "Dec. 19,
+/// 2025 · Niko Matsakis".
+pub(crate) fn name_in(byline: &str) -> Option<&str> {
+    let rest = strip_byline_label(byline);
+    let labelled = rest.len() < byline.trim().len();
+    let mut parts = vec![rest];
+    for sep in BYLINE_SEPARATORS {
+        parts = parts.iter().flat_map(|p| p.split(sep)).collect();
+    }
+    // A part is read after another only when that one held a digit (a
+    // date): "The author would like to thank A, B and C" names no author.
+    for part in parts.into_iter().take(4) {
+        let own = strip_byline_label(part);
+        if let Some(name) = name_of(own, labelled || own.len() < part.trim().len()) {
+            return Some(name);
+        }
+        if !part.contains(|c: char| c.is_ascii_digit()) {
+            return None;
+        }
+    }
+    None
+}
+
+/// The text up to a digit written against a letter: inline elements with
+/// no space between them ("By Lucas Nolan22 Dec 2016"; a name has no digit).
+fn before_a_glued_digit(text: &str) -> &str {
+    text.char_indices()
+        .zip(text.chars().skip(1))
+        .find(|((_, a), b)| a.is_alphabetic() && b.is_ascii_digit())
+        .map_or(text, |((i, a), _)| &text[..i + a.len_utf8()])
+}
+
+/// The text as a person's name, if it looks like one; a `labelled` text
+/// ("By ...") may run into a date.
+fn name_of(name: &str, labelled: bool) -> Option<&str> {
+    // The name may run into the date ("Dakota Hebert July 3, 2025"), after
+    // a label with no space between them.
+    let name = if labelled {
+        before_a_date(before_a_glued_digit(name).trim())
+    } else {
+        before_a_date(name.trim())
+    };
+    // A Chinese or Japanese name after a label (记者 张三): two to eight
+    // characters, none of them Latin, digits or punctuation.
+    let han = |c: char| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}');
+    if labelled && (2..=8).contains(&name.chars().count()) && name.chars().all(han) {
+        return Some(name);
+    }
+    let words = name.split_whitespace().count();
+    // Every word capitalised, but for particles ("Ludwig van Beethoven").
+    let capitalised = name.split_whitespace().all(|w| {
+        w.chars()
+            .find(|c| c.is_alphabetic())
+            .is_none_or(char::is_uppercase)
+            || matches!(
+                w,
+                "de" | "da"
+                    | "di"
+                    | "van"
+                    | "von"
+                    | "der"
+                    | "del"
+                    | "la"
+                    | "le"
+                    | "bin"
+                    | "al"
+                    | "and"
+                    | "with"
+                    | "the"
+                    | "of"
+            )
+    });
+    // What a date line says of itself ("Last Updated", "Published").
+    let dated = name.split_whitespace().any(|w| {
+        ["updated", "published", "posted", "modified"]
+            .iter()
+            .any(|d| w.eq_ignore_ascii_case(d))
+    });
+    ((1..=5).contains(&words)
+        && capitalised
+        && !dated
+        && !name.chars().any(|c| c.is_ascii_digit() || c == ':')
+        && strip_byline_label(name) == name)
+        .then_some(name)
+}
+
+/// The byline of a line that gives the date first: "September 1st, 2023
+/// By Emily Norwood" gives "By Emily Norwood": up to six words that hold a
+/// digit, each a number, a month, a weekday, a word that introduces a
+/// date ("Published", "on") or a separator, then a byline label. "Chapter
+/// 05: Coding by Composing", "6 Fastest Skateboards by Ecomobl" and "©
+/// 2025 by IMDb.com" are no bylines.
+pub(crate) fn byline_after_a_date(line: &str) -> Option<&str> {
+    const DATE_WORDS: &[&str] = &[
+        "published",
+        "updated",
+        "posted",
+        "on",
+        "at",
+        "am",
+        "pm",
+        "mon",
+        "tue",
+        "wed",
+        "thu",
+        "fri",
+        "sat",
+        "sun",
+        "monday",
+        "tuesday",
+        "wednesday",
+        "thursday",
+        "friday",
+        "saturday",
+        "sunday",
+        "de",
+        "le",
+        "um",
+    ];
+    let date_word = |w: &str| {
+        let w = w
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        w.is_empty()
+            || w.contains(|c: char| c.is_ascii_digit())
+            || crate::date::is_month(&w)
+            || DATE_WORDS.contains(&w.as_str())
+    };
+    let lower = line.to_ascii_lowercase();
+    [" by ", " von ", " par ", " por "]
+        .iter()
+        .find_map(|label| {
+            let at = lower.find(label)?;
+            let date = &line[..at];
+            let dated = date.contains(|c: char| c.is_ascii_digit())
+                && !date.contains('©')
+                && date.split_whitespace().count() <= 6
+                && date.split_whitespace().all(date_word);
+            dated.then(|| &line[at + 1..])
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bylines_text_reads_as_a_name() {
+        for (line, name) in [
+            ("By Jane Doe · 2 May 2024", Some("Jane Doe")),
+            ("Dec. 19, 2025 · Niko Matsakis", Some("Niko Matsakis")),
+            ("By Lucas Nolan22 Dec 2016651", Some("Lucas Nolan")),
+            ("ByTrevor Jones", Some("Trevor Jones")),
+            ("Dakota Hebert July 3, 2025", Some("Dakota Hebert")),
+            ("记者 张三", Some("张三")),
+            ("Last Updated: January 7, 2025", None),
+            (
+                "The author would like to thank Ann Lee, Bo Chen and Cy",
+                None,
+            ),
+            ("BYU Cougars beat Utah 24-10", None),
+        ] {
+            assert_eq!(name_in(line), name, "{line}");
+        }
+        assert_eq!(
+            byline_after_a_date("Published August 7, 2023 by Nicole Burke"),
+            Some("by Nicole Burke")
+        );
+        assert_eq!(byline_after_a_date("© 2025 by Example Media"), None);
+    }
+}
