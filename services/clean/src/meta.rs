@@ -65,18 +65,27 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                     s.meta.card_author.get_or_insert(content);
                 }
                 "article:published_time"
+                | "og:published_time"
                 | "datepublished"
                 | "date"
                 | "dc.date"
                 | "dc.date.issued"
+                | "dcterms.date"
+                | "dcterms.issued"
                 | "pubdate"
                 | "publish-date"
+                | "publish_date"
+                | "published"
+                | "publication_date"
+                | "citation_publication_date"
+                | "citation_date"
                 | "sailthru.date"
                 | "parsely-pub-date"
                     if m.date.is_none() =>
                 {
                     m.date = Some(content)
                 }
+
                 "content-language" | "og:locale" | "language" if m.language.is_none() => {
                     m.language = Some(content.replace('_', "-"))
                 }
@@ -234,11 +243,18 @@ fn set_authors(meta: &mut PageMeta, authors: Vec<String>) {
 /// a `@graph` of them), which wins over meta tags for the date. Returns the
 /// longest `articleBody` it carries, if any.
 pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<String> {
-    pub(crate) fn visit(
+    /// What the objects read so far gave: the article's people, and how
+    /// sure the date is (0 none, 1 from any object, 2 from the page's own).
+    #[derive(Default)]
+    struct Found {
+        people: bool,
+        date: u8,
+    }
+    fn visit(
         v: &serde_json::Value,
         meta: &mut PageMeta,
         body: &mut Option<String>,
-        people_found: &mut bool,
+        found: &mut Found,
         depth: usize,
     ) {
         if depth > 8 {
@@ -247,7 +263,7 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
         match v {
             serde_json::Value::Array(a) => a
                 .iter()
-                .for_each(|x| visit(x, meta, body, people_found, depth + 1)),
+                .for_each(|x| visit(x, meta, body, found, depth + 1)),
             serde_json::Value::Object(o) => {
                 if let Some(b) = o.get("articleBody").and_then(|b| b.as_str()) {
                     if body.as_ref().is_none_or(|known| b.len() > known.len()) {
@@ -271,31 +287,41 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                             .filter(|n| !n.is_empty());
                     }
                 }
-                if let Some(d) = o.get("datePublished").and_then(|d| d.as_str()) {
-                    meta.date = Some(d.trim().to_string());
+                // The page's own object's dates win over another's (a
+                // review's, an event's) wherever in the graph it sits.
+                let sure = if typed.is_some() { 2 } else { 1 };
+                let published = o
+                    .get("datePublished")
+                    .and_then(|d| d.as_str())
+                    .map(|d| d.trim().to_string())
+                    .filter(|d| !d.is_empty());
+                if let Some(d) = published.filter(|_| found.date < sure) {
+                    meta.date = Some(d);
+                    found.date = sure;
                 }
+
                 // The article's own people win over the meta tags (a
                 // publisher's `<meta name="author" content="Condé Nast">`);
                 // any object's authors are taken while none are known.
                 let people = authors_of(o, true);
-                if typed.is_some() && !*people_found && !people.is_empty() {
-                    *people_found = true;
+                if typed.is_some() && !found.people && !people.is_empty() {
+                    found.people = true;
                     set_authors(meta, people);
                 } else if meta.author.is_none() {
                     set_authors(meta, authors_of(o, false));
                 }
                 if let Some(g) = o.get("@graph") {
-                    visit(g, meta, body, people_found, depth + 1);
+                    visit(g, meta, body, found, depth + 1);
                 }
             }
             _ => {}
         }
     }
     let mut body = None;
-    let mut people_found = false;
+    let mut found = Found::default();
     for s in scripts {
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(unwrapped(s)) {
-            visit(&v, meta, &mut body, &mut people_found, 0);
+            visit(&v, meta, &mut body, &mut found, 0);
         }
     }
     body
@@ -340,5 +366,23 @@ mod tests {
         assert_eq!(author(german).as_deref(), Some("Anna Schmidt"));
         let time_only = r#"<meta name="twitter:label1" content="Est. reading time"><meta name="twitter:data1" content="4 minutes"><p>x</p>"#;
         assert_eq!(author(time_only), None);
+    }
+
+    /// The page's own JSON-LD object's date wins over another object's,
+    /// before or after it; meta tags by other names give the date too.
+    #[test]
+    fn the_pages_own_object_dates_it() {
+        let date = |html: &str| crate::clean_html(html).unwrap().1.date;
+        let graph = r#"<script type="application/ld+json">{"@graph":[
+            {"@type":"NewsArticle","datePublished":"2025-12-18"},
+            {"@type":"WebPage","datePublished":"2025-03-01"}]}</script>
+            <script type="application/ld+json">{"@type":"Review","datePublished":"2024-01-01"}</script><p>x</p>"#;
+        assert_eq!(date(graph).as_deref(), Some("2025-12-18"));
+        let after = r#"<script type="application/ld+json">[{"@type":"WebPage","datePublished":"2025-03-01"},{"@type":"BlogPosting","datePublished":"2025-12-18"}]</script><p>x</p>"#;
+        assert_eq!(date(after).as_deref(), Some("2025-12-18"));
+        for key in ["published", "citation_publication_date", "dcterms.date"] {
+            let page = format!(r#"<meta name="{key}" content="July 17, 2025"><p>x</p>"#);
+            assert_eq!(date(&page).as_deref(), Some("July 17, 2025"), "{key}");
+        }
     }
 }

@@ -141,7 +141,15 @@ pub fn normalise_date(raw: &str) -> Option<String> {
             .flatten();
         english.or_else(|| other_month(t)).map(|m| (i, m as i8 + 1))
     })?;
-    let num = |t: &&str| t.parse::<i16>().ok();
+    // A day may carry its ordinal's ending: "1st", "22nd", "3rd", "9th",
+    // French "1er".
+    let num = |t: &&str| {
+        let digits = t.trim_end_matches(|c: char| c.is_ascii_alphabetic());
+        let ending = &t[digits.len()..];
+        matches!(ending, "" | "st" | "nd" | "rd" | "th" | "er")
+            .then(|| digits.parse::<i16>().ok())
+            .flatten()
+    };
     let year = tokens
         .iter()
         .filter_map(num)
@@ -327,6 +335,17 @@ mod tests {
     #[test]
     fn dates_become_iso() {
         assert_eq!(normalise_date("2024-05-01").as_deref(), Some("2024-05-01"));
+        // Ordinal days, and a citation's year-first form.
+        for (written, iso) in [
+            ("September 1st, 2023", "2023-09-01"),
+            ("January 22nd, 2019", "2019-01-22"),
+            ("30th March 2025, 16:26", "2025-03-30"),
+            ("1er mars 2024", "2024-03-01"),
+            ("2024 Jun 30", "2024-06-30"),
+        ] {
+            assert_eq!(normalise_date(written).as_deref(), Some(iso), "{written}");
+        }
+        assert_eq!(normalise_date("September 1x, 2023"), None);
         assert_eq!(
             normalise_date("2024-05-01T10:00:00+02:00").as_deref(),
             Some("2024-05-01T10:00:00+02:00"),
