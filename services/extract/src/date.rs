@@ -10,12 +10,15 @@ use gleaner_core::messages::Cleaned;
 fn names_date(path: &str) -> bool {
     near_names(
         path,
-        &["date", "time", "publish", "posted", "byline", "meta"],
+        &[
+            "date", "time", "publish", "posted", "byline", "meta", "author",
+        ],
     )
 }
 
 /// The publication date from the page itself: the first date in a short
-/// block under an element named for dates, times or the byline, else in a
+/// block under an element named for dates, times, the byline or the
+/// author, else in a
 /// short block within a few blocks of the `<h1>` (where bylines sit).
 pub fn page_date(c: &Cleaned) -> Option<String> {
     let short = |b: &&gleaner_core::messages::Block| b.text.chars().count() <= 80;
@@ -319,6 +322,11 @@ mod tests {
             "<h1>Story</h1>{filler}<p class='post-date'>May 1, 2024</p>"
         ));
         assert_eq!(page_date(&c).as_deref(), Some("2024-05-01"));
+        // So does the author's box, on a page with no headline element.
+        let c = page_of(&format!(
+            "{filler}<div class='resource-author-details'><p>Luke Kim</p><small>December 17, 2025</small></div>"
+        ));
+        assert_eq!(page_date(&c).as_deref(), Some("2025-12-17"));
         // Past breadcrumbs and tags below the headline, a line that is a
         // date; a date in a longer line of the text is not.
         let tags = "<p>tag</p>".repeat(10);
