@@ -249,6 +249,8 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
     struct Found {
         people: bool,
         date: u8,
+        /// The name of the `WebSite` the graph describes.
+        website: Option<String>,
     }
     fn visit(
         v: &serde_json::Value,
@@ -310,6 +312,15 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 } else if meta.author.is_none() {
                     set_authors(meta, authors_of(o, false));
                 }
+                if found.website.is_none()
+                    && o.get("@type").and_then(|t| t.as_str()) == Some("WebSite")
+                {
+                    found.website = o
+                        .get("name")
+                        .and_then(|n| n.as_str())
+                        .map(json_ld_text)
+                        .filter(|n| !n.is_empty());
+                }
                 if let Some(g) = o.get("@graph") {
                     visit(g, meta, body, found, depth + 1);
                 }
@@ -323,6 +334,11 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
         if let Ok(v) = serde_json::from_str::<serde_json::Value>(unwrapped(s)) {
             visit(&v, meta, &mut body, &mut found, 0);
         }
+    }
+    // The site's own name when neither `og:site_name` nor the article's
+    // publisher gives one.
+    if meta.site_name.is_none() {
+        meta.site_name = found.website;
     }
     body
 }
@@ -384,5 +400,18 @@ mod tests {
             let page = format!(r#"<meta name="{key}" content="July 17, 2025"><p>x</p>"#);
             assert_eq!(date(&page).as_deref(), Some("July 17, 2025"), "{key}");
         }
+    }
+
+    /// The `WebSite` a graph describes names the site when neither
+    /// `og:site_name` nor the article's publisher does.
+    #[test]
+    fn the_websites_name_is_the_last_word_on_the_site() {
+        let site = |html: &str| crate::clean_html(html).unwrap().1.site_name;
+        let graph = r#"<script type="application/ld+json">{"@graph":[{"@type":"WebSite","name":"Quay &amp; Notes"},{"@type":"BlogPosting","headline":"x"}]}</script><p>x</p>"#;
+        assert_eq!(site(graph).as_deref(), Some("Quay & Notes"));
+        let og = format!(r#"<meta property="og:site_name" content="Quay">{graph}"#);
+        assert_eq!(site(&og).as_deref(), Some("Quay"));
+        let publisher = r#"<script type="application/ld+json">[{"@type":"WebSite","name":"Site"},{"@type":"NewsArticle","publisher":{"name":"Paper"}}]</script><p>x</p>"#;
+        assert_eq!(site(publisher).as_deref(), Some("Paper"));
     }
 }

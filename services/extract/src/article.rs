@@ -7,7 +7,7 @@ use crate::extractor::Extractor;
 use crate::language;
 use crate::meta;
 use crate::site::{apply_rules, Templates};
-use crate::title::page_title;
+use crate::title::{page_title, site_name_in_title};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between
@@ -162,6 +162,7 @@ pub(crate) fn extract_chosen(
     let mut chosen = said_once(&cleaned.blocks, chosen);
     let meta = &cleaned.meta;
     let author = meta::author(cleaned);
+    let title = page_title(cleaned);
     let date = meta
         .date
         .as_deref()
@@ -179,7 +180,11 @@ pub(crate) fn extract_chosen(
     let article = Article {
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
-        title: page_title(cleaned),
+        site_name: meta
+            .site_name
+            .clone()
+            .or_else(|| site_name_in_title(cleaned, &title)),
+        title,
         author: author.clone(),
         date,
         language: language::of_article(meta.language.as_deref(), &text),
@@ -193,7 +198,6 @@ pub(crate) fn extract_chosen(
         } else {
             meta.authors.clone()
         },
-        site_name: meta.site_name.clone(),
         canonical_url: meta
             .canonical_url
             .as_deref()

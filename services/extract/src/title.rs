@@ -136,6 +136,38 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
     }
 }
 
+/// The site's name as the `<title>` gives it beside the headline ("Story |
+/// Site", "Site - Story", "Story [Site]"), for pages whose metadata names
+/// no site: the part at either end that the headline is not, of four words
+/// or fewer (as trafilatura takes a site's name from its title).
+pub(crate) fn site_name_in_title(c: &Cleaned, headline: &str) -> Option<String> {
+    let words = gleaner_text::words;
+    let headline = words(headline);
+    let is_headline = |part: &str| !headline.is_empty() && words(part) == headline;
+    let named = |part: &str| {
+        let part = part.trim();
+        let n = gleaner_text::word_count(part);
+        ((1..=4).contains(&n) && !is_headline(part)).then(|| part.to_string())
+    };
+    let title = c.title.trim().trim_end_matches([':', '|', ' ']);
+    if let Some((story, name)) = title.strip_suffix(']').and_then(|t| t.rsplit_once(" [")) {
+        if is_headline(story) {
+            return named(name);
+        }
+    }
+    TITLE_SEPARATORS.iter().find_map(|sep| {
+        let (first, rest) = title.split_once(sep)?;
+        let (before, last) = title.rsplit_once(sep)?;
+        if is_headline(before) {
+            named(last)
+        } else if is_headline(rest) {
+            named(first)
+        } else {
+            None
+        }
+    })
+}
+
 /// Cuts the site name off a title: `Story | Site`, `Site - Story` and
 /// `Story [Site]` give `Story`. A part is taken for the site name when it equals `site_name` or
 /// is short (four words or fewer) beside a longer part.
@@ -188,6 +220,39 @@ mod tests {
 
     fn cleaned(title: &str, h1: &str) -> Cleaned {
         page_of(&format!("<html><head><title>{title}</title></head><body><h1>{h1}</h1><p>Body text.</p></body></html>"))
+    }
+
+    #[test]
+    fn a_titles_site_name_names_the_site() {
+        let site =
+            |title: &str, headline: &str| site_name_in_title(&cleaned(title, headline), headline);
+        assert_eq!(
+            site("Story of the bridge | Quay Notes", "Story of the bridge").as_deref(),
+            Some("Quay Notes")
+        );
+        assert_eq!(
+            site("Quay Notes - Story of the bridge", "Story of the bridge").as_deref(),
+            Some("Quay Notes")
+        );
+        assert_eq!(
+            site("Story - the bridge | Quay Notes", "Story - the bridge").as_deref(),
+            Some("Quay Notes")
+        );
+        assert_eq!(
+            site("Story of the bridge [Quay]", "Story of the bridge").as_deref(),
+            Some("Quay")
+        );
+        // No separator, or a headline the title does not hold: no name.
+        assert_eq!(site("Story of the bridge", "Story of the bridge"), None);
+        assert_eq!(
+            site("Other story | Quay Notes", "Story of the bridge"),
+            None
+        );
+        // A long part is another headline, not a site's name.
+        assert_eq!(
+            site("Story | A much longer second line of it", "Story"),
+            None
+        );
     }
 
     #[test]
