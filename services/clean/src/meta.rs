@@ -324,6 +324,13 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 if let Some(g) = o.get("@graph") {
                     visit(g, meta, body, found, depth + 1);
                 }
+                // A question page's question (Discourse's `QAPage`) or a
+                // web page's article carries the author.
+                if typed.is_some() || o.get("@type").and_then(|t| t.as_str()) == Some("WebPage") {
+                    if let Some(entity) = o.get("mainEntity") {
+                        visit(entity, meta, body, found, depth + 1);
+                    }
+                }
             }
             _ => {}
         }
@@ -413,5 +420,18 @@ mod tests {
         assert_eq!(site(&og).as_deref(), Some("Quay"));
         let publisher = r#"<script type="application/ld+json">[{"@type":"WebSite","name":"Site"},{"@type":"NewsArticle","publisher":{"name":"Paper"}}]</script><p>x</p>"#;
         assert_eq!(site(publisher).as_deref(), Some("Paper"));
+    }
+
+    /// A question page's question (Discourse's `QAPage`) and a web page's
+    /// main entity carry the author.
+    #[test]
+    fn the_main_entity_names_the_author() {
+        let author = |html: &str| crate::clean_html(html).unwrap().1.author;
+        let qa = r#"<script type="application/ld+json">{"@type":"QAPage","mainEntity":{"@type":"Question","author":{"@type":"Person","name":"DaleJack"}}}</script><p>x</p>"#;
+        assert_eq!(author(qa).as_deref(), Some("DaleJack"));
+        let page = r#"<script type="application/ld+json">{"@type":"WebPage","mainEntity":{"@type":"DiscussionForumPosting","author":{"name":"beijingwalker"}}}</script><p>x</p>"#;
+        assert_eq!(author(page).as_deref(), Some("beijingwalker"));
+        let other = r#"<script type="application/ld+json">{"@type":"Event","mainEntity":{"author":{"name":"Nobody"}}}</script><p>x</p>"#;
+        assert_eq!(author(other), None);
     }
 }
