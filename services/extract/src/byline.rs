@@ -147,6 +147,37 @@ pub(crate) fn name_in(byline: &str) -> Option<&str> {
     None
 }
 
+/// Labels of a forum thread's starter.
+const STARTER_LABELS: &[&str] = &[
+    "thread starter",
+    "topic author",
+    "original poster",
+    "started by",
+];
+
+/// The user a forum thread's header names as its starter: "Thread starter
+/// felixen · Start date ...", "Discussion in 'Hosting' started by pelex,
+/// Mar 5, 2024". Forum users go by their logins ("paulb203"), which
+/// [`name_in`] would not take for a name. `Some("")` for a bare label
+/// (the name is in the next block).
+pub(crate) fn thread_starter(line: &str) -> Option<&str> {
+    let lower = line.to_lowercase();
+    let (at, label) = STARTER_LABELS
+        .iter()
+        .find_map(|l| lower.find(l).map(|at| (at, l)))?;
+    // Only at the line's start, but for "started by" after the forum's name.
+    if at > 0 && *label != "started by" || !line.is_char_boundary(at + label.len()) {
+        return None;
+    }
+    let rest = line[at + label.len()..].trim_start_matches([':', ' ', '\u{a0}']);
+    let user = ["·", "|", ",", " Start date", " on "]
+        .iter()
+        .fold(rest, |r, sep| r.split(sep).next().unwrap_or(r))
+        .trim();
+    let words = user.split_whitespace().count();
+    (words <= 3 && user.chars().count() <= 40).then_some(user)
+}
+
 /// The text up to a digit written against a letter: inline elements with
 /// no space between them ("By Lucas Nolan22 Dec 2016"; a name has no digit).
 fn before_a_glued_digit(text: &str) -> &str {
@@ -293,5 +324,23 @@ mod tests {
             Some("by Nicole Burke")
         );
         assert_eq!(byline_after_a_date("© 2025 by Example Media"), None);
+        for (line, user) in [
+            (
+                "Thread starter felixen · Start date Dec 5, 2024",
+                Some("felixen"),
+            ),
+            (
+                "Discussion in 'Hosting Advice' started by pelex, Mar 5, 2024",
+                Some("pelex"),
+            ),
+            ("Topic Author", Some("")),
+            (
+                "He started by asking for the minutes of the meeting of the whole council",
+                None,
+            ),
+            ("The thread starter said more", None),
+        ] {
+            assert_eq!(thread_starter(line), user, "{line}");
+        }
     }
 }

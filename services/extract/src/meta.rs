@@ -1,7 +1,7 @@
 //! Article metadata: the author, from the metadata or the byline (the
 //! date is date.rs's, the title title.rs's).
 
-use crate::byline::{byline_after_a_date, name_in, strip_byline_label};
+use crate::byline::{byline_after_a_date, name_in, strip_byline_label, thread_starter};
 use gleaner_core::messages::Cleaned;
 
 /// Whether the block's element or its two nearest ancestors carry one of
@@ -53,7 +53,7 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
 /// labels a menu of sections, a list of other posts says "May 2, 2025 by
 /// ..." and a sign-in box is named for authorization.
 fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> Option<String> {
-    let mut after_label = false;
+    let (mut after_label, mut after_starter) = (false, false);
     let blocks = c.blocks.iter().take(400).skip(within.start);
     for b in blocks.take(within.end.saturating_sub(within.start)) {
         let t = b.text.trim();
@@ -71,6 +71,20 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
         if t.contains('©') {
             after_label = false;
             continue;
+        }
+        // A forum thread's starter, by login ("Topic Author" then the
+        // login in the next block).
+        match thread_starter(t) {
+            Some("") => {
+                after_label = false;
+                after_starter = true;
+                continue;
+            }
+            Some(user) => return Some(user.to_string()),
+            None if after_starter && t.split_whitespace().count() <= 3 => {
+                return Some(t.to_string())
+            }
+            None => after_starter = false,
         }
         let t = byline_after_a_date(t).unwrap_or(t);
         let labelled = strip_byline_label(t).len() < t.len();
