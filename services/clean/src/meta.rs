@@ -85,7 +85,6 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 {
                     m.date = Some(content)
                 }
-
                 "content-language" | "og:locale" | "language" if m.language.is_none() => {
                     m.language = Some(content.replace('_', "-"))
                 }
@@ -161,19 +160,26 @@ pub(crate) fn page_type_named(itemtype: &str) -> Option<&'static str> {
     })
 }
 
-/// An object's `@type` (a name or a list of names) if it is one of
-/// [`PAGE_TYPES`].
+/// An object's `@type`s (a name or a list of names).
+fn types_of(o: &serde_json::Map<String, serde_json::Value>) -> impl Iterator<Item = &str> {
+    let (one, many) = match o.get("@type") {
+        Some(serde_json::Value::String(t)) => (Some(t.as_str()), None),
+        Some(serde_json::Value::Array(ts)) => (None, Some(ts.iter().filter_map(|t| t.as_str()))),
+        _ => (None, None),
+    };
+    one.into_iter().chain(many.into_iter().flatten())
+}
+
+/// Whether an object is of the type `name`.
+fn is_of_type(o: &serde_json::Map<String, serde_json::Value>, name: &str) -> bool {
+    types_of(o).any(|t| t == name)
+}
+
+/// An object's `@type` if it is one of [`PAGE_TYPES`].
 fn schema_type(o: &serde_json::Map<String, serde_json::Value>) -> Option<String> {
-    let is_page = |t: &str| PAGE_TYPES.contains(&t);
-    match o.get("@type")? {
-        serde_json::Value::String(t) => is_page(t).then(|| t.clone()),
-        serde_json::Value::Array(ts) => ts
-            .iter()
-            .filter_map(|t| t.as_str())
-            .find(|t| is_page(t))
-            .map(str::to_string),
-        _ => None,
-    }
+    types_of(o)
+        .find(|t| PAGE_TYPES.contains(t))
+        .map(str::to_string)
 }
 
 /// A JSON-LD script's JSON: without the `<![CDATA[ ... ]]>` or `<!-- ... -->`
@@ -301,7 +307,6 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                     meta.date = Some(d);
                     found.date = sure;
                 }
-
                 // The article's own people win over the meta tags (a
                 // publisher's `<meta name="author" content="Condé Nast">`);
                 // any object's authors are taken while none are known.
@@ -312,9 +317,7 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 } else if meta.author.is_none() {
                     set_authors(meta, authors_of(o, false));
                 }
-                if found.website.is_none()
-                    && o.get("@type").and_then(|t| t.as_str()) == Some("WebSite")
-                {
+                if found.website.is_none() && is_of_type(o, "WebSite") {
                     found.website = o
                         .get("name")
                         .and_then(|n| n.as_str())
@@ -326,7 +329,7 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 }
                 // A question page's question (Discourse's `QAPage`) or a
                 // web page's article carries the author.
-                if typed.is_some() || o.get("@type").and_then(|t| t.as_str()) == Some("WebPage") {
+                if typed.is_some() || is_of_type(o, "WebPage") {
                     if let Some(entity) = o.get("mainEntity") {
                         visit(entity, meta, body, found, depth + 1);
                     }

@@ -16,6 +16,12 @@ const MAX_CHARS: usize = 100;
 /// "Martin Untersinger (avec Damien Leloup et Morgane Tual)" is not).
 const MAX_WORDS: usize = 10;
 
+/// An author's text, if it is as short as a byline's (not empty, not a bio).
+fn short_enough(author: String) -> Option<String> {
+    let words = author.split_whitespace().count();
+    ((1..=MAX_WORDS).contains(&words) && author.chars().count() <= MAX_CHARS).then_some(author)
+}
+
 #[derive(Default)]
 pub(crate) struct MicrodataAuthor {
     /// Serial of the open author element (0: none open).
@@ -90,10 +96,7 @@ impl MicrodataAuthor {
         } else {
             name
         };
-        let words = author.split_whitespace().count();
-        if (1..=MAX_WORDS).contains(&words) && author.chars().count() <= MAX_CHARS {
-            self.found = Some(author);
-        }
+        self.found = short_enough(author);
         self.text.clear();
         self.name.clear();
     }
@@ -131,12 +134,8 @@ impl LinkAuthor {
             return;
         }
         self.open = 0;
-        let text = collapse(&decode_entities(&self.text));
+        self.found = short_enough(collapse(&decode_entities(&self.text)));
         self.text.clear();
-        let words = text.split_whitespace().count();
-        if (1..=MAX_WORDS).contains(&words) && text.chars().count() <= MAX_CHARS {
-            self.found = Some(text);
-        }
     }
 }
 

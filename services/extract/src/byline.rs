@@ -75,6 +75,29 @@ pub(crate) fn strip_byline_label(text: &str) -> &str {
     t
 }
 
+/// A word as a date's words are compared: without the punctuation around
+/// it, lowercase.
+fn date_word_of(w: &str) -> String {
+    w.trim_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+}
+
+/// Whether a word ("Dec.", "März,") names a month.
+fn is_month(w: &str) -> bool {
+    crate::date::is_month(&date_word_of(w))
+}
+
+/// Whether a word ("Sun", "Monday,") names a day of the week, in English.
+fn is_weekday(w: &str) -> bool {
+    let w = date_word_of(w);
+    ["%A", "%a"]
+        .iter()
+        .any(|f| jiff::fmt::strtime::BrokenDownTime::parse(f, &w).is_ok())
+}
+
+/// Words a date line says of itself ("Last Updated", "Published on").
+const DATE_LINE_WORDS: &[&str] = &["published", "updated", "posted", "modified"];
+
 /// A byline's text up to where a date or a time begins: "Erin Cunningham
 /// March 18 at 3:57 PM Follow @erin" gives "Erin Cunningham" (a month name
 /// before the first number goes with it: "Dec. 19", "December 2023",
@@ -87,30 +110,11 @@ fn before_a_date(text: &str) -> &str {
     else {
         return text;
     };
-    let day = words[k].trim_end_matches([',', '.']);
-    let parses = |format: &str, input: String| {
-        jiff::fmt::strtime::BrokenDownTime::parse(format, input).is_ok()
-    };
     let mut end = k;
-    let month = |w: &str| {
-        let w = w.trim_matches(|c: char| !c.is_alphanumeric());
-        ["%B %d", "%b %d"]
-            .iter()
-            .any(|f| parses(f, format!("{w} {day}")))
-            || crate::date::is_month(&w.to_lowercase())
-    };
     // "March 18", "Sep 5", then a weekday before them ("Sun Dec 12").
-    if end > 0 && month(words[end - 1]) {
+    if end > 0 && is_month(words[end - 1]) {
         end -= 1;
-        let weekday = |w: &str| {
-            ["%A", "%a"].iter().any(|f| {
-                parses(
-                    f,
-                    w.trim_matches(|c: char| !c.is_alphanumeric()).to_string(),
-                )
-            })
-        };
-        if end > 0 && weekday(words[end - 1]) {
+        if end > 0 && is_weekday(words[end - 1]) {
             end -= 1;
         }
     }
@@ -161,7 +165,8 @@ const STARTER_LABELS: &[&str] = &[
 /// [`name_in`] would not take for a name. `Some("")` for a bare label
 /// (the name is in the next block).
 pub(crate) fn thread_starter(line: &str) -> Option<&str> {
-    let lower = line.to_lowercase();
+    // ASCII only, so that an offset in it is one in the line.
+    let lower = line.to_ascii_lowercase();
     let (at, label) = STARTER_LABELS
         .iter()
         .find_map(|l| lower.find(l).map(|at| (at, l)))?;
@@ -227,12 +232,9 @@ fn name_of(name: &str, labelled: bool) -> Option<&str> {
                     | "of"
             )
     });
-    // What a date line says of itself ("Last Updated", "Published").
-    let dated = name.split_whitespace().any(|w| {
-        ["updated", "published", "posted", "modified"]
-            .iter()
-            .any(|d| w.eq_ignore_ascii_case(d))
-    });
+    let dated = name
+        .split_whitespace()
+        .any(|w| DATE_LINE_WORDS.contains(&date_word_of(w).as_str()));
     ((1..=5).contains(&words)
         && capitalised
         && !dated
@@ -248,40 +250,16 @@ fn name_of(name: &str, labelled: bool) -> Option<&str> {
 /// 05: Coding by Composing", "6 Fastest Skateboards by Ecomobl" and "©
 /// 2025 by IMDb.com" are no bylines.
 pub(crate) fn byline_after_a_date(line: &str) -> Option<&str> {
-    const DATE_WORDS: &[&str] = &[
-        "published",
-        "updated",
-        "posted",
-        "on",
-        "at",
-        "am",
-        "pm",
-        "mon",
-        "tue",
-        "wed",
-        "thu",
-        "fri",
-        "sat",
-        "sun",
-        "monday",
-        "tuesday",
-        "wednesday",
-        "thursday",
-        "friday",
-        "saturday",
-        "sunday",
-        "de",
-        "le",
-        "um",
-    ];
+    // Words around a date's numbers: "on", "at 3 pm", "le 5 mars".
+    const JOINING: &[&str] = &["on", "at", "am", "pm", "de", "le", "um"];
     let date_word = |w: &str| {
-        let w = w
-            .trim_matches(|c: char| !c.is_alphanumeric())
-            .to_lowercase();
-        w.is_empty()
-            || w.contains(|c: char| c.is_ascii_digit())
-            || crate::date::is_month(&w)
-            || DATE_WORDS.contains(&w.as_str())
+        let word = date_word_of(w);
+        word.is_empty()
+            || word.contains(|c: char| c.is_ascii_digit())
+            || is_month(w)
+            || is_weekday(w)
+            || DATE_LINE_WORDS.contains(&word.as_str())
+            || JOINING.contains(&word.as_str())
     };
     let lower = line.to_ascii_lowercase();
     [" by ", " von ", " par ", " por "]

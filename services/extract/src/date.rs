@@ -18,8 +18,8 @@ fn names_date(path: &str) -> bool {
 
 /// The publication date from the page itself: the first date in a short
 /// block under an element named for dates, times, the byline or the
-/// author, else in a
-/// short block within a few blocks of the `<h1>` (where bylines sit).
+/// author, else in a short block within a few blocks of the `<h1>` (where
+/// bylines sit).
 pub fn page_date(c: &Cleaned) -> Option<String> {
     let short = |b: &&gleaner_core::messages::Block| b.text.chars().count() <= 80;
     let date_in = |b: &gleaner_core::messages::Block| {
@@ -138,12 +138,10 @@ pub fn normalise_date(raw: &str) -> Option<String> {
     if let Some(d) = cjk_date(&lower) {
         return Some(d);
     }
-    let (month, m) = tokens.iter().enumerate().find_map(|(i, t)| {
-        let english = (t.len() >= 3)
-            .then(|| MONTHS.iter().position(|m| t.starts_with(m)))
-            .flatten();
-        english.or_else(|| other_month(t)).map(|m| (i, m as i8 + 1))
-    })?;
+    let (month, m) = tokens
+        .iter()
+        .enumerate()
+        .find_map(|(i, t)| month_of(t).map(|m| (i, m as i8 + 1)))?;
     // A day may carry its ordinal's ending: "1st", "22nd", "3rd", "9th",
     // French "1er".
     let num = |t: &&str| {
@@ -241,16 +239,24 @@ const OTHER_MONTHS: [&[&str]; 12] = [
     ],
 ];
 
+/// The month (0-11) a word (lowercase, without punctuation) names: in
+/// English, written out or cut to three letters or more ("sep",
+/// "september"), else in the other languages dates are read in.
+fn month_of(t: &str) -> Option<usize> {
+    let english = (t.len() >= 3)
+        .then(|| MONTHS.iter().position(|m| t.starts_with(m)))
+        .flatten();
+    english.or_else(|| other_month(t))
+}
+
+/// Whether a word (lowercase, without punctuation) names a month.
+pub(crate) fn is_month(t: &str) -> bool {
+    month_of(t).is_some()
+}
+
 /// The month (0-11) a word of [`OTHER_MONTHS`] names, written out or cut
 /// to three letters or more (`sept`, `déc`, `ago`); a cut word must be
 /// some month's only: `ju` is none.
-/// Whether a word (lowercase, without punctuation) names a month, in
-/// English ("sep", "september") or the other languages dates are read in.
-pub(crate) fn is_month(t: &str) -> bool {
-    let english = t.len() >= 3 && MONTHS.iter().any(|m| t.starts_with(m)) && t.len() <= 9;
-    english || other_month(t).is_some()
-}
-
 fn other_month(t: &str) -> Option<usize> {
     // English words that cut Portuguese and Italian months (`out`ubro,
     // `set`tembre) would read "sold out 5 ... 2024" as a date.

@@ -35,10 +35,11 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
         (h + u64::from(b.hidden_len), a + u64::from(b.text_len))
     });
     let hidden_page = hidden * 2 > all;
-    // A link marked `rel="author"` says more than an author-named element
-    // elsewhere on the page (a sign-in box, a comment's author).
-    // Then a labelled social card's writer ("Written by" on Yoast's
-    // cards): the post's account, which the byline may correct.
+    // After the headline's neighbourhood: a link marked `rel="author"`,
+    // which says more than an author-named element elsewhere on the page
+    // (a sign-in box, a comment's author), then a labelled social card's
+    // writer (Yoast's "Written by": the post's account, which the byline
+    // may correct).
     let named = |text: Option<&str>| name_in(text?).map(str::to_string);
     byline_in(c, below, hidden_page)
         .or_else(|| byline_in(c, above, hidden_page))
@@ -81,7 +82,7 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
                 continue;
             }
             Some(user) => return Some(user.to_string()),
-            None if after_starter && t.split_whitespace().count() <= 3 => {
+            None if after_starter && (1..=3).contains(&t.split_whitespace().count()) => {
                 return Some(t.to_string())
             }
             None => after_starter = false,
