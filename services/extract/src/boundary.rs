@@ -123,11 +123,17 @@ fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
 /// such elements, and they are its content; a sidebar of linked
 /// headlines, each in an `<article>`, is not).
 /// Text React streams to the end of the markup stays ([`streamed`]).
+///
+/// On a page declared an article whose `<article>` elements are look-alike
+/// full articles (a page that goes on with the site's next articles, as
+/// an endless scroll does), the one holding the page's `headline` block is
+/// the article, and only its text stays.
 pub fn within_article(
     blocks: &[Block],
     words: &[f64],
     chosen: Vec<usize>,
     declared: bool,
+    headline: Option<usize>,
 ) -> Vec<usize> {
     // Each chosen block's article elements, read off its path once (most
     // blocks have none, and an empty Vec does not allocate).
@@ -168,30 +174,44 @@ pub fn within_article(
             .map(|&i| words[i])
             .sum()
     };
-    let Some(&(article, _, _, path, _)) = held
-        .iter()
-        .filter(|h| h.1 >= MOST * against(h.4) && h.1 >= LEAST * total)
-        .max_by_key(|h| h.2)
-    else {
-        return chosen;
+    // A post's text, not a teaser's link: a sidebar of "more" cards, each
+    // an `<article>` of one linked headline, is no thread of posts.
+    let prose = |b: &Block| b.link_text_len * 2 < b.text_len;
+    // Whether chosen prose outside the element `article` lies in an
+    // element of the same tag path.
+    let look_alike = |article: u32, shape: &str| {
+        elements
+            .iter()
+            .zip(&chosen)
+            .filter(|(own, &i)| !own.iter().any(|&(id, _)| id == article) && prose(&blocks[i]))
+            .any(|(own, _)| own.iter().any(|(_, p)| shape_of(p).eq(shape_of(shape))))
+    };
+    // The `<article>` holding the headline, among look-alikes holding
+    // prose: the page's own article, followed by others.
+    let by_headline = headline
+        .filter(|_| declared)
+        .and_then(|h| articles_of(&blocks[h], false).last())
+        .filter(|&(id, path)| held.iter().any(|x| x.0 == id) && look_alike(id, path));
+    let (article, path) = match by_headline {
+        Some(own) => own,
+        None => {
+            let Some(&(article, _, _, path, _)) = held
+                .iter()
+                .filter(|h| h.1 >= MOST * against(h.4) && h.1 >= LEAST * total)
+                .max_by_key(|h| h.2)
+            else {
+                return chosen;
+            };
+            if look_alike(article, path) {
+                return chosen;
+            }
+            (article, path)
+        }
     };
     let inside: Vec<bool> = elements
         .iter()
         .map(|own| own.iter().any(|&(id, _)| id == article))
         .collect();
-    let shape = shape_of(path);
-    // A post's text, not a teaser's link: a sidebar of "more" cards, each
-    // an `<article>` of one linked headline, is no thread of posts.
-    let prose = |b: &Block| b.link_text_len * 2 < b.text_len;
-    let look_alike = elements
-        .iter()
-        .zip(&inside)
-        .zip(&chosen)
-        .filter(|((_, &inside), &i)| !inside && prose(&blocks[i]))
-        .any(|((own, _), _)| own.iter().any(|(_, p)| shape_of(p).eq(shape.clone())));
-    if look_alike {
-        return chosen;
-    }
     // Only what follows the article's text: a standfirst or an intro set
     // above the element is still the article's. Above an element named
     // as the body, only what lies near it ([`STANDFIRST_REACH`]).
@@ -210,7 +230,11 @@ pub fn within_article(
     chosen
         .into_iter()
         .enumerate()
-        .filter(|&(k, i)| (k < first && near(i)) || inside[k] || streamed(&blocks[i]))
+        .filter(|&(k, i)| {
+            // Above the headline's element is not the article's.
+            let above = k < first && by_headline.is_none() && near(i);
+            above || inside[k] || streamed(&blocks[i])
+        })
         .map(|(_, i)| i)
         .collect()
 }
@@ -322,7 +346,7 @@ mod tests {
     /// The blocks kept of a page whose blocks were all chosen.
     fn kept(page: &[(Block, f64)], declared: bool) -> Vec<usize> {
         let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        within_article(&blocks, &words, (0..blocks.len()).collect(), declared)
+        within_article(&blocks, &words, (0..blocks.len()).collect(), declared, None)
     }
 
     fn run(page: &[(Block, f64)]) -> Vec<usize> {
@@ -375,6 +399,34 @@ mod tests {
             40,
         );
         assert_eq!(run(&[body, reply]), vec![0, 1]);
+    }
+
+    /// A page declared an article that goes on with the site's next
+    /// articles, each a look-alike `<article>` with its own heading: the
+    /// one holding the headline (block 1) is the page's, and the
+    /// section's heading above it goes. Without a headline, or on a page
+    /// not declared an article (a thread of posts), all stay.
+    #[test]
+    fn an_endless_scroll_keeps_the_article_of_the_headline() {
+        let story = |n: u32, words: usize| {
+            [
+                block("html/body/main/article.item/h2", &[0, 1, 2, n, n + 1], 6),
+                block("html/body/main/article.item/p", &[0, 1, 2, n, n + 2], words),
+                block("html/body/main/article.item/p", &[0, 1, 2, n, n + 3], words),
+            ]
+        };
+        let mut page = vec![block("html/body/main/h1", &[0, 1, 2, 3], 4)];
+        page.extend(story(10, 300));
+        page.extend(story(20, 500));
+        page.extend(story(30, 400));
+        let (blocks, words): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
+        let chosen: Vec<usize> = (0..blocks.len()).filter(|&i| i != 1).collect();
+        let kept = |declared, headline| {
+            within_article(&blocks, &words, chosen.clone(), declared, headline)
+        };
+        assert_eq!(kept(true, Some(1)), vec![2, 3]);
+        assert_eq!(kept(true, None), chosen);
+        assert_eq!(kept(false, Some(1)), chosen);
     }
 
     #[test]
