@@ -253,72 +253,6 @@ fn streamed(b: &Block) -> bool {
         })
 }
 
-/// Names, in classes, of what surrounds an article's text on its page:
-/// recirculation (lists of links to other articles: `related-articles`,
-/// `jp-relatedposts`, `recommended-stories`, `trending`, `most-popular`),
-/// prompts to sign up (`newsletter-signup`) and an author's bio box. The
-/// tree's chrome names give way to a content name beside them
-/// (`related-article` holds "article"), which these must not on an
-/// article's page.
-const RECIRCULATION: &[&str] = &[
-    "related",
-    "recommend",
-    "trending",
-    "popular",
-    "more-stories",
-    "more-from",
-    // Prompts to sign up, which sit inside the article element as often
-    // as after it. "subscribe" but not "subscriber" (a paywalled body is
-    // often under a `subscriber-content` class); not "newsletter"
-    // (Substack's posts are under `newsletter-post`: wcxb-dev 0.8906 ->
-    // 0.8782).
-    "signup",
-    "sign-up",
-    "subscribe",
-    // An author's bio box, below the text as a rule.
-    "author-bio",
-    "authorbio",
-    "about-the-author",
-    "about-author",
-    "author-box",
-    "authorbox",
-    "author-card",
-];
-
-/// Whether one of a block's elements is named as recirculation (a class
-/// holding a [`RECIRCULATION`] name, unless it states what the
-/// element has: `has-related`, `no-popular`).
-fn in_recirculation(b: &Block) -> bool {
-    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
-    let names = crate::tree::names_matcher(&NAMES, RECIRCULATION);
-    // Most paths name none of them anywhere: one scan says so.
-    if !names.is_match(&b.path) {
-        return false;
-    }
-    // Classes only: ids are often a heading's words made a slug
-    // (`#babbel-the-most-popular-app`), or name a region that holds text
-    // and links both.
-    crate::tree::has_class_named(&b.path, |name| {
-        names.find_iter(name).any(|m| {
-            RECIRCULATION[m.pattern().as_usize()] != "subscribe"
-                || !name[m.end()..].starts_with(['r', 'R'])
-        })
-    })
-}
-
-/// `chosen` without recirculation blocks ([`in_recirculation`]), on a page
-/// declared an article: on a collection or a listing the "popular" items
-/// are the content.
-pub fn without_recirculation(blocks: &[Block], chosen: Vec<usize>, declared: bool) -> Vec<usize> {
-    if !declared {
-        return chosen;
-    }
-    chosen
-        .into_iter()
-        .filter(|&i| !in_recirculation(&blocks[i]))
-        .collect()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -334,13 +268,6 @@ mod tests {
             ..Default::default()
         };
         (b, words as f64)
-    }
-
-    /// The blocks `without_recirculation` keeps of a page whose blocks
-    /// were all chosen.
-    fn kept_of_recirculation(page: &[(Block, f64)], declared: bool) -> Vec<usize> {
-        let (blocks, _): (Vec<Block>, Vec<f64>) = page.iter().cloned().unzip();
-        without_recirculation(&blocks, (0..blocks.len()).collect(), declared)
     }
 
     /// The blocks kept of a page whose blocks were all chosen.
@@ -502,48 +429,6 @@ mod tests {
         assert!(!is_article_label("div#main.entry-content", false));
         assert!(!is_article_label("li.post-content", true));
         assert!(is_article_label("article", false));
-    }
-
-    #[test]
-    fn recirculation_goes_from_a_declared_article_only() {
-        let page = [
-            block("html/body/article.post/p", &[0, 1, 2, 3], 300),
-            block(
-                "html/body/article.post/div#jp-relatedposts.jp-relatedposts/div.item/p",
-                &[0, 1, 2, 4, 5, 6],
-                30,
-            ),
-            block(
-                "html/body/article.post/h2#the-most-popular-app",
-                &[0, 1, 2, 10],
-                5,
-            ),
-            block(
-                "html/body/article.post/div.has-related-links/p",
-                &[0, 1, 2, 7, 8],
-                30,
-            ),
-            block(
-                "html/body/div.topbar__related-article__title",
-                &[0, 1, 9],
-                12,
-            ),
-        ];
-        assert_eq!(kept_of_recirculation(&page, true), vec![0, 2, 3]);
-        assert_eq!(kept_of_recirculation(&page, false), vec![0, 1, 2, 3, 4]);
-    }
-
-    /// A prompt to subscribe goes, a body kept for subscribers stays; so
-    /// does an author's bio box.
-    #[test]
-    fn prompts_and_bio_boxes_go_a_subscribers_body_stays() {
-        let page = [
-            block("html/body/div.subscriber-content/p", &[0, 1, 2], 300),
-            block("html/body/div.box-subscribe/p", &[0, 1, 3], 20),
-            block("html/body/div.about-the-author/p", &[0, 1, 4], 25),
-            block("html/body/div.Subscribers-only/p", &[0, 1, 5], 200),
-        ];
-        assert_eq!(kept_of_recirculation(&page, true), vec![0, 3]);
     }
 
     #[test]

@@ -6,7 +6,9 @@
 use crate::extractor::Extractor;
 use crate::features::{features, Feat};
 use crate::signals::{density_region, link_ratio, qread_segment, signals, Signals};
-use crate::{boundary, comments, inserts, lines, model, reviews, teasers, title, tree};
+use crate::{
+    boundary, comments, inserts, lines, model, recirculation, reviews, teasers, title, tree,
+};
 use gleaner_core::messages::{Block, Cleaned};
 
 /// What training needs of a page's blocks: their feature rows, whether
@@ -145,7 +147,7 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let declared = boundary::declared_article(cleaned.meta.page_type.as_deref());
                 // Recirculation goes first, so that it does not count
                 // among the words an article element must hold.
-                let chosen = boundary::without_recirculation(blocks, chosen, declared);
+                let chosen = recirculation::without_recirculation(blocks, chosen, declared);
                 let chosen =
                     reviews::without_suggestions(blocks, chosen, cleaned.meta.page_type.as_deref());
                 let headline = lines::headline(&f);

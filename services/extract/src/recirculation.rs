@@ -1,0 +1,147 @@
+//! What surrounds an article's text on its page, named as such in its
+//! classes: recirculation, sign-up prompts, share and like bars, an
+//! author's bio box. Gone from a page declared an article only: on a
+//! collection or a listing the "popular" items are the content.
+
+use gleaner_core::messages::Block;
+
+/// Names, in classes, of what surrounds an article's text on its page:
+/// recirculation (lists of links to other articles: `related-articles`,
+/// `jp-relatedposts`, `recommended-stories`, `trending`, `most-popular`),
+/// prompts to sign up (`newsletter-signup`) and an author's bio box. The
+/// tree's chrome names give way to a content name beside them
+/// (`related-article` holds "article"), which these must not on an
+/// article's page.
+const RECIRCULATION: &[&str] = &[
+    "related",
+    "recommend",
+    "trending",
+    "popular",
+    "more-stories",
+    "more-from",
+    // Prompts to sign up, which sit inside the article element as often
+    // as after it. "subscribe" but not "subscriber" (a paywalled body is
+    // often under a `subscriber-content` class); not "newsletter"
+    // (Substack's posts are under `newsletter-post`: wcxb-dev 0.8906 ->
+    // 0.8782).
+    "signup",
+    "sign-up",
+    "subscribe",
+    // A class that is "newsletter" itself, or its BEM parts
+    // (`newsletter--inline`, `newsletter__form`).
+    "newsletter",
+    // Mailchimp for WordPress's sign-up form.
+    "mc4wp-form",
+    // Share and like bars: Jetpack's (`sharedaddy`, on WordPress.com and
+    // self-hosted WordPress), and a class that says no content.
+    "sharedaddy",
+    "robots-nocontent",
+    // An author's bio box, below the text as a rule.
+    "author-bio",
+    "authorbio",
+    "about-the-author",
+    "about-author",
+    "author-box",
+    "authorbox",
+    "author-card",
+];
+
+/// Whether one of a block's elements is named as recirculation (a class
+/// holding a [`RECIRCULATION`] name, unless it states what the
+/// element has: `has-related`, `no-popular`).
+fn in_recirculation(b: &Block) -> bool {
+    static NAMES: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    let names = crate::tree::names_matcher(&NAMES, RECIRCULATION);
+    // Most paths name none of them anywhere: one scan says so.
+    if !names.is_match(&b.path) {
+        return false;
+    }
+    // Classes only: ids are often a heading's words made a slug
+    // (`#babbel-the-most-popular-app`), or name a region that holds text
+    // and links both.
+    crate::tree::has_class_named(&b.path, |name| {
+        names.find_iter(name).any(|m| {
+            let rest = &name[m.end()..];
+            match RECIRCULATION[m.pattern().as_usize()] {
+                "subscribe" => !rest.starts_with(['r', 'R']),
+                "newsletter" => {
+                    m.start() == 0
+                        && (rest.is_empty() || rest.starts_with("--") || rest.starts_with("__"))
+                }
+                _ => true,
+            }
+        })
+    })
+}
+
+/// `chosen` without recirculation blocks ([`in_recirculation`]), on a page
+/// declared an article: on a collection or a listing the "popular" items
+/// are the content.
+pub fn without_recirculation(blocks: &[Block], chosen: Vec<usize>, declared: bool) -> Vec<usize> {
+    if !declared {
+        return chosen;
+    }
+    chosen
+        .into_iter()
+        .filter(|&i| !in_recirculation(&blocks[i]))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    use crate::testing::block;
+
+    /// The blocks `without_recirculation` keeps of a page whose blocks
+    /// were all chosen.
+    fn kept(page: &[Block], declared: bool) -> Vec<usize> {
+        without_recirculation(page, (0..page.len()).collect(), declared)
+    }
+
+    #[test]
+    fn recirculation_goes_from_a_declared_article_only() {
+        let page = [
+            block("html/body/article.post/p", &[0, 1, 2, 3], 300),
+            block(
+                "html/body/article.post/div#jp-relatedposts.jp-relatedposts/div.item/p",
+                &[0, 1, 2, 4, 5, 6],
+                30,
+            ),
+            block(
+                "html/body/article.post/h2#the-most-popular-app",
+                &[0, 1, 2, 10],
+                5,
+            ),
+            block(
+                "html/body/article.post/div.has-related-links/p",
+                &[0, 1, 2, 7, 8],
+                30,
+            ),
+            block(
+                "html/body/div.topbar__related-article__title",
+                &[0, 1, 9],
+                12,
+            ),
+        ];
+        assert_eq!(kept(&page, true), vec![0, 2, 3]);
+        assert_eq!(kept(&page, false), vec![0, 1, 2, 3, 4]);
+    }
+
+    /// A prompt to subscribe goes, a body kept for subscribers stays; so
+    /// do an author's bio box, a newsletter box (not a Substack post) and
+    /// a share bar.
+    #[test]
+    fn prompts_and_bio_boxes_go_a_subscribers_body_stays() {
+        let page = [
+            block("html/body/div.subscriber-content/p", &[0, 1, 2], 300),
+            block("html/body/div.box-subscribe/p", &[0, 1, 3], 20),
+            block("html/body/div.about-the-author/p", &[0, 1, 4], 25),
+            block("html/body/div.Subscribers-only/p", &[0, 1, 5], 200),
+            block("html/body/div.newsletter.newsletter--inline/p", &[0, 1, 6], 20),
+            block("html/body/div.newsletter-post/p", &[0, 1, 7], 300),
+            block("html/body/div#jp-post-flair.sharedaddy/h3", &[0, 1, 8], 15),
+        ];
+        assert_eq!(kept(&page, true), vec![0, 3, 5]);
+    }
+}
