@@ -35,6 +35,16 @@ fn is_comments(label: &str) -> bool {
         })
 }
 
+/// Whether an element's label is a list of reader comments as WordPress
+/// prints them (`ol.commentlist`, `ol.comment-list`).
+fn is_comment_list(label: &str) -> bool {
+    let tag = label.split(['#', '.']).next().unwrap_or("");
+    matches!(tag, "ol" | "ul")
+        && crate::tree::label_classes(label).any(|c| {
+            c.eq_ignore_ascii_case("commentlist") || c.eq_ignore_ascii_case("comment-list")
+        })
+}
+
 /// Whether a block lies under an element named as comments.
 fn in_comments(b: &Block) -> bool {
     b.path.contains("omment") && b.path.split('/').any(is_comments)
@@ -74,7 +84,8 @@ const TEXT_BEFORE: f64 = 0.5;
 
 /// `chosen` without the reader comments that follow the text, on a page
 /// that is not a forum's or a question's: while the text outweighs them,
-/// or whatever their weight on a page `declared` an article.
+/// or whatever their weight on a page `declared` an article or in a
+/// comment list as WordPress prints it.
 pub fn without_trailing_comments(
     blocks: &[Block],
     chosen: Vec<usize>,
@@ -100,7 +111,14 @@ pub fn without_trailing_comments(
     if before < TEXT_BEFORE * text_chars(&chosen, &comments) || before == 0.0 {
         return chosen;
     }
-    if declared {
+    // A reader comment list as WordPress prints it says what the page is
+    // (a post or a page with its comments; forums print their replies
+    // otherwise), so its comments go whatever their weight.
+    let listed = chosen
+        .iter()
+        .zip(&comments)
+        .any(|(&i, &c)| c && blocks[i].path.split('/').any(is_comment_list));
+    if declared || listed {
         return chosen
             .into_iter()
             .zip(comments)
@@ -204,7 +222,16 @@ mod tests {
             all_long
         );
         assert_eq!(
-            without_trailing_comments(&long, all_long, Some("NewsArticle"), true),
+            without_trailing_comments(&long, all_long.clone(), Some("NewsArticle"), true),
+            vec![0]
+        );
+        // So do those in a comment list as WordPress prints it.
+        let mut listed = long.clone();
+        for b in &mut listed[1..] {
+            b.path = "html/body/div#content/ol.commentlist/li#comment-7/p".into();
+        }
+        assert_eq!(
+            without_trailing_comments(&listed, all_long, None, false),
             vec![0]
         );
         // Named comments before most of the text are not a thread under it.

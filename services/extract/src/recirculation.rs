@@ -138,7 +138,11 @@ mod tests {
             block("html/body/div.box-subscribe/p", &[0, 1, 3], 20),
             block("html/body/div.about-the-author/p", &[0, 1, 4], 25),
             block("html/body/div.Subscribers-only/p", &[0, 1, 5], 200),
-            block("html/body/div.newsletter.newsletter--inline/p", &[0, 1, 6], 20),
+            block(
+                "html/body/div.newsletter.newsletter--inline/p",
+                &[0, 1, 6],
+                20,
+            ),
             block("html/body/div.newsletter-post/p", &[0, 1, 7], 300),
             block("html/body/div#jp-post-flair.sharedaddy/h3", &[0, 1, 8], 15),
         ];
