@@ -39,6 +39,18 @@ pub fn declared_article(page_type: Option<&str>) -> bool {
     })
 }
 
+/// Whether the page is a post as WordPress declares one: its `<body>`
+/// has the class `single-post`, which WordPress gives a single post's
+/// page only (pages, archives and the front page get others). Read as a
+/// declared type, for the many posts whose theme declares none.
+pub fn a_wordpress_post(blocks: &[Block]) -> bool {
+    blocks.first().is_some_and(|b| {
+        b.path.split('/').nth(1).is_some_and(|body| {
+            body.starts_with("body") && crate::tree::label_classes(body).any(|c| c == "single-post")
+        })
+    })
+}
+
 /// Names, in an element's id or classes, of the element that holds an
 /// article's body on the CMSes most pages come from (WordPress's
 /// `entry-content`, Blogger's `post-body`, `article-content`,
@@ -385,6 +397,12 @@ mod tests {
             !declared_article(Some("DiscussionForumPosting")) && !declared_article(Some("website"))
         );
         assert!(!declared_article(None));
+        let post = |path: &str| [block(path, &[0, 1, 2], 10).0];
+        assert!(a_wordpress_post(&post(
+            "html/body.single.single-post.postid-7/p"
+        )));
+        assert!(!a_wordpress_post(&post("html/body.page.page-id-7/p")));
+        assert!(!a_wordpress_post(&post("html/body/div.single-post/p")));
     }
 
     /// An element named as the article's body (here a blog's
