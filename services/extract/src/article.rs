@@ -68,6 +68,17 @@ fn is_byline(text: &str, author: Option<&str>) -> bool {
     names_author || (words <= BYLINE_EXTRA_WORDS && normalise_date(t).is_some())
 }
 
+/// Most words of a line above a byline that is no sentence: a time, a
+/// section's name.
+const LABEL_WORDS: usize = 3;
+
+/// Whether a line is a label rather than text: a few words, no sentence's
+/// end.
+fn is_a_label(text: &str) -> bool {
+    let t = text.trim();
+    gleaner_text::word_count(t) <= LABEL_WORDS && !gleaner_text::ends_a_sentence(t)
+}
+
 /// `chosen` with each paragraph the page repeats (a teaser above the full
 /// text, a responsive copy) said once, and so each short line repeated
 /// three times or more in a row outside lists and tables (a slideshow's
@@ -169,12 +180,29 @@ pub(crate) fn extract_chosen(
         .and_then(normalise_date)
         .or_else(|| date::page_date(cleaned));
     // The byline and dateline above the text are the article's author and
-    // date, not its text.
-    let leading = chosen
+    // date, not its text, and on a page declared an article so are the
+    // short lines above a byline that is no sentence (a time, a section's
+    // name: "Šodien, 17:40", "Pasaulē"; not a forum post's header).
+    let top: Vec<bool> = chosen
         .iter()
         .take(BYLINE_BLOCKS)
-        .take_while(|&&i| is_byline(&cleaned.blocks[i].text, author.as_deref()))
-        .count();
+        .map(|&i| is_byline(&cleaned.blocks[i].text, author.as_deref()))
+        .collect();
+    let declared = crate::boundary::declared_article(meta.page_type.as_deref())
+        || crate::boundary::a_wordpress_post(&cleaned.blocks);
+    let leading = match top.iter().rposition(|&b| b) {
+        Some(k)
+            if declared
+                && !gleaner_text::ends_a_sentence(cleaned.blocks[chosen[k]].text.trim())
+                && chosen[..k]
+                    .iter()
+                    .zip(&top)
+                    .all(|(&i, &byline)| byline || is_a_label(&cleaned.blocks[i].text)) =>
+        {
+            k + 1
+        }
+        _ => top.iter().take_while(|&&b| b).count(),
+    };
     chosen.drain(..leading);
     let text = join_blocks(&cleaned.blocks, &chosen);
     let article = Article {

@@ -32,6 +32,7 @@ const BYLINE_LABELS: &[&str] = &[
     "autorin",
     "autora",
     "autore",
+    "autori",
     "autor",
     "auteur",
     // Chinese and Japanese: writer, reporter, editor.
@@ -283,6 +284,7 @@ mod tests {
     fn a_bylines_text_reads_as_a_name() {
         for (line, name) in [
             ("By Jane Doe · 2 May 2024", Some("Jane Doe")),
+            ("Autori: Anna Ūdre", Some("Anna Ūdre")),
             ("Dec. 19, 2025 · Niko Matsakis", Some("Niko Matsakis")),
             ("By Lucas Nolan22 Dec 2016651", Some("Lucas Nolan")),
             ("ByTrevor Jones", Some("Trevor Jones")),

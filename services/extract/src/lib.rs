@@ -150,6 +150,35 @@ mod tests {
         assert_eq!(a.language.as_deref(), Some("en"));
     }
 
+    /// On a page declared an article, a time and a section's name above
+    /// the byline go with it; not on a page of another type.
+    #[test]
+    fn the_labels_above_a_byline_go_with_it() {
+        let labelled = NEWS
+            .replacen(
+                "<title>",
+                "<meta property='og:type' content='article'>\
+                 <meta name='author' content='Jane Doe'><title>",
+                1,
+            )
+            .replacen(
+                "<p class=\"byline\">By Jane Doe</p>",
+                "<p>Today, 17:40</p><p>World</p>\
+                 <p>Authors: Jane Doe (foreign news editor)</p>",
+                1,
+            );
+        let a = extract(&page(&labelled), Extractor::Auto);
+        assert!(
+            a.text.starts_with("The harbour bridge reopened to traffic"),
+            "{}",
+            a.text
+        );
+        assert_eq!(a.author.as_deref(), Some("Jane Doe"));
+        let undeclared = labelled.replacen("content='article'", "content='website'", 1);
+        let a = extract(&page(&undeclared), Extractor::Auto);
+        assert!(a.text.starts_with("Today, 17:40"), "{}", a.text);
+    }
+
     #[test]
     fn cjk_text_counts_characters() {
         let html = "<html><head><title>新しい橋が開通</title></head><body><nav><a href='/'>ホーム</a><a href='/n'>ニュース</a></nav>\
