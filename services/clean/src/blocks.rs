@@ -53,6 +53,9 @@ pub(crate) struct State {
     pub(crate) chrome_role: bool,
     pub(crate) link_count: u32,
     pub(crate) image_count: u32,
+    /// Whether the block holds code (`<code>`, `<kbd>`, `<samp>`), whose
+    /// text may be a template's syntax shown as such.
+    pub(crate) has_code: bool,
     pub(crate) markup_bytes: u32,
     pub(crate) blocks: Vec<Block>,
     pub(crate) meta: PageMeta,
@@ -66,6 +69,23 @@ pub(crate) struct State {
     /// how many there are.
     pub(crate) microdata_type: Option<&'static str>,
     pub(crate) microdata_typed_items: usize,
+}
+
+/// Whether a text is only template expressions a script was to fill in
+/// (`{{ article.title }}`, Angular's, Vue's and Handlebars' syntax): a
+/// page served before its script ran shows them, and they are no text.
+fn only_template_expressions(text: &str) -> bool {
+    let mut rest = text.trim();
+    if !rest.starts_with("{{") {
+        return false;
+    }
+    while let Some(after) = rest.strip_prefix("{{") {
+        let Some(end) = after.find("}}") else {
+            return false;
+        };
+        rest = after[end + 2..].trim_start_matches(|c: char| !c.is_alphanumeric() && c != '{');
+    }
+    rest.is_empty()
 }
 
 impl State {
@@ -93,6 +113,7 @@ impl State {
             self.chrome_role = false;
             self.link_count = 0;
             self.image_count = 0;
+            self.has_code = false;
             self.markup_bytes = 0;
             return;
         }
@@ -100,7 +121,10 @@ impl State {
         // The hidden share of the raw text, in characters of the clean one.
         let hidden_share = self.hidden_raw_bytes as f64 / self.raw.len().max(1) as f64;
         self.raw.clear();
-        if !text.is_empty() && self.blocks.len() < MAX_BLOCKS {
+        let tag = self.block_tag();
+        // Code shows a template's syntax as such (a framework's docs).
+        let unrendered = !self.has_code && tag != "pre" && only_template_expressions(&text);
+        if !text.is_empty() && !unrendered && self.blocks.len() < MAX_BLOCKS {
             let link_text = collapse(&decode_entities(&self.link_raw));
             let text_len = text.chars().count() as u32;
             self.blocks.push(Block {
@@ -111,7 +135,7 @@ impl State {
                 text,
                 path: self.path(),
                 ancestors: self.stack.iter().map(|o| o.serial as u32).collect(),
-                tag: self.block_tag(),
+                tag,
                 link_count: self.link_count,
                 image_count: self.image_count,
                 markup_bytes: self.markup_bytes,
@@ -122,6 +146,7 @@ impl State {
         self.chrome_role = false;
         self.link_count = 0;
         self.image_count = 0;
+        self.has_code = false;
         self.markup_bytes = 0;
     }
 
@@ -217,5 +242,63 @@ impl State {
                 break;
             }
         }
+    }
+}
+
+/// The paragraphs of a JSON-LD `articleBody` as blocks of an `<article>`
+/// (numbered after the page's own elements, from `after`). Its text is
+/// plain: a line break ends a paragraph.
+pub(crate) fn body_blocks(body: &str, after: u64) -> Vec<Block> {
+    let (html, body_el, article) = (after + 1, after + 2, after + 3);
+    body.lines()
+        .map(collapse)
+        .filter(|p| !p.is_empty())
+        .take(MAX_BLOCKS)
+        .enumerate()
+        .map(|(i, text)| Block {
+            text_len: text.chars().count() as u32,
+            text,
+            path: "html/body/article.articleBody/p".into(),
+            ancestors: vec![
+                html as u32,
+                body_el as u32,
+                article as u32,
+                (after + 4 + i as u64) as u32,
+            ],
+            tag: "p".into(),
+            ..Block::default()
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::only_template_expressions;
+
+    /// A page served before its script filled it in shows its template's
+    /// expressions: no text; code showing one (a framework's docs) stays.
+    #[test]
+    fn unrendered_template_expressions_are_no_text() {
+        assert!(only_template_expressions(
+            r#"{{ctl.status === "published" ? "Contenu publié" : "Inconnu"}}"#
+        ));
+        assert!(only_template_expressions("{{ a.title }} · {{ a.date }}"));
+        assert!(!only_template_expressions("Hello {{ name }}"));
+        assert!(!only_template_expressions("{{ name }} wrote this"));
+        assert!(!only_template_expressions("{{ unclosed"));
+        let html = r#"<html><body><p>{{ctl.status === "draft" ? "Brouillon" : "Inconnu"}}</p>
+            <p>The harbour bridge reopened on Monday.</p><pre>{{ user.name }}</pre>
+            <dl><dt><code>{{ field.errors }}</code></dt><dd><p>Its errors.</p></dd></dl></body></html>"#;
+        let (_, _, blocks) = crate::clean_html(html).unwrap();
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(
+            texts,
+            [
+                "The harbour bridge reopened on Monday.",
+                "{{ user.name }}",
+                "{{ field.errors }}",
+                "Its errors."
+            ]
+        );
     }
 }

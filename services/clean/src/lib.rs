@@ -63,6 +63,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 }
                 match tag.as_str() {
                     "img" if s.dropped_depth == 0 => s.image_count += 1,
+                    "code" | "kbd" | "samp" => s.has_code = true,
                     "title" if s.dropped_depth <= 1 && s.title_raw.is_empty() => {
                         s.in_title = true;
                     }
@@ -223,36 +224,11 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
             }
         } else {
             let first = s.serial;
-            s.blocks.extend(body_blocks(&decode_entities(&body), first));
+            s.blocks
+                .extend(blocks::body_blocks(&decode_entities(&body), first));
         }
     }
     Ok((title, s.meta, s.blocks))
-}
-
-/// The paragraphs of a JSON-LD `articleBody` as blocks of an `<article>`
-/// (numbered after the page's own elements, from `after`). Its text is
-/// plain: a line break ends a paragraph.
-fn body_blocks(body: &str, after: u64) -> Vec<Block> {
-    let (html, body_el, article) = (after + 1, after + 2, after + 3);
-    body.lines()
-        .map(collapse)
-        .filter(|p| !p.is_empty())
-        .take(MAX_BLOCKS)
-        .enumerate()
-        .map(|(i, text)| Block {
-            text_len: text.chars().count() as u32,
-            text,
-            path: "html/body/article.articleBody/p".into(),
-            ancestors: vec![
-                html as u32,
-                body_el as u32,
-                article as u32,
-                (after + 4 + i as u64) as u32,
-            ],
-            tag: "p".into(),
-            ..Block::default()
-        })
-        .collect()
 }
 
 #[cfg(test)]
