@@ -56,6 +56,9 @@ fn in_recirculation(b: &Block) -> bool {
     if !names.is_match(&b.path) {
         return false;
     }
+    if related_by_id(&b.path) {
+        return true;
+    }
     // Classes only: ids are often a heading's words made a slug
     // (`#babbel-the-most-popular-app`), or name a region that holds text
     // and links both.
@@ -71,6 +74,27 @@ fn in_recirculation(b: &Block) -> bool {
                 _ => true,
             }
         })
+    })
+}
+
+/// What an element's id names after "related" when it is a list of
+/// related articles: `#related-posts`, `#relatedArticles`,
+/// `#related_content`. Not any id holding "related": a heading's slug
+/// (`#related-work`, a paper's section) is text.
+const RELATED_IDS: &[&str] = &[
+    "posts", "post", "articles", "article", "stories", "content", "news", "entries", "items",
+];
+
+/// Whether an element of `path` has an id that says it lists related
+/// articles ([`RELATED_IDS`]).
+fn related_by_id(path: &str) -> bool {
+    path.split('/').any(|label| {
+        let Some((_, after)) = label.split_once('#') else {
+            return false;
+        };
+        let id = after.split('.').next().unwrap_or("").to_ascii_lowercase();
+        id.strip_prefix("related")
+            .is_some_and(|rest| RELATED_IDS.contains(&rest.trim_start_matches(['-', '_'])))
     })
 }
 
@@ -129,8 +153,9 @@ mod tests {
     }
 
     /// A prompt to subscribe goes, a body kept for subscribers stays; so
-    /// do an author's bio box, a newsletter box (not a Substack post) and
-    /// a share bar.
+    /// do an author's bio box, a newsletter box (not a Substack post), a
+    /// share bar and a list of related posts named in its id (not a
+    /// paper's "related work").
     #[test]
     fn prompts_and_bio_boxes_go_a_subscribers_body_stays() {
         let page = [
@@ -145,7 +170,13 @@ mod tests {
             ),
             block("html/body/div.newsletter-post/p", &[0, 1, 7], 300),
             block("html/body/div#jp-post-flair.sharedaddy/h3", &[0, 1, 8], 15),
+            block(
+                "html/body/div#related_posts/ul/li/p",
+                &[0, 1, 9, 10, 11],
+                40,
+            ),
+            block("html/body/section#related-work/p", &[0, 1, 12, 13], 200),
         ];
-        assert_eq!(kept(&page, true), vec![0, 3, 5]);
+        assert_eq!(kept(&page, true), vec![0, 3, 5, 8]);
     }
 }
