@@ -7,6 +7,8 @@ services/extract/weights/.
     pip install numpy scikit-learn
     cargo build --release -p gleaner
     scripts/train-extract.py ../shared/datasets/wcxb-dev [--folds 5] [--no-write]
+    # train on several sets at once, folds by domain across them, scored per set:
+    scripts/train-extract.py ../shared/datasets/wcxb-dev ../shared/datasets/readability-articles --no-write
     # compare tree settings on auto alone, at the shipped window and threshold (5 min):
     scripts/train-extract.py ../shared/datasets/wcxb-dev --no-write --extractors auto \
         --grid shipped --hgb max_iter=200,learning_rate=0.075
@@ -201,9 +203,27 @@ def evaluate(data, weights_dir, ids, extractor):
     return json.loads(out.splitlines()[0])
 
 
+def load_sets(datas):
+    """Every set's blocks as one training set: page names become `SET:ID`
+    (the set's place on the command line), so that pages of two sets
+    never share a name; blocks of a page stay consecutive."""
+    parts = []
+    for si, data in enumerate(datas):
+        dump = os.path.join(tempfile.mkdtemp(), "features.jsonl")
+        subprocess.run([GLEANER, "eval", data, "--dump-features", dump], check=True, stdout=subprocess.DEVNULL)
+        pages, domains, X, y, w, page = load(dump)
+        parts.append((np.array([f"{si}:{p}" for p in pages]), domains, X, y, w, page))
+    pages = np.concatenate([q[0] for q in parts]); domains = np.concatenate([q[1] for q in parts])
+    X = np.vstack([q[2] for q in parts]); y = np.concatenate([q[3] for q in parts])
+    w = np.concatenate([q[4] for q in parts])
+    page = {k: np.concatenate([q[5][k] for q in parts]) for k in parts[0][5]}
+    return pages, domains, X, y, w, page
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("data"); ap.add_argument("--folds", type=int, default=5)
+    ap.add_argument("data", nargs="+", help="labelled sets; the first one's cross-validated F1 chooses the grid point")
+    ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
     ap.add_argument("--model", choices=["hgb", "mlp"], default="hgb")
     ap.add_argument("--hgb", default="", help="tree settings to try, as max_iter=200,learning_rate=0.1")
@@ -217,18 +237,21 @@ def main():
         k, v = kv.split("=")
         HGB[k] = float(v) if "." in v or "e" in v else int(v)
 
-    dump = os.path.join(tempfile.mkdtemp(), "features.jsonl")
-    subprocess.run([GLEANER, "eval", a.data, "--dump-features", dump], check=True, stdout=subprocess.DEVNULL)
-    pages, domains, X, y, w, page = load(dump)
+    pages, domains, X, y, w, page = load_sets(a.data)
     print(f"{len(set(pages))} pages, {len(y)} blocks, {y.mean():.3f} content", file=sys.stderr)
     # Every page gets a fold, including pages with no blocks at all.
-    all_pages = sorted(f[:-5] for f in os.listdir(os.path.join(a.data, "ground-truth")) if f.endswith(".json"))
     page_domain = dict(zip(pages, domains))
-    for p in all_pages:
-        if p not in page_domain:
-            gt = json.load(open(os.path.join(a.data, "ground-truth", p + ".json")))
-            host = gt.get("url", "").split("/")[2] if "//" in gt.get("url", "") else p
-            page_domain[p] = ".".join(host.split(".")[-2:])
+    all_pages = []
+    for si, data in enumerate(a.data):
+        for f in sorted(os.listdir(os.path.join(data, "ground-truth"))):
+            if not f.endswith(".json"):
+                continue
+            p = f"{si}:{f[:-5]}"
+            all_pages.append(p)
+            if p not in page_domain:
+                gt = json.load(open(os.path.join(data, "ground-truth", f)))
+                host = gt.get("url", "").split("/")[2] if "//" in gt.get("url", "") else p
+                page_domain[p] = ".".join(host.split(".")[-2:])
     folds = list(GroupKFold(n_splits=a.folds).split(all_pages, groups=[page_domain[p] for p in all_pages]))
     wanted = a.extractors.split(",")
     for extractor, n in (e for e in (("lines", N_LINE), ("auto", N_AUTO)) if e[0] in wanted):
@@ -236,7 +259,8 @@ def main():
         if a.grid == "shipped":
             shipped = json.load(open(os.path.join(ROOT, "services", "extract", "weights", f"{extractor}.json")))
             grid = [(shipped["window_weight"], shipped["threshold"], shipped.get("expected_f1", False))]
-        results = {g: {"f1": 0.0, "precision": 0.0, "recall": 0.0, "pages": 0, "types": {}} for g in grid}
+        empty = lambda: {"f1": 0.0, "precision": 0.0, "recall": 0.0, "pages": 0, "types": {}}
+        results = {g: [empty() for _ in a.data] for g in grid}
         for k, (_, te_pages) in enumerate(folds):
             test = set(all_pages[i] for i in te_pages)
             tr = np.array([p not in test for p in pages])
@@ -249,21 +273,26 @@ def main():
                 wdir = tempfile.mkdtemp()
                 with open(os.path.join(wdir, f"{extractor}.json"), "w") as f:
                     json.dump(dict(base, window_weight=g[0], threshold=g[1], expected_f1=g[2]), f)
-                r = evaluate(a.data, wdir, sorted(test), extractor)
-                o, acc = r["overall"], results[g]
-                for key in ("f1", "precision", "recall"):
-                    acc[key] += o[key] * o["pages"]
-                acc["pages"] += o["pages"]
-                for t, s in r["per_type"].items():
-                    tt = acc["types"].setdefault(t, [0.0, 0])
-                    tt[0] += s["f1"] * s["pages"]; tt[1] += s["pages"]
+                for si, data in enumerate(a.data):
+                    ids = sorted(p.split(":", 1)[1] for p in test if p.startswith(f"{si}:"))
+                    if not ids:
+                        continue
+                    r = evaluate(data, wdir, ids, extractor)
+                    o, acc = r["overall"], results[g][si]
+                    for key in ("f1", "precision", "recall"):
+                        acc[key] += o[key] * o["pages"]
+                    acc["pages"] += o["pages"]
+                    for t, s in r["per_type"].items():
+                        tt = acc["types"].setdefault(t, [0.0, 0])
+                        tt[0] += s["f1"] * s["pages"]; tt[1] += s["pages"]
             print(f"  {extractor} fold {k} done", file=sys.stderr)
-        g, best = max(results.items(), key=lambda kv: kv[1]["f1"])
-        n_pages = best["pages"]
-        print(f"{extractor}: cross-validated (folds by domain) F1={best['f1']/n_pages:.4f} "
-              f"P={best['precision']/n_pages:.4f} R={best['recall']/n_pages:.4f} pages={n_pages} "
-              f"(window_weight={g[0]}, threshold={g[1]}, expected_f1={g[2]})")
-        print("  per type: " + ", ".join(f"{t} {v[0]/v[1]:.3f}" for t, v in sorted(best["types"].items())))
+        g, per_set = max(results.items(), key=lambda kv: kv[1][0]["f1"] / max(kv[1][0]["pages"], 1))
+        for data, best in zip(a.data, per_set):
+            n_pages = best["pages"]
+            print(f"{extractor} on {data}: cross-validated (folds by domain) F1={best['f1']/n_pages:.4f} "
+                  f"P={best['precision']/n_pages:.4f} R={best['recall']/n_pages:.4f} pages={n_pages} "
+                  f"(window_weight={g[0]}, threshold={g[1]}, expected_f1={g[2]})")
+            print("  per type: " + ", ".join(f"{t} {v[0]/v[1]:.3f}" for t, v in sorted(best["types"].items())))
         if not a.no_write:
             out = os.path.join(ROOT, "services", "extract", "weights", f"{extractor}.json")
             if extractor == "auto" and MODEL == "hgb":
