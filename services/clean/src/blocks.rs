@@ -89,6 +89,13 @@ fn only_template_expressions(text: &str) -> bool {
 }
 
 impl State {
+    /// Whether an open element is a `<figure>` or its caption.
+    pub(crate) fn in_a_figure(&self) -> bool {
+        self.stack
+            .iter()
+            .any(|o| matches!(o.tag.as_str(), "figure" | "figcaption"))
+    }
+
     pub(crate) fn path(&self) -> String {
         self.path.clone()
     }

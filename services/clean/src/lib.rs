@@ -108,7 +108,9 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     s.microdata_type.get_or_insert(t);
                     s.microdata_typed_items += 1;
                 }
-                if let Some(prop) = attrs.itemprop.as_deref().filter(|_| s.dropped_depth == 0) {
+                // In a figure, a `creator` is the photographer's.
+                let byline_place = s.dropped_depth == 0 && !s.in_a_figure();
+                if let Some(prop) = attrs.itemprop.as_deref().filter(|_| byline_place) {
                     s.microdata.start(prop, None, Some(serial));
                 }
                 if attrs.rel_author && s.dropped_depth == 0 && s.hidden_depth == 0 {

@@ -161,6 +161,11 @@ mod tests {
         // An author element left open is closed by its parent.
         let open = r#"<div><p itemprop="author">Ana Sandoiu</div><p>Body text here.</p>"#;
         assert_eq!(author(open).as_deref(), Some("Ana Sandoiu"));
+        // A photo's creator, in its caption, is the photographer.
+        let photo = r#"<figure><img src="a.jpg"><figcaption>Plans.
+            <span itemprop="creator">Mike Blake/Reuters files</span></figcaption></figure>
+            <p>By <span itemprop="author">Jane Doe</span></p>"#;
+        assert_eq!(author(photo).as_deref(), Some("Jane Doe"));
     }
 
     #[test]

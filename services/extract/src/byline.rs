@@ -203,6 +203,9 @@ fn name_of(name: &str, labelled: bool) -> Option<&str> {
     } else {
         before_a_date(name.trim())
     };
+    // A separator a template writes before the name ("/ Cory Doctorow /
+    // 10:08 am") is not part of it.
+    let name = name.trim_start_matches(|c: char| !c.is_alphanumeric());
     // A Chinese or Japanese name after a label (记者 张三): two to eight
     // characters, none of them Latin, digits or punctuation.
     let han = |c: char| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}');
@@ -285,6 +288,10 @@ mod tests {
         for (line, name) in [
             ("By Jane Doe · 2 May 2024", Some("Jane Doe")),
             ("Autori: Anna Ūdre", Some("Anna Ūdre")),
+            (
+                "/ Cory Doctorow / 10:08 am Fri Jul 19, 2013",
+                Some("Cory Doctorow"),
+            ),
             ("Dec. 19, 2025 · Niko Matsakis", Some("Niko Matsakis")),
             ("By Lucas Nolan22 Dec 2016651", Some("Lucas Nolan")),
             ("ByTrevor Jones", Some("Trevor Jones")),
