@@ -68,6 +68,50 @@ fn is_byline(text: &str, author: Option<&str>) -> bool {
     names_author || (words <= BYLINE_EXTRA_WORDS && normalise_date(t).is_some())
 }
 
+/// `chosen` without the byline and dateline above the text: they are the
+/// article's author and date, not its text. On a page `declared` an
+/// article, so are the short lines above a byline that is no sentence (a
+/// time, a section's name: "Šodien, 17:40", "Pasaulē"; not a forum post's
+/// header), and a byline that is no sentence below a standfirst ("Coal
+/// has been in a slow-motion death spiral" / "Nathanael Johnson" /
+/// "January 10, 2020 9:00AM (UTC)").
+fn without_bylines(
+    blocks: &[Block],
+    mut chosen: Vec<usize>,
+    author: Option<&str>,
+    declared: bool,
+) -> Vec<usize> {
+    let byline = |i: usize| is_byline(&blocks[i].text, author);
+    let no_sentence = |i: usize| !gleaner_text::ends_a_sentence(blocks[i].text.trim());
+    let top: Vec<bool> = chosen
+        .iter()
+        .take(BYLINE_BLOCKS)
+        .map(|&i| byline(i))
+        .collect();
+    let leading = match top.iter().rposition(|&b| b) {
+        Some(k)
+            if declared
+                && no_sentence(chosen[k])
+                && chosen[..k]
+                    .iter()
+                    .zip(&top)
+                    .all(|(&i, &b)| b || is_a_label(&blocks[i].text)) =>
+        {
+            k + 1
+        }
+        _ => top.iter().take_while(|&&b| b).count(),
+    };
+    chosen.drain(..leading);
+    if declared {
+        let mut k = 0;
+        chosen.retain(|&i| {
+            k += 1;
+            !(k <= BYLINE_BLOCKS + 1 && byline(i) && no_sentence(i))
+        });
+    }
+    chosen
+}
+
 /// Most words of a line above a byline that is no sentence: a time, a
 /// section's name.
 const LABEL_WORDS: usize = 3;
@@ -170,7 +214,7 @@ pub(crate) fn extract_chosen(
     if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
         chosen = apply_rules(r, &cleaned.blocks, chosen);
     }
-    let mut chosen = said_once(&cleaned.blocks, chosen);
+    let chosen = said_once(&cleaned.blocks, chosen);
     let meta = &cleaned.meta;
     let author = meta::author(cleaned);
     let title = page_title(cleaned);
@@ -179,31 +223,9 @@ pub(crate) fn extract_chosen(
         .as_deref()
         .and_then(normalise_date)
         .or_else(|| date::page_date(cleaned));
-    // The byline and dateline above the text are the article's author and
-    // date, not its text, and on a page declared an article so are the
-    // short lines above a byline that is no sentence (a time, a section's
-    // name: "Šodien, 17:40", "Pasaulē"; not a forum post's header).
-    let top: Vec<bool> = chosen
-        .iter()
-        .take(BYLINE_BLOCKS)
-        .map(|&i| is_byline(&cleaned.blocks[i].text, author.as_deref()))
-        .collect();
     let declared = crate::boundary::declared_article(meta.page_type.as_deref())
         || crate::boundary::a_wordpress_post(&cleaned.blocks);
-    let leading = match top.iter().rposition(|&b| b) {
-        Some(k)
-            if declared
-                && !gleaner_text::ends_a_sentence(cleaned.blocks[chosen[k]].text.trim())
-                && chosen[..k]
-                    .iter()
-                    .zip(&top)
-                    .all(|(&i, &byline)| byline || is_a_label(&cleaned.blocks[i].text)) =>
-        {
-            k + 1
-        }
-        _ => top.iter().take_while(|&&b| b).count(),
-    };
-    chosen.drain(..leading);
+    let chosen = without_bylines(&cleaned.blocks, chosen, author.as_deref(), declared);
     let text = join_blocks(&cleaned.blocks, &chosen);
     let article = Article {
         id: cleaned.id.clone(),

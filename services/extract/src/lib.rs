@@ -151,7 +151,8 @@ mod tests {
     }
 
     /// On a page declared an article, a time and a section's name above
-    /// the byline go with it; not on a page of another type.
+    /// the byline go with it, and a byline below a standfirst; not on a
+    /// page of another type.
     #[test]
     fn the_labels_above_a_byline_go_with_it() {
         let labelled = NEWS
@@ -174,6 +175,23 @@ mod tests {
             a.text
         );
         assert_eq!(a.author.as_deref(), Some("Jane Doe"));
+        // A byline and a dateline under a standfirst go too.
+        let standfirst = labelled.replacen(
+            "<p>Today, 17:40</p><p>World</p>",
+            "<p>Engineers say the cables will last fifty years</p>",
+            1,
+        );
+        let standfirst = standfirst.replacen(
+            "<p>Authors: Jane Doe (foreign news editor)</p>",
+            "<p>Jane Doe</p><p>March 2, 2026 9:00AM (UTC)</p>",
+            1,
+        );
+        let a = extract(&page(&standfirst), Extractor::Auto);
+        assert!(
+            a.text.starts_with("Engineers say the cables will last fifty years\n\nThe harbour"),
+            "{}",
+            a.text
+        );
         let undeclared = labelled.replacen("content='article'", "content='website'", 1);
         let a = extract(&page(&undeclared), Extractor::Auto);
         assert!(a.text.starts_with("Today, 17:40"), "{}", a.text);
