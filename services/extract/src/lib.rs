@@ -188,7 +188,8 @@ mod tests {
         );
         let a = extract(&page(&standfirst), Extractor::Auto);
         assert!(
-            a.text.starts_with("Engineers say the cables will last fifty years\n\nThe harbour"),
+            a.text
+                .starts_with("Engineers say the cables will last fifty years\n\nThe harbour"),
             "{}",
             a.text
         );

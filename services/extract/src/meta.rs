@@ -40,20 +40,34 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
     // (a sign-in box, a comment's author), then a labelled social card's
     // writer (Yoast's "Written by": the post's account, which the byline
     // may correct).
+    // A byline naming the site ("By The Planetary Press") names no
+    // writer when another one does ("Written by: Julie Mollins"): looked
+    // for first, the site's own taken only when none does (a personal
+    // blog's, a company's).
     let named = |text: Option<&str>| name_in(text?).map(str::to_string);
-    byline_in(c, below, hidden_page)
-        .or_else(|| byline_in(c, above, hidden_page))
-        .or_else(|| named(c.meta.linked_author.as_deref()))
-        .or_else(|| named(c.meta.card_author.as_deref()))
-        .or_else(|| byline_in(c, 0..usize::MAX, hidden_page))
+    let find = |skip_site: bool| {
+        let bylines = |within| byline_in(c, within, hidden_page, skip_site);
+        bylines(below.clone())
+            .or_else(|| bylines(above.clone()))
+            .or_else(|| named(c.meta.linked_author.as_deref()))
+            .or_else(|| named(c.meta.card_author.as_deref()))
+            .or_else(|| bylines(0..usize::MAX))
+    };
+    find(true).or_else(|| find(false))
 }
 
-/// The first byline among the blocks numbered in `within`; hidden blocks
+/// The first byline among the blocks numbered in `within` (with
+/// `skip_site`, not one naming the site); hidden blocks
 /// are passed over unless the page is hidden whole (`hidden_page`). Read
 /// by the headline first: elsewhere "By Type" heads a menu, "Contributors"
 /// labels a menu of sections, a list of other posts says "May 2, 2025 by
 /// ..." and a sign-in box is named for authorization.
-fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> Option<String> {
+fn byline_in(
+    c: &Cleaned,
+    within: std::ops::Range<usize>,
+    hidden_page: bool,
+    skip_site: bool,
+) -> Option<String> {
     let (mut after_label, mut after_starter) = (false, false);
     let blocks = c.blocks.iter().take(400).skip(within.start);
     for b in blocks.take(within.end.saturating_sub(within.start)) {
@@ -93,7 +107,14 @@ fn byline_in(c: &Cleaned, within: std::ops::Range<usize>, hidden_page: bool) -> 
             // A lone word under an author-named element is more often a
             // label or a heading ("Name", "Modality") than a name.
             let sure = after_label || labelled;
-            if let Some(name) = name_in(t).filter(|n| sure || n.contains(' ')) {
+            let names_site = |n: &str| {
+                skip_site
+                    && c.meta
+                        .site_name
+                        .as_deref()
+                        .is_some_and(|s| s.eq_ignore_ascii_case(n))
+            };
+            if let Some(name) = name_in(t).filter(|n| (sure || n.contains(' ')) && !names_site(n)) {
                 return Some(name.to_string());
             }
         }
@@ -350,6 +371,13 @@ pub(crate) mod tests {
             let c = page_of(&format!("<meta name='author' content='{nobody}'><h1>Story</h1><p class='byline'>By Arlene Marturano</p><p>Text.</p>"));
             assert_eq!(author(&c).as_deref(), Some("Arlene Marturano"), "{nobody}");
         }
+        // The site's name as the author gives way to a writer's byline, a
+        // byline naming the site too.
+        let c = page_of("<meta property='og:site_name' content='The Press'><span itemprop='author'>The Press</span><h1>Story</h1><p class='byline'>By The Press</p><p>Courtesy of Forests News</p><p>Written by: Julie Mollins</p><p>Text.</p>");
+        assert_eq!(author(&c).as_deref(), Some("Julie Mollins"));
+        // A personal blog's byline is its site's name, and its author.
+        let c = page_of("<meta property='og:site_name' content='Damien Walter'><h1>Story</h1><p class='byline'>By Damien Walter</p><p>Text.</p>");
+        assert_eq!(author(&c).as_deref(), Some("Damien Walter"));
         let c = page_of("<meta name='author' content='By Thai Vong'><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Thai Vong"));
         let c = page_of(
