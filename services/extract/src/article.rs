@@ -42,6 +42,10 @@ const BYLINE_EXTRA_WORDS: usize = 12;
 /// longer than one of one.
 fn is_byline(text: &str, author: Option<&str>) -> bool {
     let t = text.trim();
+    // A paragraph is no byline, and is not split into words to say so.
+    if t.len() > 600 {
+        return false;
+    }
     let words = gleaner_text::word_count(t);
     if words == 0 {
         return false;
@@ -106,7 +110,7 @@ fn without_bylines(
         let mut k = 0;
         chosen.retain(|&i| {
             k += 1;
-            !(k <= BYLINE_BLOCKS + 1 && byline(i) && no_sentence(i))
+            !(k <= BYLINE_BLOCKS + 1 && no_sentence(i) && byline(i))
         });
     }
     chosen

@@ -44,20 +44,20 @@ pub fn byline_author(c: &Cleaned) -> Option<String> {
     // writer when another one does ("Written by: Julie Mollins"): looked
     // for first, the site's own taken only when none does (a personal
     // blog's, a company's).
+    // One pass: the first byline naming the site is kept aside.
     let named = |text: Option<&str>| name_in(text?).map(str::to_string);
-    let find = |skip_site: bool| {
-        let bylines = |within| byline_in(c, within, hidden_page, skip_site);
-        bylines(below.clone())
-            .or_else(|| bylines(above.clone()))
-            .or_else(|| named(c.meta.linked_author.as_deref()))
-            .or_else(|| named(c.meta.card_author.as_deref()))
-            .or_else(|| bylines(0..usize::MAX))
-    };
-    find(true).or_else(|| find(false))
+    let site_named = std::cell::RefCell::new(None);
+    let bylines = |within| byline_in(c, within, hidden_page, &site_named);
+    bylines(below)
+        .or_else(|| bylines(above))
+        .or_else(|| named(c.meta.linked_author.as_deref()))
+        .or_else(|| named(c.meta.card_author.as_deref()))
+        .or_else(|| bylines(0..usize::MAX))
+        .or_else(|| site_named.take())
 }
 
-/// The first byline among the blocks numbered in `within` (with
-/// `skip_site`, not one naming the site); hidden blocks
+/// The first byline among the blocks numbered in `within` that does not
+/// name the site (the first that does is kept in `site_named`); hidden blocks
 /// are passed over unless the page is hidden whole (`hidden_page`). Read
 /// by the headline first: elsewhere "By Type" heads a menu, "Contributors"
 /// labels a menu of sections, a list of other posts says "May 2, 2025 by
@@ -66,7 +66,7 @@ fn byline_in(
     c: &Cleaned,
     within: std::ops::Range<usize>,
     hidden_page: bool,
-    skip_site: bool,
+    site_named: &std::cell::RefCell<Option<String>>,
 ) -> Option<String> {
     let (mut after_label, mut after_starter) = (false, false);
     let blocks = c.blocks.iter().take(400).skip(within.start);
@@ -108,14 +108,19 @@ fn byline_in(
             // label or a heading ("Name", "Modality") than a name.
             let sure = after_label || labelled;
             let names_site = |n: &str| {
-                skip_site
-                    && c.meta
-                        .site_name
-                        .as_deref()
-                        .is_some_and(|s| s.eq_ignore_ascii_case(n))
+                c.meta
+                    .site_name
+                    .as_deref()
+                    .is_some_and(|s| s.eq_ignore_ascii_case(n))
             };
-            if let Some(name) = name_in(t).filter(|n| (sure || n.contains(' ')) && !names_site(n)) {
-                return Some(name.to_string());
+            match name_in(t).filter(|n| sure || n.contains(' ')) {
+                Some(name) if names_site(name) => {
+                    site_named
+                        .borrow_mut()
+                        .get_or_insert_with(|| name.to_string());
+                }
+                Some(name) => return Some(name.to_string()),
+                None => {}
             }
         }
         after_label = labelled && strip_byline_label(t).is_empty();
