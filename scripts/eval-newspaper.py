@@ -14,23 +14,15 @@ something newspaper4k left out" and look at the page:
 Usage: scripts/eval-newspaper.py [--gleaner target/release/gleaner]
 (downloads newspaper4k 0.9.6's source from PyPI into target/ once)
 """
-import argparse, collections, json, os, re, subprocess, sys, tarfile
+import argparse, collections, json, os, re, subprocess
+import sdist
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = "0.9.6"
-WHERE = os.path.join(ROOT, "target", "newspaper4k")
 
 
 def data_dir():
-    data = os.path.join(WHERE, f"newspaper4k-{VERSION}", "tests", "data")
-    if os.path.isdir(data):
-        return data
-    os.makedirs(WHERE, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                    "-d", WHERE, f"newspaper4k=={VERSION}"], check=True, stdout=subprocess.DEVNULL)
-    with tarfile.open(os.path.join(WHERE, f"newspaper4k-{VERSION}.tar.gz")) as t:
-        t.extractall(WHERE, filter="data")
-    return data
+    return os.path.join(sdist.unpacked("newspaper4k", VERSION), "tests", "data")
 
 
 def tokens(s):

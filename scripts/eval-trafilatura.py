@@ -15,23 +15,15 @@ trafilatura kept them then: read a miss with the page open:
 Usage: scripts/eval-trafilatura.py [--gleaner target/release/gleaner] [--failures]
 (downloads trafilatura 0.4's source from PyPI into target/ once)
 """
-import argparse, ast, json, os, subprocess, sys, tarfile
+import argparse, ast, json, os, subprocess
+import sdist
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 VERSION = "0.4"
-WHERE = os.path.join(ROOT, "target", "trafilatura")
 
 
 def tests_dir():
-    tests = os.path.join(WHERE, f"trafilatura-{VERSION}", "tests")
-    if os.path.isdir(tests):
-        return tests
-    os.makedirs(WHERE, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "pip", "download", "--no-binary", ":all:", "--no-deps",
-                    "-d", WHERE, f"trafilatura=={VERSION}"], check=True, stdout=subprocess.DEVNULL)
-    with tarfile.open(os.path.join(WHERE, f"trafilatura-{VERSION}.tar.gz")) as t:
-        t.extractall(WHERE, filter="data")
-    return tests
+    return os.path.join(sdist.unpacked("trafilatura", VERSION), "tests")
 
 
 def checks(tests):
