@@ -69,7 +69,30 @@ fn is_byline(text: &str, author: Option<&str>) -> bool {
         && (said.windows(names.len()).any(|w| w == names.as_slice())
             || t.to_lowercase()
                 .contains(&author.unwrap_or("").trim().to_lowercase()));
-    names_author || (words <= BYLINE_EXTRA_WORDS && normalise_date(t).is_some())
+    names_author || is_a_dateline(t, words)
+}
+
+/// Whether a short line is a date, or a date and when it was updated
+/// ("on December 27, 2014 at 12:06 PM, updated December 27, 2014 at
+/// 12:10 PM": the first date read alone).
+fn is_a_dateline(t: &str, words: usize) -> bool {
+    if words <= BYLINE_EXTRA_WORDS && normalise_date(t).is_some() {
+        return true;
+    }
+    if words > 2 * BYLINE_EXTRA_WORDS {
+        return false;
+    }
+    let first = t
+        .char_indices()
+        .find(|&(i, _)| {
+            t[i..]
+                .get(..7)
+                .is_some_and(|w| w.eq_ignore_ascii_case("updated"))
+        })
+        .map_or(t, |(i, _)| {
+            t[..i].trim_end_matches([',', ';', '|', ' ', '-', '·'])
+        });
+    gleaner_text::word_count(first) <= BYLINE_EXTRA_WORDS && normalise_date(first).is_some()
 }
 
 /// `chosen` without the byline and dateline above the text: they are the
@@ -332,6 +355,11 @@ mod tests {
         assert!(is_byline("By Mara Olsen · 2026-03-02", Some("Mara Olsen")));
         assert!(is_byline("Von Anna Schmidt", Some("anna schmidt")));
         assert!(is_byline("2026-03-02", None));
+        assert!(is_byline(
+            "on December 27, 2014 at 12:06 PM, updated December 27, 2014 at 12:10 PM",
+            None
+        ));
+        assert!(is_byline("Last updated on September 16th, 2023", None));
         // A sentence that names the author is text.
         assert!(!is_byline(
             "Mara Olsen, who has covered the harbour for ten years, watched the first buses cross the bridge on Monday.",
