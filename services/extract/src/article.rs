@@ -250,8 +250,7 @@ pub(crate) fn extract_chosen(
         .as_deref()
         .and_then(normalise_date)
         .or_else(|| date::page_date(cleaned));
-    let declared = crate::boundary::declared_article(meta.page_type.as_deref())
-        || crate::boundary::a_wordpress_post(&cleaned.blocks);
+    let declared = crate::boundary::declared(cleaned);
     let chosen = without_bylines(&cleaned.blocks, chosen, author.as_deref(), declared);
     let text = join_blocks(&cleaned.blocks, &chosen);
     let article = Article {

@@ -39,6 +39,12 @@ pub fn declared_article(page_type: Option<&str>) -> bool {
     })
 }
 
+/// Whether a page is declared an article: by its type
+/// ([`declared_article`]) or as a WordPress post ([`a_wordpress_post`]).
+pub fn declared(cleaned: &gleaner_core::messages::Cleaned) -> bool {
+    declared_article(cleaned.meta.page_type.as_deref()) || a_wordpress_post(&cleaned.blocks)
+}
+
 /// Whether the page is a post as WordPress declares one: its `<body>`
 /// has the class `single-post`, which WordPress gives a single post's
 /// page only (pages, archives and the front page get others). Read as a

@@ -144,8 +144,7 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             } else {
                 let chosen = crate::gaps::with_gaps_filled(blocks, &f, &eligible, chosen);
                 let words: Vec<f64> = f.iter().map(|x| x.words).collect();
-                let declared = boundary::declared_article(cleaned.meta.page_type.as_deref())
-                    || boundary::a_wordpress_post(blocks);
+                let declared = boundary::declared(cleaned);
                 // Recirculation goes first, so that it does not count
                 // among the words an article element must hold.
                 let chosen = recirculation::without_recirculation(blocks, chosen, declared);

@@ -21,14 +21,14 @@ const RECIRCULATION: &[&str] = &[
     "more-from",
     // Prompts to sign up, which sit inside the article element as often
     // as after it. "subscribe" but not "subscriber" (a paywalled body is
-    // often under a `subscriber-content` class); not "newsletter"
-    // (Substack's posts are under `newsletter-post`: wcxb-dev 0.8906 ->
-    // 0.8782).
+    // often under a `subscriber-content` class).
     "signup",
     "sign-up",
     "subscribe",
-    // A class that is "newsletter" itself, or its BEM parts
-    // (`newsletter--inline`, `newsletter__form`).
+    // Only a class that is "newsletter" itself or its BEM parts
+    // (`newsletter--inline`, `newsletter__form`): Substack's posts are
+    // under `newsletter-post` (any class holding it: wcxb-dev 0.8906 ->
+    // 0.8782).
     "newsletter",
     // Mailchimp for WordPress's sign-up form.
     "mc4wp-form",
