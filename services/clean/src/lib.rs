@@ -108,9 +108,10 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     s.microdata_type.get_or_insert(t);
                     s.microdata_typed_items += 1;
                 }
-                // In a figure, a `creator` is the photographer's.
-                let byline_place = s.dropped_depth == 0 && !s.in_a_figure();
-                if let Some(prop) = attrs.itemprop.as_deref().filter(|_| byline_place) {
+                // In a figure, a `creator` is the photographer's (the open
+                // elements looked at only for an element with an itemprop).
+                let byline_place = |s: &State| s.dropped_depth == 0 && !s.in_a_figure();
+                if let Some(prop) = attrs.itemprop.as_deref().filter(|_| byline_place(&s)) {
                     s.microdata.start(prop, None, Some(serial));
                 }
                 if attrs.rel_author && s.dropped_depth == 0 && s.hidden_depth == 0 {

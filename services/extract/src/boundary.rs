@@ -89,7 +89,7 @@ const BODY_NAMES: &[&str] = &[
 /// page declared an article only: on a Q&A page `js-post-body` names
 /// the question and each answer alike.
 fn is_article_label(label: &str, by_name: bool) -> bool {
-    let tag = label.split(['#', '.']).next().unwrap_or("");
+    let tag = crate::tree::label_tag(label);
     if tag == "article" {
         return true;
     }
@@ -127,8 +127,7 @@ fn articles_of(b: &Block, by_name: bool) -> impl Iterator<Item = (u32, &str)> + 
 /// (`li#post-123`) and often in a class (the first post's
 /// `message.threadAuthor`), and share their tags.
 fn shape_of(path: &str) -> impl Iterator<Item = &str> + Clone {
-    path.split('/')
-        .map(|label| label.split(['#', '.']).next().unwrap_or(""))
+    path.split('/').map(crate::tree::label_tag)
 }
 
 /// `chosen` without the blocks after the start of the innermost article

@@ -75,9 +75,8 @@ fn heuristic(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<usize> {
 /// (how Readability and trafilatura deliver an article). A page may show
 /// it twice (a copy for phones, a sticky header), so every heading naming
 /// the title above the text's first paragraph goes, as does the page's
-/// first such heading wherever it is.
-fn without_headlines(f: &[Feat], chosen: Vec<usize>) -> Vec<usize> {
-    let first = lines::headline(f);
+/// first such heading wherever it is (`first`, [`lines::headline`]).
+fn without_headlines(f: &[Feat], chosen: Vec<usize>, first: Option<usize>) -> Vec<usize> {
     let text_starts = chosen
         .iter()
         .position(|&i| !f[i].heading)
@@ -138,7 +137,10 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 None => heuristic(blocks, &f, &s),
             };
             let chosen: Vec<usize> = chosen.into_iter().filter(|&i| eligible[i]).collect();
-            let chosen = without_headlines(&f, chosen);
+            // The headline block (`lines::headline`), read once here and
+            // by the article element's bounds below.
+            let headline = lines::headline(&f);
+            let chosen = without_headlines(&f, chosen, headline);
             if which == Extractor::Lines {
                 chosen
             } else {
@@ -150,7 +152,6 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen = recirculation::without_recirculation(blocks, chosen, declared);
                 let chosen =
                     reviews::without_suggestions(blocks, chosen, cleaned.meta.page_type.as_deref());
-                let headline = lines::headline(&f);
                 let chosen = boundary::within_article(blocks, &words, chosen, declared, headline);
                 let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);

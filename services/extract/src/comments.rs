@@ -38,7 +38,7 @@ fn is_comments(label: &str) -> bool {
 /// Whether an element's label is a list of reader comments as WordPress
 /// prints them (`ol.commentlist`, `ol.comment-list`).
 fn is_comment_list(label: &str) -> bool {
-    let tag = label.split(['#', '.']).next().unwrap_or("");
+    let tag = crate::tree::label_tag(label);
     matches!(tag, "ol" | "ul")
         && crate::tree::label_classes(label).any(|c| {
             c.eq_ignore_ascii_case("commentlist") || c.eq_ignore_ascii_case("comment-list")

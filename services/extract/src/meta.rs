@@ -131,7 +131,7 @@ fn byline_in(
 /// Whether a block's path has a `<form>` or `<label>` element.
 fn in_a_form(path: &str) -> bool {
     path.split('/').any(|label| {
-        let tag = label.split(['#', '.']).next().unwrap_or("");
+        let tag = crate::tree::label_tag(label);
         tag == "form" || tag == "label"
     })
 }

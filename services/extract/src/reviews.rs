@@ -102,8 +102,7 @@ fn review_depths(path: &str) -> Vec<usize> {
 
 /// The tag of `path`'s element at `depth`.
 fn tag_at(path: &str, depth: usize) -> &str {
-    let label = path.split('/').nth(depth).unwrap_or("");
-    label.split(['#', '.']).next().unwrap_or("")
+    crate::tree::label_tag(path.split('/').nth(depth).unwrap_or(""))
 }
 
 /// `chosen` without the blocks under reviews, on a page that declares

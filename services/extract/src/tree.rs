@@ -117,6 +117,11 @@ pub(crate) fn names_matcher(
     })
 }
 
+/// The tag of a path label (`div#main.post.entry` -> `div`).
+pub(crate) fn label_tag(label: &str) -> &str {
+    label.split(['#', '.']).next().unwrap_or("")
+}
+
 /// The class names of a path label (`div#main.post.entry` -> `post`,
 /// `entry`).
 pub(crate) fn label_classes(label: &str) -> impl Iterator<Item = &str> {
@@ -149,7 +154,7 @@ pub(crate) fn has_class_named(path: &str, named: impl Fn(&str) -> bool) -> bool 
 /// in one pass over the label.
 fn classify(label: &str) -> (bool, bool) {
     static NAMES: OnceLock<AhoCorasick> = OnceLock::new();
-    let tag = label.split(['#', '.']).next().unwrap_or("");
+    let tag = label_tag(label);
     let chrome_tag = matches!(tag, "nav" | "aside" | "footer");
     let rest = &label[tag.len()..];
     // The classes of <html> and <body> describe the page ("no-sidebars",
@@ -231,7 +236,7 @@ pub fn build(blocks: &[Block], feats: &[Feat]) -> Tree {
         new_labels.clear();
         new_labels.extend(b.path.rsplit('/').take(depth - shared));
         for &label in new_labels.iter().rev() {
-            let tag = label.split(['#', '.']).next().unwrap_or("");
+            let tag = label_tag(label);
             let (chrome, content_named) = classify(label);
             own.push(Marks {
                 chrome,
