@@ -52,14 +52,14 @@ impl Stems {
         Stems(vec![EMPTY; SLOTS].into_boxed_slice())
     }
 
-    /// Asks for the cache line of `word`'s slot ahead of its look-up.
-    /// The look-up's cache miss (the tables, like Tantivy's postings hash
+    /// Asks for the cache line of slot `i` ahead of its look-up. The
+    /// look-up's cache miss (the tables, like Tantivy's postings hash
     /// beside them, are far larger than a core's cache) was a sixth of
     /// indexing's CPU, each token waiting for its own; a stream that asks
     /// for several slots before it reads the first waits about once for
     /// all of them.
-    fn prefetch(&self, word: &str) {
-        if let Some(slot) = self.0.get(self.slot(word)) {
+    fn prefetch(&self, i: usize) {
+        if let Some(slot) = self.0.get(i) {
             prefetch(slot);
         }
     }
@@ -71,8 +71,9 @@ impl Stems {
         (h.finish() >> 40) as usize & (SLOTS - 1)
     }
 
-    fn get(&self, word: &str) -> Option<&str> {
-        let slot = &self.0[self.slot(word)];
+    /// The stem of `word` if its slot `i` holds it.
+    fn get(&self, i: usize, word: &str) -> Option<&str> {
+        let slot = &self.0[i];
         let len = usize::from(slot.word_len);
         if len == 0 || len != word.len() || &slot.word[..len] != word.as_bytes() {
             return None;
@@ -81,11 +82,11 @@ impl Stems {
         std::str::from_utf8(&slot.stem[..usize::from(slot.stem_len)]).ok()
     }
 
-    fn put(&mut self, word: &str, stem: &str) {
+    /// Puts `word` and its stem in its slot `i`.
+    fn put(&mut self, i: usize, word: &str, stem: &str) {
         if word.is_empty() || word.len() > MAX_WORD || stem.len() > MAX_WORD {
             return;
         }
-        let i = self.slot(word);
         let slot = &mut self.0[i];
         slot.word[..word.len()].copy_from_slice(word.as_bytes());
         slot.stem[..stem.len()].copy_from_slice(stem.as_bytes());
@@ -168,6 +169,7 @@ impl<T: Tokenizer> Tokenizer for CachedStemmerFilter<T> {
             stemmer: frostem::Stemmer::new(self.algorithm),
             stems: take_cache(self.algorithm),
             ahead: Default::default(),
+            slots: [0; AHEAD],
             read: 0,
             served: 0,
         }
@@ -185,6 +187,8 @@ pub(crate) struct CachedStemmerStream<T> {
     stems: Stems,
     /// The tokens read ahead; their texts' buffers are reused.
     ahead: [Token; AHEAD],
+    /// Their slots in `stems`, found once as they are read.
+    slots: [usize; AHEAD],
     /// How many of `ahead` hold tokens read, and how many of those were
     /// served (the last served is the current token).
     read: usize,
@@ -206,7 +210,8 @@ impl<T: TokenStream> CachedStemmerStream<T> {
             to.position_length = from.position_length;
             to.text.clear();
             to.text.push_str(&from.text);
-            self.stems.prefetch(&to.text);
+            self.slots[self.read] = self.stems.slot(&to.text);
+            self.stems.prefetch(self.slots[self.read]);
             self.read += 1;
         }
         self.read > 0
@@ -225,14 +230,15 @@ impl<T: TokenStream> TokenStream for CachedStemmerStream<T> {
             return false;
         }
         let token = &mut self.ahead[self.served];
+        let i = self.slots[self.served];
         self.served += 1;
-        if let Some(stem) = self.stems.get(&token.text) {
+        if let Some(stem) = self.stems.get(i, &token.text) {
             token.text.clear();
             token.text.push_str(stem);
             return true;
         }
         let stem = self.stemmer.stem(&token.text).into_owned();
-        self.stems.put(&token.text, &stem);
+        self.stems.put(i, &token.text, &stem);
         token.text.clear();
         token.text.push_str(&stem);
         true
