@@ -44,8 +44,8 @@ fn eval_summaries_scores_every_length_against_the_lead() {
         assert!(r1 >= 5.0 && r2 >= 5.0, "{name}: dR1 {r1} dR2 {r2}");
     }
     let (r1, r2) = gain("one_sentence");
-    // Short of the issue's +5 R1 (README says why); TextRank holds +3.6.
-    assert!(r1 >= 3.0 && r2 >= 5.0, "one_sentence: dR1 {r1} dR2 {r2}");
+    // Short of the issue's +5 R1 (README says why); the engine holds +4.1.
+    assert!(r1 >= 3.8 && r2 >= 5.0, "one_sentence: dR1 {r1} dR2 {r2}");
     assert!(stdout.contains("lead-3"));
     let lines: Vec<serde_json::Value> = read_jsonl(&dump);
     assert_eq!(lines.len(), 300, "100 pairs x 3 lengths");

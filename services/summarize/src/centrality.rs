@@ -1,6 +1,6 @@
 //! How central each sentence is to its article: TextRank (Mihalcea and
-//! Tarau 2004) over the sentences' sets of content words, with cosine
-//! similarity as the edge weight (as LexRank weighs them). A sentence that
+//! Tarau 2004) over the sentences' content words, with the cosine of their
+//! counts as the edge weight (as LexRank weighs them). A sentence that
 //! shares words with many sentences that themselves share words with many
 //! says what the article is about. Hand-written because it is a dozen lines
 //! over term ids the engine already has; the graph crates would need the
@@ -26,8 +26,8 @@ const DAMPING: f64 = 0.85;
 const TOLERANCE: f64 = 1e-7;
 const MAX_ITERATIONS: usize = 100;
 
-/// Each sentence's centrality, from its distinct term ids (sorted, as
-/// `(id, count)` pairs; counts are ignored), leaning towards the sentences
+/// Each sentence's centrality, from its term ids (sorted, as `(id, count)`
+/// pairs), leaning towards the sentences
 /// that share words with the `headline`'s (none: no lean). Sentences with
 /// no shared word keep the base score.
 pub fn centrality(sentences: &[Vec<(usize, u32)>], headline: &[(usize, u32)]) -> Vec<f64> {
@@ -89,29 +89,34 @@ pub fn centrality(sentences: &[Vec<(usize, u32)>], headline: &[(usize, u32)]) ->
     scores
 }
 
-/// Cosine similarity of two sets of term ids.
+/// Cosine similarity of two sentences' term counts. Counts, not sets: a
+/// sentence that names the story's subject twice leans to it (within-
+/// article AUC of "the sentence is in the reference" 0.930 with sets, 0.934
+/// with counts, on summaries-bbc100).
 fn cosine(a: &[(usize, u32)], b: &[(usize, u32)]) -> f64 {
-    if a.is_empty() || b.is_empty() {
+    let norm = |v: &[(usize, u32)]| v.iter().map(|&(_, c)| f64::from(c * c)).sum::<f64>().sqrt();
+    let (na, nb) = (norm(a), norm(b));
+    if na == 0.0 || nb == 0.0 {
         return 0.0;
     }
-    shared_terms(a, b) as f64 / ((a.len() * b.len()) as f64).sqrt()
+    dot(a, b) / (na * nb)
 }
 
-/// How many term ids two sorted lists share.
-fn shared_terms(a: &[(usize, u32)], b: &[(usize, u32)]) -> usize {
-    let (mut i, mut j, mut shared) = (0, 0, 0);
+/// The dot product of two term-count lists sorted by id.
+fn dot(a: &[(usize, u32)], b: &[(usize, u32)]) -> f64 {
+    let (mut i, mut j, mut sum) = (0, 0, 0u64);
     while i < a.len() && j < b.len() {
         match a[i].0.cmp(&b[j].0) {
             std::cmp::Ordering::Less => i += 1,
             std::cmp::Ordering::Greater => j += 1,
             std::cmp::Ordering::Equal => {
-                shared += 1;
+                sum += u64::from(a[i].1) * u64::from(b[j].1);
                 i += 1;
                 j += 1;
             }
         }
     }
-    shared
+    sum as f64
 }
 
 #[cfg(test)]
@@ -149,12 +154,15 @@ mod tests {
     }
 
     #[test]
-    fn shared_terms_counts_common_ids() {
-        assert_eq!(
-            shared_terms(&set(&[1, 3, 5, 9]), &set(&[0, 3, 4, 9, 10])),
-            2
-        );
-        assert_eq!(shared_terms(&set(&[]), &set(&[1])), 0);
+    fn cosine_weighs_terms_by_their_counts() {
+        assert_eq!(dot(&set(&[1, 3, 5, 9]), &set(&[0, 3, 4, 9, 10])), 2.0);
+        assert_eq!(dot(&set(&[]), &set(&[1])), 0.0);
+        assert_eq!(cosine(&set(&[]), &set(&[1])), 0.0);
+        // Term 0 twice in a: closer to b, which has it, than to c.
+        let a = [(0, 2), (1, 1)];
+        let (b, c) = (set(&[0, 2]), set(&[1, 2]));
+        assert!(cosine(&a, &b) > cosine(&a, &c));
+        assert!((cosine(&set(&[4, 7]), &set(&[4, 7])) - 1.0).abs() < 1e-12);
     }
 
     #[test]

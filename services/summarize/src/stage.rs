@@ -142,10 +142,13 @@ impl SummarizeStage {
     async fn local(&self, a: &Article) -> Vec<Summary> {
         let text = a.text.clone();
         let title = a.title.clone();
+        let language = a.language.clone();
         let lengths = self.lengths.clone();
-        tokio::task::spawn_blocking(move || extractive(&title, &text, &lengths))
-            .await
-            .unwrap_or_default()
+        tokio::task::spawn_blocking(move || {
+            extractive(&title, &text, language.as_deref(), &lengths)
+        })
+        .await
+        .unwrap_or_default()
     }
 }
 

@@ -289,6 +289,12 @@ impl Vocabulary {
 
     /// The term ids of `text`, in order, with repeats.
     pub fn term_ids(&mut self, text: &str) -> Vec<u32> {
+        self.term_ids_except(text, |_| false)
+    }
+
+    /// As [`Self::term_ids`], leaving out the lowercase words `skip` names
+    /// too (a longer stop list for one language than [`is_stop_word`]'s).
+    pub fn term_ids_except(&mut self, text: &str, skip: impl Fn(&str) -> bool) -> Vec<u32> {
         let Self { words, terms } = self;
         let mut id_of = |term: &str| match terms.get(term) {
             Some(&id) => id,
@@ -300,6 +306,9 @@ impl Vocabulary {
         };
         let mut out = Vec::new();
         for_each_raw_term(text, |t, stem| {
+            if stem && skip(t) {
+                return;
+            }
             let id = if !stem {
                 id_of(t)
             } else if let Some(&id) = words.get(t) {

@@ -160,7 +160,8 @@ impl EvalSummariesCmd {
                 title: p.title.clone(),
                 author: None,
                 date: None,
-                language: None,
+                // What the extract stage would give it.
+                language: gleaner_extract::detect_language(&p.text),
                 text: p.text.clone(),
                 extractor: String::new(),
                 fetched_at: String::new(),
