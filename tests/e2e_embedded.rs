@@ -108,6 +108,15 @@ async fn embedded_run_can_summarize_before_dedup() {
         let summaries = hits[0]["summaries"].as_array().map_or(0, Vec::len);
         assert!(summaries > 0, "no summaries for {path}: {}", hits[0]);
     }
+    // The bridge story in one sentence is its lead, not its aside on tolls.
+    let hits = search(&cfg, &data, "\"harbour bridge reopened\"");
+    let one = hits[0]["summaries"]
+        .as_array()
+        .and_then(|s| s.iter().find(|s| s["name"] == "one_sentence"))
+        .and_then(|s| s["text"].as_str())
+        .unwrap_or_default()
+        .to_string();
+    assert!(one.starts_with("The harbour bridge reopened"), "{one}");
 }
 
 /// `gleaner run --every SECS` keeps running and fetches its seeds again on

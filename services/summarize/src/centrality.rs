@@ -93,7 +93,7 @@ pub fn centrality(sentences: &[Vec<(usize, u32)>], headline: &[(usize, u32)]) ->
 /// sentence that names the story's subject twice leans to it (within-
 /// article AUC of "the sentence is in the reference" 0.930 with sets, 0.934
 /// with counts, on summaries-bbc100).
-fn cosine(a: &[(usize, u32)], b: &[(usize, u32)]) -> f64 {
+pub fn cosine(a: &[(usize, u32)], b: &[(usize, u32)]) -> f64 {
     let norm = |v: &[(usize, u32)]| v.iter().map(|&(_, c)| f64::from(c * c)).sum::<f64>().sqrt();
     let (na, nb) = (norm(a), norm(b));
     if na == 0.0 || nb == 0.0 {

@@ -17,10 +17,19 @@ static LISTS: LazyLock<FxHashMap<&'static str, FxHashSet<&'static str>>> = LazyL
         .collect()
 });
 
-/// The stop words of `language` (an ISO 639-1 code such as `en`), if NLTK
-/// has a list for it.
-pub fn stop_list(language: Option<&str>) -> Option<&'static FxHashSet<&'static str>> {
-    LISTS.get(language?)
+/// The stop words of `language` (an ISO 639-1 code such as `en`), or
+/// English's when NLTK has no list for it or it is unknown: English words
+/// are rare in another language's text, so the list costs such a text
+/// nothing, and an article whose language could not be told (a short
+/// text, a pairs file without it) keeps the ranking the English list
+/// gives (on summaries-bbc100 with no list at all, one sentence fell from
+/// +4.1 to +2.8 R1 over the lead).
+pub fn stop_list(language: Option<&str>) -> &'static FxHashSet<&'static str> {
+    static EMPTY: LazyLock<FxHashSet<&'static str>> = LazyLock::new(FxHashSet::default);
+    language
+        .and_then(|l| LISTS.get(l))
+        .or_else(|| LISTS.get("en"))
+        .unwrap_or(&EMPTY)
 }
 
 #[cfg(test)]
@@ -28,12 +37,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn languages_with_a_list_have_one_and_others_none() {
-        let en = stop_list(Some("en")).expect("English");
+    fn each_language_has_its_list_and_others_english() {
+        let en = stop_list(Some("en"));
         assert!(en.contains("about") && en.contains("been") && !en.contains("bridge"));
-        assert!(stop_list(Some("de")).is_some_and(|de| de.contains("und")));
-        assert!(stop_list(Some("fr")).is_some_and(|fr| fr.contains("avec")));
-        assert!(stop_list(Some("xx")).is_none());
-        assert!(stop_list(None).is_none());
+        let de = stop_list(Some("de"));
+        assert!(de.contains("und") && !de.contains("about"));
+        assert!(stop_list(Some("fr")).contains("avec"));
+        assert!(std::ptr::eq(stop_list(Some("xx")), en));
+        assert!(std::ptr::eq(stop_list(None), en));
     }
 }

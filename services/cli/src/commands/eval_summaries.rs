@@ -24,12 +24,15 @@ struct Pair {
     title: String,
     text: String,
     summary: String,
+    /// ISO 639-1; detected from the text when absent, as extract does.
+    #[serde(default)]
+    language: Option<String>,
 }
 
 /// The options of `gleaner eval-summaries`.
 #[derive(Args)]
 pub struct EvalSummariesCmd {
-    /// JSON lines of {id, title, text, summary}: articles and their reference summaries.
+    /// JSON lines of {id, title, text, summary[, language]}: articles and their reference summaries.
     #[arg(value_name = "PAIRS.jsonl")]
     pub pairs: PathBuf,
     /// The engine to score (extractive, http), instead of summarize.engine.
@@ -161,7 +164,10 @@ impl EvalSummariesCmd {
                 author: None,
                 date: None,
                 // What the extract stage would give it.
-                language: gleaner_extract::detect_language(&p.text),
+                language: p
+                    .language
+                    .clone()
+                    .or_else(|| gleaner_extract::detect_language(&p.text)),
                 text: p.text.clone(),
                 extractor: String::new(),
                 fetched_at: String::new(),
