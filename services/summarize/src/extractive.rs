@@ -29,18 +29,17 @@ fn term_counts(sents: &[&str], stop: &FxHashSet<&'static str>) -> (Vec<Vec<(usiz
     (counts, vocab.len())
 }
 
-/// How much a sentence's centrality counts (times its shape,
-/// [`shape`]) when it is ranked: TextRank over the sentences' content
-/// words, stemmed, no stop words, leaning to the sentences that share
-/// words with the title (`centrality.rs`). A news article repeats the
-/// words of its story, so the sentences sharing most of them with the
-/// others carry it. A preference for longer sentences (the score times a
-/// root of the word count) was tried at exponents 0.05 to 0.3 on the dev
-/// set and helped no length, nor did a prior for the first sentence (its
-/// score times 1.1 to 1.5).
+/// What a sentence of `words` words is worth for its form: fragments and
+/// run-ons (under 6 or over 60 words) count half, as they make poor
+/// summaries. Sentences are ranked by their centrality (TextRank over
+/// their content words, stemmed, no stop words, leaning to the sentences
+/// that share words with the title: `centrality.rs`) times this. A news
+/// article repeats the words of its story, so the sentences sharing most
+/// of them with the others carry it. A preference for longer sentences
+/// (the score times a root of the word count) was tried at exponents 0.05
+/// to 0.3 on the dev set and helped no length, nor did a prior for the
+/// first sentence (its score times 1.1 to 1.5).
 fn shape(words: usize) -> f64 {
-    // Fragments and run-ons (under 6 or over 60 words) count half: they
-    // make poor summaries.
     if (6..=60).contains(&words) {
         1.0
     } else {
@@ -81,9 +80,10 @@ fn repeats(c: &[(usize, u32)], chosen_terms: &[bool]) -> bool {
 /// Most of the best sentences a one-sentence summary is chosen from.
 const ONE_SENTENCE_FROM: usize = 3;
 
-/// The sentence of a one-sentence summary: of the few most central (one
-/// sentence in five, at most 3), the one with the most words. Alone, it
-/// must carry the story, and of sentences about equally central the
+/// The sentence of a one-sentence summary: of the few first in `order`
+/// (one sentence in five, at most 3; the ranking weighed by the headline,
+/// [`ONE_SENTENCE_HEADLINE`]), the one with the most words. Alone, it
+/// must carry the story, and of sentences about equally good the
 /// longer says more of it; a short article's pool is its best sentence
 /// alone, since its third best may be an aside. On summaries-bbc100,
 /// ROUGE-1 over the lead cut to as many words: +3.6 for the most central

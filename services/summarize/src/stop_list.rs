@@ -2,8 +2,8 @@
 //! its sentences: NLTK's lists (33 languages, through the stop-words
 //! crate). gleaner-text's own list is a few dozen English words, kept short
 //! for dedup and search; ranking sentences with NLTK's full English list
-//! put a sentence from the reference first more often (within-article AUC
-//! 0.934 to 0.945 on summaries-bbc100), since words such as "about",
+//! put a sentence from the reference first more often (in a Python
+//! prototype, within-article AUC 0.934 to 0.945 on summaries-bbc100), since words such as "about",
 //! "more" or "been" tie sentences that share nothing of the story.
 
 use rustc_hash::{FxHashMap, FxHashSet};
