@@ -13,8 +13,9 @@ use gleaner_core::messages::Block;
 /// Cards it takes to make a stream.
 const CARDS: usize = 3;
 
-/// Sizes are in words, a CJK character counting as one (as every density
-/// measure of the extractor counts them).
+/// Sizes are in words, a CJK character counting as half of one (as every
+/// density measure of the extractor counts them:
+/// `features::CJK_WORDS_PER_CHAR`).
 ///
 /// Words of the article that must come before the stream: the cards
 /// follow an article; a page that starts with them is a listing.
