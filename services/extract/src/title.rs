@@ -31,21 +31,21 @@ pub fn page_title(c: &Cleaned) -> String {
         .strip_suffix(']')
         .and_then(|t| t.rsplit_once(" ["))
         .filter(|(story, name)| !story.trim().is_empty() && !name.contains('['));
-    let (rest, last) = bracketed
+    let split = bracketed
         .into_iter()
         .chain(
             TITLE_SEPARATORS
                 .iter()
                 .filter_map(|sep| published.rsplit_once(sep)),
         )
-        .max_by_key(|(rest, _)| rest.len())
-        .map_or(
-            (
-                rustc_hash::FxHashSet::default(),
-                rustc_hash::FxHashSet::default(),
-            ),
-            |(r, l)| (words(r), words(l)),
-        );
+        .max_by_key(|(rest, _)| rest.len());
+    let (rest, last) = split.map_or(
+        (
+            rustc_hash::FxHashSet::default(),
+            rustc_hash::FxHashSet::default(),
+        ),
+        |(r, l)| (words(r), words(l)),
+    );
     let titles = words(&format!("{} {}", c.title, og.unwrap_or("")));
     let site_words = words(site);
     // The heading sharing the most words with the titles; on a tie, the
@@ -82,8 +82,50 @@ pub fn page_title(c: &Cleaned) -> String {
         }
     }
     match best {
-        Some((_, h1)) => h1.to_string(),
+        Some((_, h1)) => without_site_suffix(h1, site, last_part(&c.title)).to_string(),
         None => title_with(c, |_, _, _| false),
+    }
+}
+
+/// The last part of a `<title>` split at a title separator ("Site" in
+/// "Story » Section » Site"), or "" when it has none.
+fn last_part(title: &str) -> &str {
+    TITLE_SEPARATORS
+        .iter()
+        .filter_map(|sep| title.trim().rsplit_once(sep))
+        .max_by_key(|(rest, _)| rest.len())
+        .map_or("", |(_, last)| last)
+}
+
+/// A headline without the site's name at its end, where the heading holds
+/// both: the page's logo link set right after the headline, its text
+/// glued to the headline's ("... de la InfantaUltima Hora Mallorca", the
+/// `<title>` ending "» Ultima Hora Mallorca"), or the site's declared
+/// name (`og:site_name`) after a title separator. `last_part` is the
+/// `<title>`'s ([`last_part`]). A title's last part after a separator
+/// stays (a headline's own subtitle, "Content Depth — Write
+/// Comprehensively About Your Core Topics", has the same shape as a
+/// site's name), and so does a name after a plain space ("Everything new
+/// from Apple" on apple.com is the headline).
+fn without_site_suffix<'a>(heading: &'a str, site: &str, last_part: &str) -> &'a str {
+    let ends_with = |name: &str| -> Option<&'a str> {
+        let at = heading.len().checked_sub(name.len())?;
+        (!name.is_empty()
+            && heading.is_char_boundary(at)
+            && heading[at..].eq_ignore_ascii_case(name))
+        .then(|| &heading[..at])
+    };
+    let glued = |head: &&str| head.chars().next_back().is_some_and(char::is_alphanumeric);
+    let from_site = ends_with(site.trim()).and_then(|head| {
+        TITLE_SEPARATORS
+            .iter()
+            .find_map(|sep| head.strip_suffix(sep))
+            .or(Some(head).filter(glued))
+    });
+    let from_title = || ends_with(last_part.trim()).filter(glued);
+    match from_site.or_else(from_title) {
+        Some(head) if gleaner_text::word_count(head) > 0 => head.trim_end(),
+        _ => heading,
     }
 }
 
@@ -337,6 +379,47 @@ mod tests {
             "Latest news",
         );
         assert_eq!(page_title(&c), "Bridge reopens after repairs");
+    }
+
+    /// The site's name the heading holds after the headline is cut off
+    /// (a logo link inside the `<h1>`, its text glued to the headline's,
+    /// or the declared name after a separator); a headline that ends in
+    /// the name after a space keeps it.
+    #[test]
+    fn a_site_name_after_the_headline_in_its_heading_is_cut_off() {
+        // The `<title>` names the site; og:title, as here, often does not.
+        let c = page_of(
+            "<html><head><title>Anticorrupción decidirá en Madrid si recurre » Local » \
+            Ultima Hora Mallorca</title><meta property='og:title' content='Anticorrupción \
+            decidirá en Madrid si recurre'></head><body><h1><span>Anticorrupción decidirá en \
+            Madrid si recurre</span><a href='/'>Ultima Hora Mallorca</a></h1><p>Body.</p></body></html>",
+        );
+        assert_eq!(
+            page_title(&c),
+            "Anticorrupción decidirá en Madrid si recurre"
+        );
+        let c = page_of(
+            "<html><head><title>Harbour bridge reopens | Harbour Times</title>\
+            <meta property='og:site_name' content='Harbour Times'></head>\
+            <body><h1>Harbour bridge reopens | Harbour Times</h1><p>Body.</p></body></html>",
+        );
+        assert_eq!(page_title(&c), "Harbour bridge reopens");
+        // The title's last part after a separator may be the headline's
+        // own subtitle.
+        let c = cleaned(
+            "Content Depth — Write About Your Core Topics",
+            "Content Depth — Write About Your Core Topics",
+        );
+        assert_eq!(
+            page_title(&c),
+            "Content Depth — Write About Your Core Topics"
+        );
+        let c = page_of(
+            "<html><head><title>Everything new from Apple | Apple</title>\
+            <meta property='og:site_name' content='Apple'></head>\
+            <body><h1>Everything new from Apple</h1><p>Body.</p></body></html>",
+        );
+        assert_eq!(page_title(&c), "Everything new from Apple");
     }
 
     #[test]
