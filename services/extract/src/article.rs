@@ -253,13 +253,20 @@ pub(crate) fn extract_chosen(
     let declared = crate::boundary::declared(cleaned);
     let chosen = without_bylines(&cleaned.blocks, chosen, author.as_deref(), declared);
     let text = join_blocks(&cleaned.blocks, &chosen);
+    let site_name = meta
+        .site_name
+        .clone()
+        .or_else(|| site_name_in_title(cleaned, &title));
+    // A byline or a meta tag names several people in one line.
+    let authors = match (&author, meta.authors.is_empty()) {
+        (Some(line), true) => crate::people::people(line, site_name.as_deref()),
+        (None, true) => Vec::new(),
+        (_, false) => meta.authors.clone(),
+    };
     let article = Article {
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),
-        site_name: meta
-            .site_name
-            .clone()
-            .or_else(|| site_name_in_title(cleaned, &title)),
+        site_name,
         title,
         author: author.clone(),
         date,
@@ -269,11 +276,7 @@ pub(crate) fn extract_chosen(
         fetched_at: cleaned.fetched_at.clone(),
         cluster: None,
         story: None,
-        authors: if meta.authors.is_empty() {
-            author.iter().cloned().collect()
-        } else {
-            meta.authors.clone()
-        },
+        authors,
         canonical_url: meta
             .canonical_url
             .as_deref()
@@ -317,6 +320,22 @@ mod tests {
         c.meta.canonical_url = Some("javascript:void(0)".into());
         let a = crate::extract(&c, Extractor::Auto);
         assert_eq!((a.image, a.canonical_url), (None, None));
+    }
+
+    /// An author line naming several people gives a list of them, the
+    /// network at its end left out; the line stays whole in `author`.
+    #[test]
+    fn an_author_line_of_several_people_is_a_list() {
+        let html = r#"<html><head><title>Bridge reopens</title>
+            <meta name="author" content="Mara Olsen, Ken Ito and Ana García, CNN"></head><body><h1>Bridge reopens</h1>
+            <p>The harbour bridge reopened on Monday after eight months of repairs, the council said in a statement.</p>
+            <p>Engineers replaced more than four hundred bolts and repainted the whole span over the winter months.</p></body></html>"#;
+        let a = crate::extract(&crate::meta::tests::page_of(html), Extractor::Auto);
+        assert_eq!(a.authors, ["Mara Olsen", "Ken Ito", "Ana García"]);
+        assert_eq!(
+            a.author.as_deref(),
+            Some("Mara Olsen, Ken Ito and Ana García, CNN")
+        );
     }
 
     /// A repeated paragraph and a short line repeated in a row are said

@@ -26,6 +26,7 @@ mod language;
 mod lines;
 mod meta;
 mod model;
+mod people;
 mod recirculation;
 mod reviews;
 mod settings;
