@@ -64,6 +64,8 @@ pub(crate) struct State {
     pub(crate) linked_author: LinkAuthor,
     /// The `N` of the `twitter:labelN` card that reads "Written by".
     pub(crate) twitter_author_slot: Option<String>,
+    /// The paper's authors, one `citation_author` meta tag each.
+    pub(crate) citation_authors: Vec<String>,
     /// The microdata items on the page whose type is a page type
     /// (`itemtype="https://schema.org/QAPage"`): the first one's type and
     /// how many there are.

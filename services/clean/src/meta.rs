@@ -53,6 +53,10 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 {
                     m.author = Some(content)
                 }
+                // Highwire Press's tags, which Google Scholar reads: one
+                // per author of a paper, in order (PubMed Central, arXiv,
+                // journals' pages).
+                "citation_author" => s.citation_authors.push(first_name_first(&content)),
                 // Slack's and Twitter's labelled cards, as WordPress's Yoast
                 // writes them: `twitter:label1` "Written by", then
                 // `twitter:data1` the name.
@@ -229,6 +233,26 @@ fn authors_of(o: &serde_json::Map<String, serde_json::Value>, people: bool) -> V
         }
         Some(one) => name(one).into_iter().collect(),
         None => Vec::new(),
+    }
+}
+
+/// "Roy, Aniruddha" as "Aniruddha Roy": Highwire's tags allow the surname
+/// first, which joined into one line ("Roy, Aniruddha, Patel, Jyoti")
+/// would no longer say who is who.
+fn first_name_first(name: &str) -> String {
+    match name.split_once(',') {
+        Some((last, first)) if !first.contains(',') && !first.trim().is_empty() => {
+            format!("{} {}", first.trim(), last.trim())
+        }
+        _ => name.to_string(),
+    }
+}
+
+/// A paper's authors from its `citation_author` tags, when no other meta
+/// tag named an author (the page's JSON-LD, read after, may still).
+pub(crate) fn set_citation_authors(meta: &mut PageMeta, authors: Vec<String>) {
+    if meta.author.is_none() {
+        set_authors(meta, authors);
     }
 }
 
