@@ -461,4 +461,33 @@ mod tests {
         let other = r#"<script type="application/ld+json">{"@type":"Event","mainEntity":{"author":{"name":"Nobody"}}}</script><p>x</p>"#;
         assert_eq!(author(other), None);
     }
+
+    /// A paper's `citation_author` tags (Google Scholar's) name its
+    /// authors, in order, given name first; a meta author tag or the
+    /// article's JSON-LD people come first.
+    #[test]
+    fn citation_author_tags_name_a_papers_authors() {
+        let paper = r#"<meta name="citation_title" content="Role of Physical Activity">
+            <meta name="citation_author" content="Aditya Mahindru">
+            <meta name="citation_author_institution" content="Department of Psychiatry">
+            <meta name="citation_author" content="Patil, Pradeep"><p>x</p>"#;
+        let meta = crate::clean_html(paper).unwrap().1;
+        assert_eq!(
+            meta.author.as_deref(),
+            Some("Aditya Mahindru, Pradeep Patil")
+        );
+        assert_eq!(meta.authors, ["Aditya Mahindru", "Pradeep Patil"]);
+        let tagged = format!(r#"<meta name="author" content="Jane Doe">{paper}"#);
+        assert_eq!(
+            crate::clean_html(&tagged).unwrap().1.author.as_deref(),
+            Some("Jane Doe")
+        );
+        let ld = format!(
+            r#"{paper}<script type="application/ld+json">{{"@type":"ScholarlyArticle","author":[{{"@type":"Person","name":"Bo Chen"}}]}}</script>"#
+        );
+        assert_eq!(
+            crate::clean_html(&ld).unwrap().1.author.as_deref(),
+            Some("Bo Chen")
+        );
+    }
 }
