@@ -369,6 +369,11 @@ mod tests {
             normalise_date("2024-05-01T10:00:00.123Z").as_deref(),
             Some("2024-05-01T10:00:00Z")
         );
+        // ISO 8601's basic offset, without a colon (a forum's `<time>`).
+        assert_eq!(
+            normalise_date("2025-12-19T04:25:38+0500").as_deref(),
+            Some("2025-12-19T04:25:38+05:00")
+        );
         assert_eq!(
             normalise_date("Wed, 01 May 2024 23:30:00 -0500").as_deref(),
             Some("2024-05-01T23:30:00-05:00"),
