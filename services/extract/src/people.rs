@@ -74,7 +74,7 @@ pub fn people(author: &str, site: Option<&str>) -> Vec<String> {
 
 /// Whether a part of a list reads as a person's name: two to four words,
 /// each capitalised but for particles ([`PARTICLES`]), the first no
-/// function word ([`NOT_FIRST`]), no digit; or two to eight CJK
+/// function word ([`NOT_FIRST`]), no digit nor comma; or two to eight CJK
 /// characters ("山田太郎").
 fn a_name(part: &str) -> bool {
     let words: Vec<&str> = part.split_whitespace().collect();
@@ -87,7 +87,7 @@ fn a_name(part: &str) -> bool {
     (2..=4).contains(&words.len())
         && words.iter().all(capitalised)
         && !NOT_FIRST.contains(&words[0].to_lowercase().as_str())
-        && !part.chars().any(|c| c.is_ascii_digit())
+        && !part.chars().any(|c| c.is_ascii_digit() || c == ',')
 }
 
 /// "Ana García y Pedro López" split at its "y" when both sides are names
@@ -178,6 +178,7 @@ mod tests {
             "Manoj Jain and Jagpreet Chhatwal, The Commercial Appeal",
             "Martin Untersinger (avec Damien Leloup et Morgane Tual)",
             "content: MarketingSherpa, design: Scott McDaniel",
+            "Mara Olsen and Ken Ito, Reuters",
         ] {
             assert_eq!(people(line, None), [line]);
         }

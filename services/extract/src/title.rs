@@ -31,21 +31,21 @@ pub fn page_title(c: &Cleaned) -> String {
         .strip_suffix(']')
         .and_then(|t| t.rsplit_once(" ["))
         .filter(|(story, name)| !story.trim().is_empty() && !name.contains('['));
-    let split = bracketed
+    let (rest, last) = bracketed
         .into_iter()
         .chain(
             TITLE_SEPARATORS
                 .iter()
                 .filter_map(|sep| published.rsplit_once(sep)),
         )
-        .max_by_key(|(rest, _)| rest.len());
-    let (rest, last) = split.map_or(
-        (
-            rustc_hash::FxHashSet::default(),
-            rustc_hash::FxHashSet::default(),
-        ),
-        |(r, l)| (words(r), words(l)),
-    );
+        .max_by_key(|(rest, _)| rest.len())
+        .map_or(
+            (
+                rustc_hash::FxHashSet::default(),
+                rustc_hash::FxHashSet::default(),
+            ),
+            |(r, l)| (words(r), words(l)),
+        );
     let titles = words(&format!("{} {}", c.title, og.unwrap_or("")));
     let site_words = words(site);
     // The heading sharing the most words with the titles; on a tie, the
