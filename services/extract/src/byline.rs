@@ -193,6 +193,13 @@ fn before_a_glued_digit(text: &str) -> &str {
         .map_or(text, |((i, a), _)| &text[..i + a.len_utf8()])
 }
 
+/// A Chinese or Japanese name (记者 张三, 山田太郎): two to eight kana or
+/// han characters, none of them Latin, digits or punctuation.
+pub(crate) fn a_cjk_name(name: &str) -> bool {
+    let han = |c: char| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}');
+    (2..=8).contains(&name.chars().count()) && name.chars().all(han)
+}
+
 /// The text as a person's name, if it looks like one; a `labelled` text
 /// ("By ...") may run into a date.
 fn name_of(name: &str, labelled: bool) -> Option<&str> {
@@ -206,10 +213,7 @@ fn name_of(name: &str, labelled: bool) -> Option<&str> {
     // A separator a template writes before the name ("/ Cory Doctorow /
     // 10:08 am") is not part of it.
     let name = name.trim_start_matches(|c: char| !c.is_alphanumeric());
-    // A Chinese or Japanese name after a label (记者 张三): two to eight
-    // characters, none of them Latin, digits or punctuation.
-    let han = |c: char| matches!(c, '\u{3040}'..='\u{30ff}' | '\u{3400}'..='\u{9fff}');
-    if labelled && (2..=8).contains(&name.chars().count()) && name.chars().all(han) {
+    if labelled && a_cjk_name(name) {
         return Some(name);
     }
     let words = name.split_whitespace().count();

@@ -74,13 +74,12 @@ pub fn people(author: &str, site: Option<&str>) -> Vec<String> {
 
 /// Whether a part of a list reads as a person's name: two to four words,
 /// each capitalised but for particles ([`PARTICLES`]), the first no
-/// function word ([`NOT_FIRST`]), no digit nor comma; or two to eight CJK
-/// characters ("山田太郎").
+/// function word ([`NOT_FIRST`]), no digit nor comma; or a Chinese or
+/// Japanese name ([`crate::byline::a_cjk_name`]: "山田太郎").
 fn a_name(part: &str) -> bool {
     let words: Vec<&str> = part.split_whitespace().collect();
     if words.len() == 1 {
-        let n = part.chars().count();
-        return (2..=8).contains(&n) && part.chars().all(gleaner_text::is_cjk);
+        return crate::byline::a_cjk_name(part);
     }
     let capitalised =
         |w: &&str| w.chars().next().is_some_and(char::is_uppercase) || PARTICLES.contains(w);

@@ -33,11 +33,7 @@ pub fn page_title(c: &Cleaned) -> String {
         .filter(|(story, name)| !story.trim().is_empty() && !name.contains('['));
     let (rest, last) = bracketed
         .into_iter()
-        .chain(
-            TITLE_SEPARATORS
-                .iter()
-                .filter_map(|sep| published.rsplit_once(sep)),
-        )
+        .chain(last_split(published))
         .max_by_key(|(rest, _)| rest.len())
         .map_or(
             (
@@ -87,14 +83,19 @@ pub fn page_title(c: &Cleaned) -> String {
     }
 }
 
-/// The last part of a `<title>` split at a title separator ("Site" in
-/// "Story » Section » Site"), or "" when it has none.
-fn last_part(title: &str) -> &str {
+/// A title split before its last part at the title separator that
+/// leaves the longest rest ("Story » Section" and "Site" in "Story »
+/// Section » Site").
+fn last_split(title: &str) -> Option<(&str, &str)> {
     TITLE_SEPARATORS
         .iter()
-        .filter_map(|sep| title.trim().rsplit_once(sep))
+        .filter_map(|sep| title.rsplit_once(sep))
         .max_by_key(|(rest, _)| rest.len())
-        .map_or("", |(_, last)| last)
+}
+
+/// The last part of a `<title>` ([`last_split`]), or "" when it has none.
+fn last_part(title: &str) -> &str {
+    last_split(title.trim()).map_or("", |(_, last)| last)
 }
 
 /// A headline without the site's name at its end, where the heading holds
