@@ -15,7 +15,7 @@ services/extract/weights/.
 
 A block's label is 1 when at least half of its word pairs occur in the
 page's reference text (`gleaner eval DIR --oracle` scores those labels: the
-ceiling of a block classifier). Each page weighs the same (a block's weight is its share of
+ceiling of a block classifier; `--soft` labels it with that share instead). Each page weighs the same (a block's weight is its share of
 the page's tokens), as in the metric. Folds are split by registered domain, so
 no site is both trained and scored on.
 
@@ -47,9 +47,9 @@ def load(dump):
         for line in f:
             r = json.loads(line)
             pages.append(r["page"]); domains.append(r["domain"])
-            X.append(r["x"]); y.append(r["y"]); w.append(r["w"])
+            X.append(r["x"]); y.append(r["share"] if SOFT else r["y"]); w.append(r["w"])
             words.append(r["words"]); paths.append(r["path"]); drop.append(r["drop"])
-    X = np.asarray(X, dtype=np.float64); y = np.asarray(y, dtype=np.int64); w = np.asarray(w, dtype=np.float64)
+    X = np.asarray(X, dtype=np.float64); y = np.asarray(y, dtype=np.float64 if SOFT else np.int64); w = np.asarray(w, dtype=np.float64)
     pages = np.asarray(pages); domains = np.asarray(domains)
     # Each page weighs the same: a block weighs its share of the page's tokens.
     totals = {}
@@ -104,6 +104,12 @@ def context_rows(X, p, pages, page):
 
 
 MODEL = "hgb"
+# --soft: each block is content to the extent of its share of word pairs
+# in the reference (a row for each class, weighed by the share), so that
+# a block's score is the share of it the reference is expected to hold, as
+# the expected-F1 choice reads it; by default it is content when that
+# share is at least a half (the README says what soft labels scored).
+SOFT = False
 # The trees' settings (--hgb overrides them, to compare by cross-validation).
 HGB = dict(max_iter=100, learning_rate=0.15, max_leaf_nodes=15)
 
@@ -150,7 +156,12 @@ def train_hgb(X, y, w, n, window_weight, threshold, seed):
     feature, threshold, leaf value), scored as baseline + sum of leaves."""
     Xn = X[:, :n]
     m = HistGradientBoostingClassifier(**HGB, random_state=seed)
-    m.fit(Xn, y, sample_weight=w * len(w) / w.sum())
+    if SOFT:
+        Xf, yf, wf = np.vstack([Xn, Xn]), np.r_[np.ones(len(y)), np.zeros(len(y))], np.r_[w * y, w * (1 - y)]
+        keep = wf > 0
+        m.fit(Xf[keep], yf[keep].astype(np.int64), sample_weight=wf[keep] * len(w) / wf[keep].sum())
+    else:
+        m.fit(Xn, y, sample_weight=w * len(w) / w.sum())
     trees = []
     for (p,) in m._predictors:
         nd = p.nodes
@@ -225,14 +236,16 @@ def main():
     ap.add_argument("data", nargs="+", help="labelled sets; the first one's cross-validated F1 chooses the grid point")
     ap.add_argument("--folds", type=int, default=5)
     ap.add_argument("--no-write", action="store_true")
+    ap.add_argument("--soft", action="store_true", help="label each block with its share of word pairs in the reference, not with whether it is at least a half")
     ap.add_argument("--model", choices=["hgb", "mlp"], default="hgb")
     ap.add_argument("--hgb", default="", help="tree settings to try, as max_iter=200,learning_rate=0.1")
     ap.add_argument("--extractors", default="lines,auto", help="which to train: lines, auto or both")
     ap.add_argument("--grid", choices=["all", "shipped"], default="all",
                     help="shipped: only the window weight and threshold the shipped weights use")
     a = ap.parse_args()
-    global MODEL
+    global MODEL, SOFT
     MODEL = a.model
+    SOFT = a.soft
     for kv in filter(None, a.hgb.split(",")):
         k, v = kv.split("=")
         HGB[k] = float(v) if "." in v or "e" in v else int(v)
