@@ -55,8 +55,15 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 }
                 // Highwire Press's tags, which Google Scholar reads: one
                 // per author of a paper, in order (PubMed Central, arXiv,
-                // journals' pages).
-                "citation_author" => s.citation_authors.push(first_name_first(&content)),
+                // journals' pages); the older plural, one per author too
+                // (JMIR) or all of them split by semicolons (bepress).
+                "citation_author" | "citation_authors" => s.citation_authors.extend(
+                    content
+                        .split(';')
+                        .map(str::trim)
+                        .filter(|a| !a.is_empty())
+                        .map(first_name_first),
+                ),
                 // Slack's and Twitter's labelled cards, as WordPress's Yoast
                 // writes them: `twitter:label1` "Written by", then
                 // `twitter:data1` the name.
@@ -249,9 +256,16 @@ fn first_name_first(name: &str) -> String {
 }
 
 /// A paper's authors from its `citation_author` tags, when no other meta
-/// tag named an author (the page's JSON-LD, read after, may still).
+/// tag named an author or the one it named is the first of them (a
+/// journal's `DC.Creator` giving the first author alone); the page's
+/// JSON-LD, read after, may still name them.
 pub(crate) fn set_citation_authors(meta: &mut PageMeta, authors: Vec<String>) {
-    if meta.author.is_none() {
+    let first_alone = authors.len() > 1
+        && meta
+            .author
+            .as_deref()
+            .is_some_and(|a| a.trim().eq_ignore_ascii_case(authors[0].trim()));
+    if meta.author.is_none() || first_alone {
         set_authors(meta, authors);
     }
 }
@@ -488,6 +502,15 @@ mod tests {
         assert_eq!(
             crate::clean_html(&ld).unwrap().1.author.as_deref(),
             Some("Bo Chen")
+        );
+        // The plural, one tag each or several names split by semicolons;
+        // a creator tag naming the first of them alone gives way.
+        let plural = r#"<meta name="DC.Creator" content="Jennifer Huberty">
+            <meta name="citation_authors" content="Jennifer Huberty">
+            <meta name="citation_authors" content="Green, Jeni; Linda Larkey"><p>x</p>"#;
+        assert_eq!(
+            crate::clean_html(plural).unwrap().1.authors,
+            ["Jennifer Huberty", "Jeni Green", "Linda Larkey"]
         );
     }
 }
