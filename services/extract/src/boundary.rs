@@ -62,9 +62,10 @@ pub fn a_wordpress_post(blocks: &[Block]) -> bool {
 /// `entry-content`, Blogger's `post-body`, `article-content`,
 /// `articleBody`, `story-body`): trafilatura's BODY_XPATH names (and
 /// `article_text`, spelt as `post_text` is), which a page's markup uses in
-/// any language. The names added last (`article_text` to `art-content`,
-/// `post-text` to `postentry`) moved three wcxb-dev pages up (0.8937 ->
-/// 0.8938), none down. Such an element draws the
+/// any language (not trafilatura's `art-content`, which names a shop's
+/// `cart-content` as well). The names added last (`article_text` to
+/// `article__container`, `post-text` to `postentry`) moved three wcxb-dev
+/// pages up (0.8937 -> 0.8938), none down. Such an element draws the
 /// article's end as an `<article>` element does.
 const BODY_NAMES: &[&str] = &[
     "entry-content",
@@ -78,7 +79,6 @@ const BODY_NAMES: &[&str] = &[
     "article_text",
     "articlecontent",
     "article__container",
-    "art-content",
     "post-content",
     "post-text",
     "post_text",
@@ -467,6 +467,7 @@ mod tests {
         assert!(is_article_label("div.post_text", true));
         assert!(is_article_label("div.cmn-article_text.a-cf", true));
         assert!(!is_article_label("li.post-text", true));
+        assert!(!is_article_label("div.mini-cart-content", true));
         assert!(is_article_label("article", false));
     }
 
