@@ -2,8 +2,10 @@
 //! `auto` extractor keeps marked `*`, each with its tag, link and text
 //! characters, the end of its tag path and the start of its text.
 //!
-//! `cargo run --release -p gleaner-extract --example blocks -- page.html[.gz] [--full]`
-//! (`--full`: each block's whole tag path and its page type, not the end)
+//! `cargo run --release -p gleaner-extract --example blocks -- page.html[.gz] [--full] [--scores]`
+//! (`--full`: each block's whole tag path and its page type, not the end;
+//! `--scores`: each block's score from the classifier, before the rules
+//! that follow it)
 
 use gleaner_core::messages::Cleaned;
 use std::io::Read;
@@ -13,6 +15,7 @@ fn main() -> anyhow::Result<()> {
         .nth(1)
         .ok_or_else(|| anyhow::anyhow!("usage: blocks PAGE.html[.gz]"))?;
     let full = std::env::args().any(|a| a == "--full");
+    let with_scores = std::env::args().any(|a| a == "--scores");
     let bytes = std::fs::read(&path)?;
     let html = if path.ends_with(".gz") {
         let mut s = String::new();
@@ -35,6 +38,10 @@ fn main() -> anyhow::Result<()> {
     if full {
         println!("page type: {:?}", page.meta.page_type);
     }
+    let scores = match with_scores {
+        true => gleaner_extract::auto_scores(&page),
+        false => None,
+    };
     for (i, b) in page.blocks.iter().enumerate() {
         let mark = if chosen.binary_search(&i).is_ok() {
             '*'
@@ -46,8 +53,11 @@ fn main() -> anyhow::Result<()> {
             false => b.path.char_indices().rev().nth(69).map_or(0, |(at, _)| at),
         };
         let text: String = b.text.chars().take(60).collect();
+        let score = scores
+            .as_ref()
+            .map_or(String::new(), |s| format!(" {:.2}", s[i]));
         println!(
-            "{mark}{i:5} {:4} links {}/{} {} | {text}",
+            "{mark}{i:5}{score} {:4} links {}/{} {} | {text}",
             b.tag,
             b.link_text_len,
             b.text_len,

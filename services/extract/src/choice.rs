@@ -33,6 +33,23 @@ pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
     }
 }
 
+/// Each block's score from the `auto` model, as its choice reads it
+/// ([`model::Model::scores`]), before the rules that follow the
+/// classifier: for error analysis (`examples/blocks --scores`). `None`
+/// without weights.
+pub fn auto_scores(cleaned: &Cleaned) -> Option<Vec<f64>> {
+    let m = model::auto_model()?;
+    let title = title::feature_title(cleaned);
+    let f = features(&cleaned.blocks, &title);
+    let tree = tree::build(&cleaned.blocks, &f);
+    let s = signals(&cleaned.blocks, &f, &title, &tree);
+    let eligible: Vec<bool> = (0..f.len()).map(|i| !is_chrome(&tree, &f, i)).collect();
+    let words: Vec<f64> = f.iter().map(|x| x.words).collect();
+    let keys: Vec<[u64; 3]> = (0..f.len()).map(|i| tree.path_keys(i)).collect();
+    let rows = lines::features(&cleaned.blocks, &f, &s);
+    Some(m.scores(&rows, &words, &eligible, &keys))
+}
+
 /// HTML's own chrome (<nav>, <aside>, <footer>) and link lists named as
 /// chrome (share bars, menus) are never the article, whatever the
 /// classifier thought of their neighbours.

@@ -40,7 +40,7 @@ mod title;
 mod tree;
 
 pub use article::{extract, extract_with, join_blocks, SiteState};
-pub use choice::{feature_rows, select, FeatureRows};
+pub use choice::{auto_scores, feature_rows, select, FeatureRows};
 pub use date::normalise_date;
 pub use extractor::Extractor;
 pub use language::detect as detect_language;
@@ -80,6 +80,25 @@ mod tests {
         <aside><h3>Most read</h3><ul><li><a href="/a">Storm warning for the coast this weekend</a></li><li><a href="/b">Council votes on new budget</a></li><li><a href="/c">Local team wins the cup</a></li></ul></aside>
         <footer><p>© 2026 Daily Gazette. All rights reserved.</p><p><a href="/about">About</a> | <a href="/contact">Contact</a> | <a href="/privacy">Privacy</a></p></footer>
         </body></html>"#;
+
+    /// The classifier's scores, as `examples/blocks --scores` prints them:
+    /// one a block, the article's paragraphs above the menu, the "most
+    /// read" list and the footer, and the menu (chrome) at 0.
+    #[test]
+    fn auto_scores_rank_the_article_above_the_chrome() {
+        let cleaned = page(NEWS);
+        let scores = auto_scores(&cleaned).expect("weights are bundled");
+        assert_eq!(scores.len(), cleaned.blocks.len());
+        let score_of = |needle: &str| {
+            let i = cleaned.blocks.iter().position(|b| b.text.contains(needle));
+            scores[i.unwrap_or_else(|| panic!("no block holds {needle:?}"))]
+        };
+        assert_eq!(score_of("Sport"), 0.0);
+        let body = score_of("eight months of repairs");
+        for boiler in ["Storm warning", "All rights reserved"] {
+            assert!(body > score_of(boiler), "{boiler:?}: {scores:?}");
+        }
+    }
 
     #[test]
     fn every_method_finds_the_article_body() {

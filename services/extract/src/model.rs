@@ -209,21 +209,17 @@ impl Model {
         z.into_iter().map(|z| 1.0 / (1.0 + (-z).exp())).collect()
     }
 
-    /// The blocks to keep, given each block's word count and whether it may
-    /// be kept at all. A block's score is its probability, smoothed with
-    /// its window's mean by `window_weight`. With `expected_f1`, the blocks
-    /// are the top-scoring set that maximises the page's expected F1 (the
-    /// reference expected to hold Σ score·words), among those scoring at
-    /// least `threshold`; otherwise every block scoring `threshold` or more.
-    /// `path_keys` ([`crate::tree::Tree::path_keys`]) group blocks for the
-    /// context model.
-    pub fn choose(
+    /// Each block's score as [`Model::choose`] reads it: its probability
+    /// (rescored by the context model, if any), smoothed with its window's
+    /// mean by `window_weight`; 0 for a block that may not be kept. Also
+    /// what `examples/blocks --scores` prints.
+    pub fn scores(
         &self,
         rows: &[Vec<f32>],
         words: &[f64],
         eligible: &[bool],
         path_keys: &[[u64; 3]],
-    ) -> Vec<usize> {
+    ) -> Vec<f64> {
         let n = rows.len();
         let all: Vec<&[f32]> = rows.iter().map(|r| &r[..]).collect();
         let mut p = self.score_all(&all);
@@ -239,7 +235,7 @@ impl Model {
                 p[i] = s;
             }
         }
-        let score: Vec<f64> = (0..n)
+        (0..n)
             .map(|i| {
                 let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
                 let mean = p[a..b].iter().sum::<f32>() / (b - a) as f32;
@@ -250,7 +246,25 @@ impl Model {
                     0.0
                 }
             })
-            .collect();
+            .collect()
+    }
+
+    /// The blocks to keep, given each block's word count and whether it may
+    /// be kept at all, by their [`Model::scores`]. With `expected_f1`, the blocks
+    /// are the top-scoring set that maximises the page's expected F1 (the
+    /// reference expected to hold Σ score·words), among those scoring at
+    /// least `threshold`; otherwise every block scoring `threshold` or more.
+    /// `path_keys` ([`crate::tree::Tree::path_keys`]) group blocks for the
+    /// context model.
+    pub fn choose(
+        &self,
+        rows: &[Vec<f32>],
+        words: &[f64],
+        eligible: &[bool],
+        path_keys: &[[u64; 3]],
+    ) -> Vec<usize> {
+        let score = self.scores(rows, words, eligible, path_keys);
+        let n = score.len();
         let passes = |i: &usize| score[*i] >= f64::from(self.threshold);
         if !self.expected_f1 {
             return (0..n).filter(passes).collect();
