@@ -22,15 +22,27 @@ pub struct FeatureRows {
 
 /// [`FeatureRows`] of every block of a page.
 pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
+    rows_and_keys(cleaned, false).0
+}
+
+/// A page's [`FeatureRows`] and, with `path_keys`, its blocks' path keys
+/// (as a context model groups them), from one pass over its features,
+/// tree and signals.
+fn rows_and_keys(cleaned: &Cleaned, path_keys: bool) -> (FeatureRows, Vec<[u64; 3]>) {
     let title = title::feature_title(cleaned);
     let f = features(&cleaned.blocks, &title);
     let tree = tree::build(&cleaned.blocks, &f);
     let s = signals(&cleaned.blocks, &f, &title, &tree);
-    FeatureRows {
+    let keys = match path_keys {
+        true => (0..f.len()).map(|i| tree.path_keys(i)).collect(),
+        false => Vec::new(),
+    };
+    let rows = FeatureRows {
         rows: lines::features(&cleaned.blocks, &f, &s),
         dropped: (0..f.len()).map(|i| is_chrome(&tree, &f, i)).collect(),
         words: f.iter().map(|x| x.words).collect(),
-    }
+    };
+    (rows, keys)
 }
 
 /// Each block's score from the `auto` model, as its choice reads it
@@ -39,15 +51,9 @@ pub fn feature_rows(cleaned: &Cleaned) -> FeatureRows {
 /// without weights.
 pub fn auto_scores(cleaned: &Cleaned) -> Option<Vec<f64>> {
     let m = model::auto_model()?;
-    let title = title::feature_title(cleaned);
-    let f = features(&cleaned.blocks, &title);
-    let tree = tree::build(&cleaned.blocks, &f);
-    let s = signals(&cleaned.blocks, &f, &title, &tree);
-    let eligible: Vec<bool> = (0..f.len()).map(|i| !is_chrome(&tree, &f, i)).collect();
-    let words: Vec<f64> = f.iter().map(|x| x.words).collect();
-    let keys: Vec<[u64; 3]> = (0..f.len()).map(|i| tree.path_keys(i)).collect();
-    let rows = lines::features(&cleaned.blocks, &f, &s);
-    Some(m.scores(&rows, &words, &eligible, &keys))
+    let (r, keys) = rows_and_keys(cleaned, true);
+    let eligible: Vec<bool> = r.dropped.iter().map(|&d| !d).collect();
+    Some(m.scores(&r.rows, &r.words, &eligible, &keys))
 }
 
 /// HTML's own chrome (<nav>, <aside>, <footer>) and link lists named as
