@@ -147,9 +147,9 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 model::auto_model()
             };
             let eligible: Vec<bool> = (0..f.len()).map(|i| !is_chrome(&tree, &f, i)).collect();
+            let words: Vec<f64> = f.iter().map(|x| x.words).collect();
             let chosen = match model {
                 Some(m) => {
-                    let words: Vec<f64> = f.iter().map(|x| x.words).collect();
                     // Path groups are read only by a context model.
                     let keys: Vec<[u64; 3]> = match m.context {
                         Some(_) => (0..f.len()).map(|i| tree.path_keys(i)).collect(),
@@ -168,7 +168,6 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 chosen
             } else {
                 let chosen = crate::gaps::with_gaps_filled(blocks, &f, &eligible, chosen);
-                let words: Vec<f64> = f.iter().map(|x| x.words).collect();
                 let declared = boundary::declared(cleaned);
                 // Recirculation goes first, so that it does not count
                 // among the words an article element must hold.

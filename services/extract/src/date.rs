@@ -3,7 +3,7 @@
 //! metadata has none (article.rs asks the metadata first), and any date
 //! made ISO 8601.
 
-use crate::meta::near_names;
+use crate::tree::near_names;
 use gleaner_core::messages::Cleaned;
 
 /// Names in ids and classes that hold a date.

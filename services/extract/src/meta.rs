@@ -2,19 +2,8 @@
 //! date is date.rs's, the title title.rs's).
 
 use crate::byline::{byline_after_a_date, name_in, strip_byline_label, thread_starter};
+use crate::tree::near_names;
 use gleaner_core::messages::Cleaned;
-
-/// Whether the block's element or its two nearest ancestors carry one of
-/// these names (in tag, id or class).
-pub(crate) fn near_names(path: &str, names: &[&str]) -> bool {
-    let last = path
-        .rsplit('/')
-        .take(3)
-        .collect::<Vec<_>>()
-        .join("/")
-        .to_ascii_lowercase();
-    names.iter().any(|n| last.contains(n))
-}
 
 /// Names in ids and classes that hold a byline.
 fn names_byline(path: &str) -> bool {

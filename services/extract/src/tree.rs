@@ -138,6 +138,18 @@ pub(crate) fn states_what_it_has(name: &str) -> bool {
         .any(|p| n.len() >= p.len() && n[..p.len()].eq_ignore_ascii_case(p))
 }
 
+/// Whether the block's element or its two nearest ancestors carry one of
+/// these names (in tag, id or class).
+pub(crate) fn near_names(path: &str, names: &[&str]) -> bool {
+    let last = path
+        .rsplit('/')
+        .take(3)
+        .collect::<Vec<_>>()
+        .join("/")
+        .to_ascii_lowercase();
+    names.iter().any(|n| last.contains(n))
+}
+
 /// Whether an element of a block's `path` has a class that `named`
 /// accepts, other than one stating what the element has
 /// ([`states_what_it_has`]: `has-related`, `no-popular`).
