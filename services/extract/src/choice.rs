@@ -175,6 +175,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 let chosen =
                     reviews::without_suggestions(blocks, chosen, cleaned.meta.page_type.as_deref());
                 let chosen = boundary::within_article(blocks, &words, chosen, declared, headline);
+                let chosen =
+                    boundary::without_links_beside_the_body(blocks, &words, chosen, declared);
                 let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);
                 let page_type = cleaned.meta.page_type.as_deref();
