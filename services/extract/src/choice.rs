@@ -98,16 +98,35 @@ fn heuristic(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<usize> {
 /// (how Readability and trafilatura deliver an article). A page may show
 /// it twice (a copy for phones, a sticky header), so every heading naming
 /// the title above the text's first paragraph goes, as does the page's
-/// first such heading wherever it is (`first`, [`lines::headline`]).
-fn without_headlines(f: &[Feat], chosen: Vec<usize>, first: Option<usize>) -> Vec<usize> {
+/// first such heading wherever it is (`first`, [`lines::headline`]). The
+/// title the features name may be the site's logo (`<h1>ประชาไท</h1>`
+/// first on the page, its name in the `<title>`), so a heading above the
+/// text that says the article's `title` ([`title::page_title`]) in the
+/// same words goes too.
+fn without_headlines(
+    blocks: &[Block],
+    f: &[Feat],
+    chosen: Vec<usize>,
+    first: Option<usize>,
+    title: &str,
+) -> Vec<usize> {
     let text_starts = chosen
         .iter()
         .position(|&i| !f[i].heading)
         .unwrap_or(chosen.len());
+    let title_words: Vec<String> = gleaner_text::words(title);
+    let says_the_title = |i: usize| {
+        f[i].heading
+            && !title_words.is_empty()
+            && gleaner_text::words(&blocks[i].text) == title_words
+    };
     chosen
         .into_iter()
         .enumerate()
-        .filter(|&(k, i)| Some(i) != first && !(k < text_starts && lines::names_the_title(&f[i])))
+        .filter(|&(k, i)| {
+            Some(i) != first
+                && !(k < text_starts && (lines::names_the_title(&f[i]) || says_the_title(i)))
+        })
         .map(|(_, i)| i)
         .collect()
 }
@@ -163,7 +182,8 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             // The headline block (`lines::headline`), read once here and
             // by the article element's bounds below.
             let headline = lines::headline(&f);
-            let chosen = without_headlines(&f, chosen, headline);
+            let chosen =
+                without_headlines(blocks, &f, chosen, headline, &title::page_title(cleaned));
             if which == Extractor::Lines {
                 chosen
             } else {
@@ -188,5 +208,42 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A logo first on the page in an `<h1>` of its own, the site's name
+    /// in the `<title>`, so that the features take the site's name for the
+    /// title: the headline chosen above the text still goes, as the
+    /// article's title says it; a heading in the text that repeats it
+    /// stays.
+    #[test]
+    fn the_headline_goes_when_the_features_title_is_the_logo() {
+        let block = |tag: &str, text: &str| {
+            let mut b = crate::testing::block(&format!("html/body/{tag}"), &[0, 1, 2], 0);
+            b.tag = tag.into();
+            b.text = text.into();
+            b.text_len = text.len() as u32;
+            b
+        };
+        let blocks = [
+            block("h1", "Daily Gazette"),
+            block("h1", "Harbour bridge reopens"),
+            block("p", "The harbour bridge reopened to traffic on Monday."),
+            block("h2", "Harbour bridge reopens"),
+        ];
+        let f = features(&blocks, "Daily Gazette");
+        let chosen = || vec![1, 2, 3];
+        assert_eq!(
+            without_headlines(&blocks, &f, chosen(), Some(0), "Harbour bridge reopens"),
+            vec![2, 3]
+        );
+        assert_eq!(
+            without_headlines(&blocks, &f, chosen(), Some(0), "Another story"),
+            chosen()
+        );
     }
 }
