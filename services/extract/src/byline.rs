@@ -88,12 +88,59 @@ fn is_month(w: &str) -> bool {
     crate::date::is_month(&date_word_of(w))
 }
 
-/// Whether a word ("Sun", "Monday,") names a day of the week, in English.
+/// Days of the week in the languages whose month names dates are read in
+/// (`date.rs`'s `OTHER_MONTHS`: German, French, Spanish, Italian,
+/// Portuguese, Dutch), written out: "Freitag | 14. Juni 2019 | 15:49 VON
+/// Sina Giebel". jiff reads English ones only.
+const OTHER_WEEKDAYS: &[&str] = &[
+    "montag",
+    "dienstag",
+    "mittwoch",
+    "donnerstag",
+    "freitag",
+    "samstag",
+    "sonntag",
+    "lundi",
+    "mardi",
+    "mercredi",
+    "jeudi",
+    "vendredi",
+    "samedi",
+    "dimanche",
+    "lunes",
+    "martes",
+    "miércoles",
+    "jueves",
+    "viernes",
+    "sábado",
+    "domingo",
+    "lunedì",
+    "martedì",
+    "mercoledì",
+    "giovedì",
+    "venerdì",
+    "sabato",
+    "segunda-feira",
+    "terça-feira",
+    "quarta-feira",
+    "quinta-feira",
+    "sexta-feira",
+    "maandag",
+    "dinsdag",
+    "woensdag",
+    "donderdag",
+    "vrijdag",
+    "zaterdag",
+    "zondag",
+];
+
+/// Whether a word ("Sun", "Monday,", "Freitag") names a day of the week.
 fn is_weekday(w: &str) -> bool {
     let w = date_word_of(w);
-    ["%A", "%a"]
-        .iter()
-        .any(|f| jiff::fmt::strtime::BrokenDownTime::parse(f, &w).is_ok())
+    OTHER_WEEKDAYS.contains(&w.as_str())
+        || ["%A", "%a"]
+            .iter()
+            .any(|f| jiff::fmt::strtime::BrokenDownTime::parse(f, &w).is_ok())
 }
 
 /// Words a date line says of itself ("Last Updated", "Published on").
@@ -125,7 +172,9 @@ fn before_a_date(text: &str) -> &str {
 }
 
 /// Separators between a byline's name and its date, place or title.
-const BYLINE_SEPARATORS: &[&str] = &["·", "⋅", "|", "•", " - ", " on ", ","];
+/// A section after the name ("By Jane Doe in Politics", "VON Sina Giebel
+/// IN Fashion") ends it too.
+const BYLINE_SEPARATORS: &[&str] = &["·", "⋅", "|", "•", " - ", " on ", ",", " in ", " IN "];
 
 /// A person's name out of a byline, or `None` when the text does not look
 /// like one (too many words, digits, not capitalised). The name may come
@@ -275,9 +324,13 @@ pub(crate) fn byline_after_a_date(line: &str) -> Option<&str> {
         .find_map(|label| {
             let at = lower.find(label)?;
             let date = &line[..at];
+            // Separators ("Freitag | 14. Juni 2019 | 15:49") are no words.
+            let words = date
+                .split_whitespace()
+                .filter(|w| !date_word_of(w).is_empty());
             let dated = date.contains(|c: char| c.is_ascii_digit())
                 && !date.contains('©')
-                && date.split_whitespace().count() <= 6
+                && words.count() <= 6
                 && date.split_whitespace().all(date_word);
             dated.then(|| &line[at + 1..])
         })
@@ -307,6 +360,11 @@ mod tests {
                 None,
             ),
             ("BYU Cougars beat Utah 24-10", None),
+            ("By Jane Doe in Politics", Some("Jane Doe")),
+            (
+                "VON Sina Giebel IN Fashion | 0 COMMENTS",
+                Some("Sina Giebel"),
+            ),
         ] {
             assert_eq!(name_in(line), name, "{line}");
         }
@@ -315,6 +373,15 @@ mod tests {
             Some("by Nicole Burke")
         );
         assert_eq!(byline_after_a_date("© 2025 by Example Media"), None);
+        // A weekday in German, separators between the date's parts.
+        assert_eq!(
+            byline_after_a_date("Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion"),
+            Some("VON Sina Giebel IN Fashion")
+        );
+        assert_eq!(
+            byline_after_a_date("Chapter 05: Coding by Composing | 1 2 3 4 5 6 7"),
+            None
+        );
         for (line, user) in [
             (
                 "Thread starter felixen · Start date Dec 5, 2024",
