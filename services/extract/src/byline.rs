@@ -172,9 +172,12 @@ fn before_a_date(text: &str) -> &str {
 }
 
 /// Separators between a byline's name and its date, place or title.
-/// A section after the name ("By Jane Doe in Politics", "VON Sina Giebel
-/// IN Fashion") ends it too.
-const BYLINE_SEPARATORS: &[&str] = &["·", "⋅", "|", "•", " - ", " on ", ",", " in ", " IN "];
+const BYLINE_SEPARATORS: &[&str] = &["·", "⋅", "|", "•", " - ", " on ", ","];
+
+/// After a byline's label, a section after the name ends it too ("By
+/// Jane Doe in Politics", "VON Sina Giebel IN Fashion"); a name without
+/// one may hold the word (a blog named "Human in the Loop").
+const SECTION_SEPARATORS: &[&str] = &[" in ", " IN "];
 
 /// A person's name out of a byline, or `None` when the text does not look
 /// like one (too many words, digits, not capitalised). The name may come
@@ -184,7 +187,8 @@ pub(crate) fn name_in(byline: &str) -> Option<&str> {
     let rest = strip_byline_label(byline);
     let labelled = rest.len() < byline.trim().len();
     let mut parts = vec![rest];
-    for sep in BYLINE_SEPARATORS {
+    let sections = if labelled { SECTION_SEPARATORS } else { &[] };
+    for sep in BYLINE_SEPARATORS.iter().chain(sections) {
         parts = parts.iter().flat_map(|p| p.split(sep)).collect();
     }
     // A part is read after another only when that one held a digit (a
@@ -365,6 +369,8 @@ mod tests {
                 "VON Sina Giebel IN Fashion | 0 COMMENTS",
                 Some("Sina Giebel"),
             ),
+            // Without a label, no section: not "Human" of a blog's name.
+            ("Human in the Loop", None),
         ] {
             assert_eq!(name_in(line), name, "{line}");
         }
