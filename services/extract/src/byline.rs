@@ -384,10 +384,12 @@ mod tests {
             byline_after_a_date("Freitag | 14. Juni 2019 | 15:49 VON Sina Giebel IN Fashion"),
             Some("VON Sina Giebel IN Fashion")
         );
+        // Six words of date at most, separators aside.
         assert_eq!(
-            byline_after_a_date("Chapter 05: Coding by Composing | 1 2 3 4 5 6 7"),
-            None
+            byline_after_a_date("1 | 2 | 3 | 4 | 5 | 6 by Jane Doe"),
+            Some("by Jane Doe")
         );
+        assert_eq!(byline_after_a_date("1 2 3 4 5 6 7 by Jane Doe"), None);
         for (line, user) in [
             (
                 "Thread starter felixen · Start date Dec 5, 2024",
