@@ -1,7 +1,7 @@
 //! From the chosen blocks to the article: its text and metadata, with the
 //! site's learned template and rules (the state a stream of pages shares).
 
-use crate::choice::select;
+use crate::choice::select_titled;
 use crate::date::{self, normalise_date};
 use crate::extractor::Extractor;
 use crate::language;
@@ -237,14 +237,14 @@ pub(crate) fn extract_chosen(
     template: &[bool],
     rules: Option<SiteRules>,
 ) -> (Article, Vec<usize>) {
-    let mut chosen = select(cleaned, which, template);
+    let title = page_title(cleaned);
+    let mut chosen = select_titled(cleaned, which, template, &title);
     if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
         chosen = apply_rules(r, &cleaned.blocks, chosen);
     }
     let chosen = said_once(&cleaned.blocks, chosen);
     let meta = &cleaned.meta;
     let author = meta::author(cleaned);
-    let title = page_title(cleaned);
     let date = meta
         .date
         .as_deref()

@@ -201,9 +201,6 @@ pub fn within_article(
             .map(|&i| words[i])
             .sum()
     };
-    // A post's text, not a teaser's link: a sidebar of "more" cards, each
-    // an `<article>` of one linked headline, is no thread of posts.
-    let prose = |b: &Block| b.link_text_len * 2 < b.text_len;
     // Whether chosen prose outside the element `article` lies in an
     // element of the same tag path.
     let look_alike = |article: u32, shape: &str| {
@@ -283,11 +280,10 @@ pub fn without_links_beside_the_body(
     if !declared {
         return chosen;
     }
-    let prose = |i: usize| blocks[i].link_text_len * 2 < blocks[i].text_len;
     let Some(longest) = chosen
         .iter()
         .copied()
-        .filter(|&i| prose(i))
+        .filter(|&i| prose(&blocks[i]))
         .max_by(|&a, &b| words[a].total_cmp(&words[b]))
     else {
         return chosen;
@@ -305,6 +301,13 @@ pub fn without_links_beside_the_body(
         .into_iter()
         .filter(|&i| !linked(&blocks[i]) || blocks[i].ancestors.contains(&body))
         .collect()
+}
+
+/// Whether a block is prose, less than half of it link text: a post's
+/// text, not a teaser's link (a sidebar of "more" cards, each an
+/// `<article>` of one linked headline, is no thread of posts).
+fn prose(b: &Block) -> bool {
+    b.link_text_len * 2 < b.text_len
 }
 
 /// Whether a block lies in a chunk React streams after the rest of the

@@ -88,59 +88,9 @@ fn is_month(w: &str) -> bool {
     crate::date::is_month(&date_word_of(w))
 }
 
-/// Days of the week in the languages whose month names dates are read in
-/// (`date.rs`'s `OTHER_MONTHS`: German, French, Spanish, Italian,
-/// Portuguese, Dutch), written out: "Freitag | 14. Juni 2019 | 15:49 VON
-/// Sina Giebel". jiff reads English ones only.
-const OTHER_WEEKDAYS: &[&str] = &[
-    "montag",
-    "dienstag",
-    "mittwoch",
-    "donnerstag",
-    "freitag",
-    "samstag",
-    "sonntag",
-    "lundi",
-    "mardi",
-    "mercredi",
-    "jeudi",
-    "vendredi",
-    "samedi",
-    "dimanche",
-    "lunes",
-    "martes",
-    "miércoles",
-    "jueves",
-    "viernes",
-    "sábado",
-    "domingo",
-    "lunedì",
-    "martedì",
-    "mercoledì",
-    "giovedì",
-    "venerdì",
-    "sabato",
-    "segunda-feira",
-    "terça-feira",
-    "quarta-feira",
-    "quinta-feira",
-    "sexta-feira",
-    "maandag",
-    "dinsdag",
-    "woensdag",
-    "donderdag",
-    "vrijdag",
-    "zaterdag",
-    "zondag",
-];
-
 /// Whether a word ("Sun", "Monday,", "Freitag") names a day of the week.
 fn is_weekday(w: &str) -> bool {
-    let w = date_word_of(w);
-    OTHER_WEEKDAYS.contains(&w.as_str())
-        || ["%A", "%a"]
-            .iter()
-            .any(|f| jiff::fmt::strtime::BrokenDownTime::parse(f, &w).is_ok())
+    crate::date::is_weekday(&date_word_of(w))
 }
 
 /// Words a date line says of itself ("Last Updated", "Published on").

@@ -134,6 +134,17 @@ fn without_headlines(
 /// The blocks chosen by a method, in document order. `template` marks the
 /// blocks the site's template holds (all false when none is learned yet).
 pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usize> {
+    select_titled(cleaned, which, template, &title::page_title(cleaned))
+}
+
+/// [`select`], given the article's `title` ([`title::page_title`]), which
+/// the article needs as well.
+pub(crate) fn select_titled(
+    cleaned: &Cleaned,
+    which: Extractor,
+    template: &[bool],
+    article_title: &str,
+) -> Vec<usize> {
     let blocks = &cleaned.blocks;
     let title = title::feature_title(cleaned);
     let mut f = features(blocks, &title);
@@ -182,8 +193,7 @@ pub fn select(cleaned: &Cleaned, which: Extractor, template: &[bool]) -> Vec<usi
             // The headline block (`lines::headline`), read once here and
             // by the article element's bounds below.
             let headline = lines::headline(&f);
-            let chosen =
-                without_headlines(blocks, &f, chosen, headline, &title::page_title(cleaned));
+            let chosen = without_headlines(blocks, &f, chosen, headline, article_title);
             if which == Extractor::Lines {
                 chosen
             } else {

@@ -249,6 +249,61 @@ fn month_of(t: &str) -> Option<usize> {
     english.or_else(|| other_month(t))
 }
 
+/// Days of the week in the languages whose month names dates are read in
+/// ([`OTHER_MONTHS`]: German, French, Spanish, Italian,
+/// Portuguese, Dutch), written out: "Freitag | 14. Juni 2019 | 15:49 VON
+/// Sina Giebel". jiff reads English ones only.
+const OTHER_WEEKDAYS: &[&str] = &[
+    "montag",
+    "dienstag",
+    "mittwoch",
+    "donnerstag",
+    "freitag",
+    "samstag",
+    "sonntag",
+    "lundi",
+    "mardi",
+    "mercredi",
+    "jeudi",
+    "vendredi",
+    "samedi",
+    "dimanche",
+    "lunes",
+    "martes",
+    "miércoles",
+    "jueves",
+    "viernes",
+    "sábado",
+    "domingo",
+    "lunedì",
+    "martedì",
+    "mercoledì",
+    "giovedì",
+    "venerdì",
+    "sabato",
+    "segunda-feira",
+    "terça-feira",
+    "quarta-feira",
+    "quinta-feira",
+    "sexta-feira",
+    "maandag",
+    "dinsdag",
+    "woensdag",
+    "donderdag",
+    "vrijdag",
+    "zaterdag",
+    "zondag",
+];
+
+/// Whether a word (lowercase, without punctuation: "sun", "monday",
+/// "freitag") names a day of the week.
+pub(crate) fn is_weekday(t: &str) -> bool {
+    OTHER_WEEKDAYS.contains(&t)
+        || ["%A", "%a"]
+            .iter()
+            .any(|f| jiff::fmt::strtime::BrokenDownTime::parse(f, t).is_ok())
+}
+
 /// Whether a word (lowercase, without punctuation) names a month.
 pub(crate) fn is_month(t: &str) -> bool {
     month_of(t).is_some()
