@@ -17,6 +17,7 @@ mod boundary;
 mod byline;
 mod choice;
 mod comments;
+mod credits;
 mod date;
 mod extractor;
 mod features;
