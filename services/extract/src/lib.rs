@@ -21,6 +21,7 @@ mod credits;
 mod date;
 mod extractor;
 mod features;
+mod forms;
 mod gaps;
 mod inserts;
 mod language;

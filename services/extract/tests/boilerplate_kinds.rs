@@ -1,7 +1,8 @@
 //! Article pages in five languages, each with every kind of boilerplate
 //! an article page carries around its text: a share bar, an author's bio
-//! box, a newsletter prompt, a list of related articles and readers'
-//! comments, and inside the text a gallery of other stories and a chart.
+//! box, a newsletter prompt, a list of related articles, readers'
+//! comments and the title of the form to write one, and inside the text a
+//! gallery of other stories and a chart.
 //! The article's paragraphs are the text; none of the rest is.
 
 use gleaner_core::messages::Cleaned;
@@ -17,6 +18,8 @@ struct Language {
     newsletter: &'static str,
     related: [&'static str; 4],
     comments: [&'static str; 3],
+    /// The title of the form to write a comment.
+    reply: &'static str,
 }
 
 const LANGUAGES: [Language; 5] = [
@@ -44,6 +47,7 @@ const LANGUAGES: [Language; 5] = [
             "Twelve million for some bolts and paint seems a lot to me honestly.",
             "The night crews did a great job, thank you to all of them.",
         ],
+        reply: "Leave a Reply",
     },
     Language {
         code: "de",
@@ -69,6 +73,7 @@ const LANGUAGES: [Language; 5] = [
             "Zwölf Millionen für ein paar Schrauben und Farbe finde ich ehrlich gesagt viel.",
             "Die Nachtschichten haben super Arbeit geleistet, danke an alle.",
         ],
+        reply: "Kommentar schreiben",
     },
     Language {
         code: "fr",
@@ -94,6 +99,7 @@ const LANGUAGES: [Language; 5] = [
             "Douze millions pour des boulons et de la peinture, je trouve ça cher.",
             "Bravo aux équipes de nuit, merci à elles pour ce travail.",
         ],
+        reply: "Laisser un commentaire",
     },
     Language {
         code: "zh",
@@ -119,6 +125,7 @@ const LANGUAGES: [Language; 5] = [
             "一千二百万只是换螺栓和刷油漆，我觉得太贵了。",
             "夜班工人辛苦了，感谢所有参与施工的人员。",
         ],
+        reply: "发表评论",
     },
     Language {
         code: "ja",
@@ -144,6 +151,7 @@ const LANGUAGES: [Language; 5] = [
             "ボルトと塗装だけで千二百万円は高すぎると思います。",
             "夜間作業の皆さん、本当にお疲れさまでした。ありがとう。",
         ],
+        reply: "コメントを書く",
     },
 ];
 
@@ -200,7 +208,8 @@ fn page_without_article_element(l: &Language) -> String {
 <body><div id="top"><a href="/">Home</a> <a href="/city">City</a></div>
 <div class="wrap"><div class="post"><h1 class="post-title">{h}</h1>
 <ul class="social"><li><a href="#">{share}</a></li></ul>
-<div class="post-body">{paragraphs}</div>
+<div class="post-body">{paragraphs}
+<div class="titlebar">{reply}</div><div><form action="/comment"><table><tr><td>Name</td><td><input name="n"></td></tr><tr><td>Text</td><td><textarea name="c"></textarea></td></tr></table></form></div></div>
 <div class="about-the-author"><img src="a.jpg"><p>{bio}</p></div></div>
 <div class="box-subscribe"><p>{newsletter}</p></div>
 <div class="more-stories">{related}</div>
@@ -210,6 +219,7 @@ fn page_without_article_element(l: &Language) -> String {
         share = l.share,
         bio = l.bio,
         newsletter = l.newsletter,
+        reply = l.reply,
     )
 }
 
@@ -313,6 +323,7 @@ fn an_articles_text_is_its_paragraphs_in_every_language() {
             ("newsletter", vec![l.newsletter]),
             ("related", l.related.to_vec()),
             ("comments", l.comments.to_vec()),
+            ("comment form", vec![l.reply]),
             ("chart", vec!["$915", "’17"]),
         ];
         for (kind, texts) in kinds {

@@ -1,0 +1,113 @@
+//! The title of a form under the text ("Leave a Reply", "Kommentare
+//! schreiben", "Laisser un commentaire", "Kontakt aufnehmen"): a short
+//! line right above a `<form>` whose fields the choice left out. It
+//! names the form, not the text, so it goes with it, in any language:
+//! the form's fields are what tell it. A line inside the form (a sofa
+//! shop's description written in its order form) is the form's own
+//! business and stays as chosen.
+
+use crate::features::Feat;
+use gleaner_core::messages::Block;
+
+/// Most words a form's title has.
+const TITLE_WORDS: f64 = 6.0;
+
+/// Whether a block lies inside a `<form>` element.
+fn in_form(b: &Block) -> bool {
+    b.path
+        .split('/')
+        .any(|label| crate::tree::label_tag(label) == "form")
+}
+
+/// `chosen` (in document order) without the last chosen block outside
+/// forms when it is a short line of words that is no sentence nor a link,
+/// directly above a form, and without the form's chosen lines when they
+/// are as short (its fields' labels, "Name", "Email"): a form holding a
+/// line of prose (a description in an order form) is left as chosen.
+pub(crate) fn without_form_title(
+    blocks: &[Block],
+    f: &[Feat],
+    mut chosen: Vec<usize>,
+) -> Vec<usize> {
+    let Some(k) = chosen.iter().rposition(|&i| !in_form(&blocks[i])) else {
+        return chosen;
+    };
+    let i = chosen[k];
+    let short = |j: usize| f[j].words <= TITLE_WORDS;
+    // A shop's item above its cart form (its linked name, its price) is
+    // no title: a title is words, and not a link.
+    let a_title = short(i)
+        && f[i].link_density < 0.5
+        && blocks[i].text.chars().any(char::is_alphabetic)
+        && !gleaner_text::ends_a_sentence(blocks[i].text.trim_end());
+    let form_end = (i + 1..blocks.len())
+        .find(|&j| !in_form(&blocks[j]))
+        .unwrap_or(blocks.len());
+    if a_title && form_end > i + 1 && chosen[k + 1..].iter().all(|&j| j < form_end && short(j)) {
+        chosen.truncate(k);
+    }
+    chosen
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::features::features;
+
+    fn block(path: &str, text: &str) -> Block {
+        let mut b = crate::testing::block(path, &[0, 1, 2], 0);
+        b.text = text.into();
+        b.text_len = text.chars().count() as u32;
+        b
+    }
+
+    fn kept(blocks: &[Block], chosen: Vec<usize>) -> Vec<usize> {
+        let f = features(blocks, "");
+        without_form_title(blocks, &f, chosen)
+    }
+
+    #[test]
+    fn the_title_of_a_comment_form_under_the_text_goes() {
+        let blocks = [
+            block(
+                "html/body/div/p",
+                "Kapitel 121 ist da, viel Spass beim Lesen und bis bald.",
+            ),
+            block("html/body/div/div.titlebar", "Kommentare schreiben"),
+            block("html/body/div/div/form/table/tr/td", "Name*"),
+        ];
+        assert_eq!(kept(&blocks, vec![0, 1]), vec![0]);
+        // The field's label chosen too goes with it.
+        assert_eq!(kept(&blocks, vec![0, 1, 2]), vec![0]);
+    }
+
+    #[test]
+    fn other_last_lines_stay() {
+        // A sentence above a form, a line above text, and a line above a
+        // form whose fields were chosen stay.
+        let sentence = [
+            block("html/body/div/p", "The bridge reopened on Monday."),
+            block("html/body/div/p", "Tell us what you think."),
+            block("html/body/div/form/p", "Name"),
+        ];
+        assert_eq!(kept(&sentence, vec![0, 1]), vec![0, 1]);
+        let above_text = [
+            block("html/body/div/p", "The bridge reopened on Monday."),
+            block("html/body/div/h2", "What comes next"),
+            block("html/body/div/p", "A second phase begins in spring."),
+        ];
+        assert_eq!(kept(&above_text, vec![0, 1]), vec![0, 1]);
+        let chosen_form = [
+            block("html/body/div/h2", "Our sofas"),
+            block("html/body/form/p", "A deep seat in linen, made to order."),
+        ];
+        assert_eq!(kept(&chosen_form, vec![0, 1]), vec![0, 1]);
+        // A shop's price above its cart form.
+        let price = [
+            block("html/body/div/p", "A deep seat in linen, made to order."),
+            block("html/body/div/span", "$80.00"),
+            block("html/body/div/form/button", "Add to cart"),
+        ];
+        assert_eq!(kept(&price, vec![0, 1]), vec![0, 1]);
+    }
+}
