@@ -5,6 +5,8 @@
 //! gallery of other stories and a chart.
 //! The article's paragraphs are the text; none of the rest is.
 
+mod common;
+
 use gleaner_core::messages::Cleaned;
 use gleaner_extract::{extract, Extractor};
 
@@ -286,16 +288,7 @@ fn blog_post_with_inserts(l: &Language) -> String {
 }
 
 fn cleaned(html: &str) -> Cleaned {
-    let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
-    Cleaned {
-        id: "x".into(),
-        url: "https://news.test/a".into(),
-        final_url: "https://news.test/a".into(),
-        fetched_at: String::new(),
-        title,
-        meta,
-        blocks,
-    }
+    common::cleaned_at(html, "https://news.test/a")
 }
 
 /// Each language in every template.

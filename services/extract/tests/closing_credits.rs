@@ -3,6 +3,8 @@
 //! its text as the wire or the portal prints it, while the page's chrome
 //! after it is not.
 
+mod common;
+
 use gleaner_core::messages::Cleaned;
 use gleaner_extract::{extract, Extractor};
 
@@ -65,16 +67,7 @@ fn html(p: &Page) -> String {
 }
 
 fn cleaned(html: &str) -> Cleaned {
-    let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
-    Cleaned {
-        id: "x".into(),
-        url: "https://news.test/a".into(),
-        final_url: "https://news.test/a".into(),
-        fetched_at: String::new(),
-        title,
-        meta,
-        blocks,
-    }
+    common::cleaned_at(html, "https://news.test/a")
 }
 
 #[test]

@@ -4,6 +4,8 @@
 //! as reader comments are not an article's. The same page not declared a
 //! product keeps the reviews, so the declaration is what drops them.
 
+mod common;
+
 use gleaner_core::messages::Cleaned;
 use gleaner_extract::{extract, Extractor};
 
@@ -114,16 +116,7 @@ fn page(s: &Shop, declared: bool) -> String {
 }
 
 fn cleaned(html: &str) -> Cleaned {
-    let (title, meta, blocks) = gleaner_clean::clean_html(html).unwrap();
-    Cleaned {
-        id: "x".into(),
-        url: "https://shop.test/product/nord-zero/".into(),
-        final_url: "https://shop.test/product/nord-zero/".into(),
-        fetched_at: String::new(),
-        title,
-        meta,
-        blocks,
-    }
+    common::cleaned_at(html, "https://shop.test/product/nord-zero/")
 }
 
 #[test]
