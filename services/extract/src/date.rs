@@ -39,21 +39,30 @@ pub fn page_date(c: &Cleaned) -> Option<String> {
         .filter(|b| names_date(&b.path))
         .find_map(date_in)
         .or_else(|| {
-            let h1 = c.blocks.iter().position(|b| b.tag == "h1")?;
-            c.blocks[h1.saturating_sub(3)..(h1 + 6).min(c.blocks.len())]
+            // The first `<h1>` may be the site's logo (CNN's), the
+            // headline the next one: each of the first few is tried.
+            c.blocks
                 .iter()
-                .filter(short)
-                .find_map(date_in)
-                .or_else(|| {
-                    // Further below the headline (past breadcrumbs, tags
-                    // and share buttons) but above the text, a line that
-                    // is a date and little else: the article's date line.
-                    c.blocks[(h1 + 6).min(c.blocks.len())..(h1 + 30).min(c.blocks.len())]
+                .enumerate()
+                .filter(|(_, b)| b.tag == "h1")
+                .take(3)
+                .find_map(|(h1, _)| {
+                    c.blocks[h1.saturating_sub(3)..(h1 + 6).min(c.blocks.len())]
                         .iter()
-                        .take_while(|b| b.text.chars().count() < PROSE_CHARS)
-                        .filter(|b| b.text.chars().count() <= DATE_LINE_CHARS)
-                        .find_map(|b| normalise_date(&b.text))
+                        .filter(short)
+                        .find_map(date_in)
                 })
+        })
+        .or_else(|| {
+            // Further below the headline (past breadcrumbs, tags and
+            // share buttons) but above the text, a line that is a date and
+            // little else: the article's date line.
+            let h1 = c.blocks.iter().position(|b| b.tag == "h1")?;
+            c.blocks[(h1 + 6).min(c.blocks.len())..(h1 + 30).min(c.blocks.len())]
+                .iter()
+                .take_while(|b| b.text.chars().count() < PROSE_CHARS)
+                .filter(|b| b.text.chars().count() <= DATE_LINE_CHARS)
+                .find_map(|b| normalise_date(&b.text))
         })
 }
 
@@ -78,7 +87,9 @@ const MONTHS: &[&str] = &[
 /// impossible dates (2024-02-31) give `None`, as does anything else.
 pub fn normalise_date(raw: &str) -> Option<String> {
     let s = raw.trim();
-    if s.is_empty() || s.len() > 64 {
+    // Counted in characters: an Arabic or Russian date line takes two
+    // bytes a letter.
+    if s.is_empty() || s.chars().nth(64).is_some() {
         return None;
     }
     use jiff::fmt::temporal::{Pieces, PiecesOffset};
@@ -131,6 +142,8 @@ pub fn normalise_date(raw: &str) -> Option<String> {
     // text in many shapes, which no date crate reads: found by hand here,
     // checked by jiff.
     let lower = s.to_lowercase();
+    let lower = with_ascii_digits(&lower);
+    let lower = one_word_months(&lower);
     let tokens: Vec<&str> = lower
         .split(|c: char| !c.is_alphanumeric())
         .filter(|t| !t.is_empty())
@@ -198,12 +211,59 @@ fn day_month_year(s: &str) -> Option<String> {
     date(y, month, day)
 }
 
+/// Arabic-Indic and Persian digits (`٢٨ آب ٢٠١٣`) as ASCII ones.
+fn with_ascii_digits(s: &str) -> std::borrow::Cow<'_, str> {
+    let ascii = |c: char| match c {
+        '\u{660}'..='\u{669}' => char::from_digit(c as u32 - 0x660, 10),
+        '\u{6f0}'..='\u{6f9}' => char::from_digit(c as u32 - 0x6f0, 10),
+        _ => None,
+    };
+    if s.chars().any(|c| ascii(c).is_some()) {
+        s.chars().map(|c| ascii(c).unwrap_or(c)).collect()
+    } else {
+        std::borrow::Cow::Borrowed(s)
+    }
+}
+
+/// The Levantine Arabic months named in two words (`كانون الثاني`,
+/// January; `تشرين الأول`, October), each made the one English word the
+/// token search reads.
+fn one_word_months(s: &str) -> std::borrow::Cow<'_, str> {
+    const TWO_WORDS: &[(&str, &str)] = &[
+        ("كانون الثاني", "january"),
+        ("كانون الأول", "december"),
+        ("كانون الاول", "december"),
+        ("تشرين الأول", "october"),
+        ("تشرين الاول", "october"),
+        ("تشرين الثاني", "november"),
+    ];
+    if !s.contains("كانون") && !s.contains("تشرين") {
+        return std::borrow::Cow::Borrowed(s);
+    }
+    let mut out = s.to_string();
+    for (arabic, english) in TWO_WORDS {
+        out = out.replace(arabic, english);
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Month names of the other languages gleaner's readers crawl most
-/// (German, French, Spanish, Italian, Portuguese, Dutch), January first.
-/// Written out here because no date crate reads free text in them.
+/// (German, French, Spanish, Italian, Portuguese, Dutch; Russian, in the
+/// genitive that dates use too; Arabic, by its Egyptian and its Levantine
+/// names, `آب/اغسطس`), January first. Written out here because no date
+/// crate reads free text in them.
 const OTHER_MONTHS: [&[&str]; 12] = [
     &[
-        "januar", "jänner", "janvier", "enero", "gennaio", "janeiro", "januari",
+        "januar",
+        "jänner",
+        "janvier",
+        "enero",
+        "gennaio",
+        "janeiro",
+        "januari",
+        "января",
+        "январь",
+        "يناير",
     ],
     &[
         "februar",
@@ -213,22 +273,104 @@ const OTHER_MONTHS: [&[&str]; 12] = [
         "febbraio",
         "fevereiro",
         "februari",
+        "февраля",
+        "февраль",
+        "فبراير",
+        "شباط",
     ],
-    &["märz", "maerz", "mars", "marzo", "março", "marco", "maart"],
-    &["avril", "abril", "aprile"],
-    &["mai", "mayo", "maggio", "maio", "mei"],
-    &["juni", "juin", "junio", "giugno", "junho"],
-    &["juli", "juillet", "julio", "luglio", "julho"],
-    &["août", "aout", "agosto", "augustus"],
+    &[
+        "märz",
+        "maerz",
+        "mars",
+        "marzo",
+        "março",
+        "marco",
+        "maart",
+        "марта",
+        "март",
+        "مارس",
+        "آذار",
+    ],
+    &[
+        "avril",
+        "abril",
+        "aprile",
+        "апреля",
+        "апрель",
+        "أبريل",
+        "ابريل",
+        "إبريل",
+        "نيسان",
+    ],
+    &[
+        "mai", "mayo", "maggio", "maio", "mei", "мая", "май", "مايو", "أيار", "ايار",
+    ],
+    &[
+        "juni",
+        "juin",
+        "junio",
+        "giugno",
+        "junho",
+        "июня",
+        "июнь",
+        "يونيو",
+        "يونيه",
+        "حزيران",
+    ],
+    &[
+        "juli",
+        "juillet",
+        "julio",
+        "luglio",
+        "julho",
+        "июля",
+        "июль",
+        "يوليو",
+        "يوليه",
+        "تموز",
+    ],
+    &[
+        "août",
+        "aout",
+        "agosto",
+        "augustus",
+        "августа",
+        "август",
+        "أغسطس",
+        "اغسطس",
+        "آب",
+    ],
     &[
         "septembre",
         "septiembre",
         "setiembre",
         "settembre",
         "setembro",
+        "сентября",
+        "сентябрь",
+        "سبتمبر",
+        "أيلول",
+        "ايلول",
     ],
-    &["oktober", "octobre", "octubre", "ottobre", "outubro"],
-    &["novembre", "noviembre", "novembro"],
+    &[
+        "oktober",
+        "octobre",
+        "octubre",
+        "ottobre",
+        "outubro",
+        "октября",
+        "октябрь",
+        "أكتوبر",
+        "اكتوبر",
+    ],
+    &[
+        "novembre",
+        "noviembre",
+        "novembro",
+        "ноября",
+        "ноябрь",
+        "نوفمبر",
+    ],
     &[
         "dezember",
         "décembre",
@@ -236,6 +378,9 @@ const OTHER_MONTHS: [&[&str]; 12] = [
         "diciembre",
         "dicembre",
         "dezembro",
+        "декабря",
+        "декабрь",
+        "ديسمبر",
     ],
 ];
 
@@ -315,8 +460,13 @@ pub(crate) fn is_month(t: &str) -> bool {
 fn other_month(t: &str) -> Option<usize> {
     // English words that cut Portuguese and Italian months (`out`ubro,
     // `set`tembre) would read "sold out 5 ... 2024" as a date.
-    if t.chars().count() < 3 || matches!(t, "out" | "set") {
+    if matches!(t, "out" | "set") {
         return None;
+    }
+    // A word under three letters names a month only written out
+    // (Arabic `آب`, August).
+    if t.chars().count() < 3 {
+        return OTHER_MONTHS.iter().position(|names| names.contains(&t));
     }
     let mut found = None;
     for (m, names) in OTHER_MONTHS.iter().enumerate() {
@@ -477,6 +627,15 @@ mod tests {
             ("2024年3月5日", "2024-03-05"),
             ("发布时间：2024年 3月 15日 10:30", "2024-03-15"),
             ("2024년 3월 5일", "2024-03-05"),
+            ("28 августа 2013 года, 14:00", "2013-08-28"),
+            ("5 мар 2024", "2024-03-05"),
+            (
+                "الأربعاء، 28 آب/اغسطس 2013، آخر تحديث 14:00 (GMT+0400)",
+                "2013-08-28",
+            ),
+            ("٥ كانون الثاني ٢٠٢٤", "2024-01-05"),
+            ("12 تشرين الأول 2023", "2023-10-12"),
+            ("3 يونيو 2021", "2021-06-03"),
         ] {
             assert_eq!(normalise_date(text).as_deref(), Some(iso), "{text}");
         }
