@@ -468,9 +468,15 @@ fn other_month(t: &str) -> Option<usize> {
     if t.chars().count() < 3 {
         return OTHER_MONTHS.iter().position(|names| names.contains(&t));
     }
+    // Arabic months are not cut, and a cut would read Saturday (`سبت`) as
+    // September (`سبتمبر`).
+    let arabic = |n: &str| n.starts_with(|c: char| ('\u{600}'..='\u{6ff}').contains(&c));
     let mut found = None;
     for (m, names) in OTHER_MONTHS.iter().enumerate() {
-        if names.iter().any(|n| n.starts_with(t)) {
+        if names
+            .iter()
+            .any(|n| *n == t || (n.starts_with(t) && !arabic(n)))
+        {
             if found.is_some_and(|f| f != m) {
                 return None;
             }

@@ -153,6 +153,8 @@ fn dates_become_iso() {
     ] {
         assert_eq!(normalise_date(text).as_deref(), iso, "{text}");
     }
+    // Saturday (`سبت`) is no cut September (`سبتمبر`).
+    assert_eq!(normalise_date("سبت 5 2024"), None);
     // A cut word that two months begin with is neither; no year, no date.
     assert_eq!(normalise_date("ju 5 2024"), None);
     assert_eq!(normalise_date("Sold out 5 times in 2024"), None);
