@@ -215,7 +215,7 @@ pub(crate) fn select_titled(
                     comments::without_trailing_comments(blocks, chosen, page_type, declared);
                 let chosen = reviews::without_reviews(blocks, chosen, page_type);
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
-                let chosen = crate::forms::without_form_title(blocks, &f, chosen);
+                let chosen = crate::forms::without_form_title(blocks, &f, &tree, chosen);
                 let chosen = crate::credits::with_closing_credit(blocks, &f, chosen);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()
             }

@@ -7,17 +7,11 @@
 //! business and stays as chosen.
 
 use crate::features::Feat;
+use crate::tree::Tree;
 use gleaner_core::messages::Block;
 
 /// Most words a form's title has.
 const TITLE_WORDS: f64 = 6.0;
-
-/// Whether a block lies inside a `<form>` element.
-fn in_form(b: &Block) -> bool {
-    b.path
-        .split('/')
-        .any(|label| crate::tree::label_tag(label) == "form")
-}
 
 /// `chosen` (in document order) without the last chosen block outside
 /// forms when it is a short line of words that is no sentence nor a link,
@@ -27,9 +21,12 @@ fn in_form(b: &Block) -> bool {
 pub(crate) fn without_form_title(
     blocks: &[Block],
     f: &[Feat],
+    tree: &Tree,
     mut chosen: Vec<usize>,
 ) -> Vec<usize> {
-    let Some(k) = chosen.iter().rposition(|&i| !in_form(&blocks[i])) else {
+    // The tree marks each block inside a `<form>` element.
+    let in_form = |i: usize| tree.marks_of(i).form;
+    let Some(k) = chosen.iter().rposition(|&i| !in_form(i)) else {
         return chosen;
     };
     let i = chosen[k];
@@ -41,7 +38,7 @@ pub(crate) fn without_form_title(
         && blocks[i].text.chars().any(char::is_alphabetic)
         && !gleaner_text::ends_a_sentence(blocks[i].text.trim_end());
     let form_end = (i + 1..blocks.len())
-        .find(|&j| !in_form(&blocks[j]))
+        .find(|&j| !in_form(j))
         .unwrap_or(blocks.len());
     if a_title && form_end > i + 1 && chosen[k + 1..].iter().all(|&j| j < form_end && short(j)) {
         chosen.truncate(k);
@@ -63,7 +60,8 @@ mod tests {
 
     fn kept(blocks: &[Block], chosen: Vec<usize>) -> Vec<usize> {
         let f = features(blocks, "");
-        without_form_title(blocks, &f, chosen)
+        let tree = crate::tree::build(blocks, &f);
+        without_form_title(blocks, &f, &tree, chosen)
     }
 
     #[test]
