@@ -19,6 +19,7 @@ mod choice;
 mod comments;
 mod credits;
 mod date;
+mod error_reports;
 mod extractor;
 mod features;
 mod forms;
