@@ -252,7 +252,6 @@ pub(crate) fn extract_chosen(
         .or_else(|| date::page_date(cleaned));
     let declared = crate::boundary::declared(cleaned);
     let chosen = without_bylines(&cleaned.blocks, chosen, author.as_deref(), declared);
-    let text = join_blocks(&cleaned.blocks, &chosen);
     let site_name = meta
         .site_name
         .clone()
@@ -263,6 +262,8 @@ pub(crate) fn extract_chosen(
         (None, true) => Vec::new(),
         (_, false) => meta.authors.clone(),
     };
+    let chosen = crate::bios::without_author_bio(&cleaned.blocks, &authors, chosen);
+    let text = join_blocks(&cleaned.blocks, &chosen);
     let article = Article {
         id: cleaned.id.clone(),
         url: cleaned.url.clone(),

@@ -59,12 +59,8 @@ pub(crate) fn without_error_report(
     // The widget: the chosen blocks under the line's parent element, if
     // they are few words and not the text's own container (most of what
     // was chosen); else the line alone.
-    let parent = blocks[i]
-        .ancestors
-        .len()
-        .checked_sub(2)
-        .map(|d| (d, blocks[i].ancestors[d]));
-    let under = |j: usize| parent.is_some_and(|(d, id)| blocks[j].ancestors.get(d) == Some(&id));
+    let parent = crate::tree::parent_element(&blocks[i]);
+    let under = |j: usize| parent.is_some_and(|p| crate::tree::is_under(&blocks[j], p));
     let words = |w: &[usize]| w.iter().map(|&j| f[j].words).sum::<f64>();
     let total = words(&chosen);
     let group: Vec<usize> = chosen.iter().copied().filter(|&j| under(j)).collect();

@@ -13,6 +13,7 @@
 //!   overlap, plus a heading just before it that matches the title.
 
 mod article;
+mod bios;
 mod boundary;
 mod byline;
 mod choice;

@@ -117,6 +117,20 @@ pub(crate) fn names_matcher(
     })
 }
 
+/// The element around a block's own element, as (its depth, its page-
+/// unique number) in the block's `ancestors` (which end with its own
+/// element); `None` for a block at the root.
+pub(crate) fn parent_element(b: &Block) -> Option<(usize, u32)> {
+    let depth = b.ancestors.len().checked_sub(2)?;
+    Some((depth, b.ancestors[depth]))
+}
+
+/// Whether a block lies under the element `(depth, number)` (as
+/// [`parent_element`] gives one).
+pub(crate) fn is_under(b: &Block, (depth, number): (usize, u32)) -> bool {
+    b.ancestors.get(depth) == Some(&number)
+}
+
 /// The tag of a path label (`div#main.post.entry` -> `div`).
 pub(crate) fn label_tag(label: &str) -> &str {
     label.split(['#', '.']).next().unwrap_or("")
