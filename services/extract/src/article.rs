@@ -11,12 +11,17 @@ use crate::title::{page_title, site_name_in_title};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between
-/// paragraphs, list items and table cells on consecutive lines.
+/// paragraphs, list items and table cells on consecutive lines. A block
+/// of joiners alone (an empty paragraph as Webflow writes it, which the
+/// clean stage keeps for the page's shape) shows nothing and is left out.
 pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
     let mut out = String::new();
     let mut prev_item = false;
     for &i in chosen {
         let b = &blocks[i];
+        if b.text.chars().all(|c| matches!(c, '\u{200c}' | '\u{200d}')) {
+            continue;
+        }
         let item = matches!(b.tag.as_str(), "li" | "dd" | "dt" | "td" | "th");
         if !out.is_empty() {
             out.push_str(if item && prev_item { "\n" } else { "\n\n" });
@@ -367,6 +372,32 @@ mod tests {
             super::said_once(&blocks, (0..blocks.len()).collect()),
             vec![0, 1, 5, 6, 7, 8, 9, 10]
         );
+    }
+
+    /// Webflow's empty paragraphs (a zero-width joiner alone) and the
+    /// joiner opening a paragraph leave no trace in the text.
+    #[test]
+    fn zero_width_joiners_leave_no_empty_paragraphs() {
+        let long = "The harbour bridge reopened to traffic on Monday after eight months of repairs to its deck.";
+        let html = format!(
+            "<html><body><article><h1>Bridge</h1><p>{long}</p><p>\u{200d}</p>\
+             <p>\u{200d}Engineers replaced four hundred bolts and repainted the span, the office said.</p>\
+             <p>&zwj;</p><p>{long} Commuters welcomed the news.</p></article></body></html>"
+        );
+        let (title, meta, blocks) = gleaner_clean::clean_html(&html).unwrap();
+        let cleaned = gleaner_core::messages::Cleaned {
+            id: "x".into(),
+            url: String::new(),
+            final_url: String::new(),
+            fetched_at: String::new(),
+            title,
+            meta,
+            blocks,
+        };
+        let a = crate::extract(&cleaned, Extractor::Auto);
+        assert!(a.text.contains("\n\nEngineers replaced"), "{:?}", a.text);
+        assert!(!a.text.contains('\u{200d}'), "{:?}", a.text);
+        assert!(!a.text.contains("\n\n\n"), "{:?}", a.text);
     }
 
     #[test]
