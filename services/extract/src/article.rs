@@ -248,6 +248,7 @@ pub(crate) fn extract_chosen(
         chosen = apply_rules(r, &cleaned.blocks, chosen);
     }
     let chosen = said_once(&cleaned.blocks, chosen);
+    let chosen = crate::ad_labels::without_ad_labels(&cleaned.blocks, chosen);
     let meta = &cleaned.meta;
     let author = meta::author(cleaned);
     let date = meta

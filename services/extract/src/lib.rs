@@ -12,6 +12,7 @@
 //! - `auto`: the density region, widened by the qRead segment where the two
 //!   overlap, plus a heading just before it that matches the title.
 
+mod ad_labels;
 mod article;
 mod bios;
 mod boundary;

@@ -2,7 +2,7 @@
 //! an article page carries around its text: a share bar, an author's bio
 //! box, a newsletter prompt, a list of related articles, readers'
 //! comments and the title of the form to write one, and inside the text a
-//! gallery of other stories and a chart.
+//! gallery of other stories, a chart and an ad slot's label.
 //! The article's paragraphs are the text; none of the rest is.
 
 mod common;
@@ -22,6 +22,8 @@ struct Language {
     comments: [&'static str; 3],
     /// The title of the form to write a comment.
     reply: &'static str,
+    /// The label of an ad slot between the paragraphs.
+    ad: &'static str,
 }
 
 const LANGUAGES: [Language; 5] = [
@@ -50,6 +52,7 @@ const LANGUAGES: [Language; 5] = [
             "The night crews did a great job, thank you to all of them.",
         ],
         reply: "Leave a Reply",
+        ad: "Advertisement",
     },
     Language {
         code: "de",
@@ -76,6 +79,7 @@ const LANGUAGES: [Language; 5] = [
             "Die Nachtschichten haben super Arbeit geleistet, danke an alle.",
         ],
         reply: "Kommentar schreiben",
+        ad: "Anzeige",
     },
     Language {
         code: "fr",
@@ -102,6 +106,7 @@ const LANGUAGES: [Language; 5] = [
             "Bravo aux équipes de nuit, merci à elles pour ce travail.",
         ],
         reply: "Laisser un commentaire",
+        ad: "Publicité",
     },
     Language {
         code: "zh",
@@ -128,6 +133,7 @@ const LANGUAGES: [Language; 5] = [
             "夜班工人辛苦了，感谢所有参与施工的人员。",
         ],
         reply: "发表评论",
+        ad: "广告",
     },
     Language {
         code: "ja",
@@ -154,6 +160,7 @@ const LANGUAGES: [Language; 5] = [
             "夜間作業の皆さん、本当にお疲れさまでした。ありがとう。",
         ],
         reply: "コメントを書く",
+        ad: "広告",
     },
 ];
 
@@ -274,7 +281,8 @@ fn blog_post_with_inserts(l: &Language) -> String {
 <div id="main"><div class="post"><h2 class="title">{h}</h2>
 <div class="article-content">{p0}{p1}
 <div class="widget type-gallery"><ul class="legends">{slides}</ul></div>
-{p2}<div class="graphic"><p>$915</p><p>600</p><p>’17</p><p>’28</p></div>{p3}{p4}</div></div>
+{p2}<div class="graphic"><p>$915</p><p>600</p><p>’17</p><p>’28</p></div>{p3}
+<div class="slot"><p class="label">{ad}</p><div id="ad-2"></div></div>{p4}</div></div>
 <div class="comment-box">{thread}</div>
 <div id="links"><h4>Recent</h4><ul>{sidebar}</ul></div></div></body></html>"##,
         code = l.code,
@@ -284,6 +292,7 @@ fn blog_post_with_inserts(l: &Language) -> String {
         p2 = p(2),
         p3 = p(3),
         p4 = p(4),
+        ad = l.ad,
     )
 }
 
@@ -318,6 +327,7 @@ fn an_articles_text_is_its_paragraphs_in_every_language() {
             ("comments", l.comments.to_vec()),
             ("comment form", vec![l.reply]),
             ("chart", vec!["$915", "’17"]),
+            ("ad label", vec![l.ad]),
         ];
         for (kind, texts) in kinds {
             for t in texts {
