@@ -385,17 +385,7 @@ mod tests {
              <p>\u{200d}Engineers replaced four hundred bolts and repainted the span, the office said.</p>\
              <p>&zwj;</p><p>{long} Commuters welcomed the news.</p></article></body></html>"
         );
-        let (title, meta, blocks) = gleaner_clean::clean_html(&html).unwrap();
-        let cleaned = gleaner_core::messages::Cleaned {
-            id: "x".into(),
-            url: String::new(),
-            final_url: String::new(),
-            fetched_at: String::new(),
-            title,
-            meta,
-            blocks,
-        };
-        let a = crate::extract(&cleaned, Extractor::Auto);
+        let a = crate::extract(&crate::meta::tests::page_of(&html), Extractor::Auto);
         assert!(a.text.contains("\n\nEngineers replaced"), "{:?}", a.text);
         assert!(!a.text.contains('\u{200d}'), "{:?}", a.text);
         assert!(!a.text.contains("\n\n\n"), "{:?}", a.text);

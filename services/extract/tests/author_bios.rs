@@ -82,16 +82,12 @@ fn the_bio_box_under_the_article_is_not_its_text() {
         .flat_map(|p| [(p, Extractor::Auto), (p, Extractor::Density)])
     {
         let a = extract(&common::cleaned_at(&html(p), "https://news.test/a"), which);
-        for t in p.paragraphs {
-            if !a.text.contains(t) {
-                failures.push(format!("{} {which:?}: paragraph missing: {t}", p.code));
-            }
-        }
-        for kept in [p.bio, p.contact] {
-            if a.text.contains(kept) {
-                failures.push(format!("{} {which:?}: kept {kept:?}", p.code));
-            }
-        }
+        failures.extend(common::text_failures(
+            &format!("{} {which:?}", p.code),
+            &a.text,
+            &p.paragraphs,
+            &[p.bio, p.contact],
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -92,16 +92,12 @@ fn the_widget_under_the_article_is_not_its_text() {
         );
         // The body's paragraphs (whether the standfirst above them is
         // kept is the classifiers' business, not this rule's).
-        for t in &p.paragraphs[1..] {
-            if !a.text.contains(t) {
-                failures.push(format!("{}: paragraph missing: {t}", p.code));
-            }
-        }
-        for kept in [p.question, p.desktop, p.phone] {
-            if a.text.contains(kept) {
-                failures.push(format!("{}: kept {kept:?}", p.code));
-            }
-        }
+        failures.extend(common::text_failures(
+            p.code,
+            &a.text,
+            &p.paragraphs[1..],
+            &[p.question, p.desktop, p.phone],
+        ));
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

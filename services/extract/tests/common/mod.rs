@@ -15,3 +15,19 @@ pub fn cleaned_at(html: &str, url: &str) -> Cleaned {
         blocks,
     }
 }
+
+/// What is wrong with an article's `text`, each line labelled `what`:
+/// each of `kept` that it lacks, each of `dropped` that it has.
+// Each test crate compiles this module; not every one calls this.
+#[allow(dead_code)]
+pub fn text_failures(what: &str, text: &str, kept: &[&str], dropped: &[&str]) -> Vec<String> {
+    let missing = kept
+        .iter()
+        .filter(|t| !text.contains(**t))
+        .map(|t| format!("{what}: missing {t:?}"));
+    let leaked = dropped
+        .iter()
+        .filter(|t| text.contains(**t))
+        .map(|t| format!("{what}: kept {t:?}"));
+    missing.chain(leaked).collect()
+}
