@@ -39,8 +39,8 @@ fn opens_with(text: &str, name: &str) -> bool {
 /// `chosen` (in document order) without the bio box of one of `authors`:
 /// a chosen block of at most [`BIO_WORDS`] opening with an author's
 /// name, with the chosen blocks after it under its parent element (a
-/// "Contact ..." line) while the box stays that short, when no other
-/// chosen block shares that element (a tagline among the body's
+/// "Contact ..." line), all of them at most [`BIO_WORDS`] too, when no
+/// chosen block before it shares that element (a tagline among the body's
 /// paragraphs is the article's), the box is under half the text, and
 /// less than a fifth of the chosen words follow it.
 pub(crate) fn without_author_bio(
@@ -66,9 +66,8 @@ pub(crate) fn without_author_bio(
         if (0..k).any(under) {
             return None;
         }
-        // The box: the bio and what follows it under the same element,
-        // if that is still short; else the bio alone, unless the body
-        // goes on in that element.
+        // The box: the bio and what follows it under the same element.
+        // Longer than a bio, it is no box (the body may go on in it).
         let rest: Vec<usize> = (k + 1..chosen.len()).filter(|&k| under(k)).collect();
         let rest_words: usize = rest.iter().map(|&k| words[k]).sum();
         let boxed = match words[k] + rest_words <= BIO_WORDS {
