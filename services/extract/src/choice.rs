@@ -199,6 +199,12 @@ pub(crate) fn select_titled(
             } else {
                 let chosen = crate::gaps::with_gaps_filled(blocks, &f, &eligible, chosen);
                 let declared = boundary::declared(cleaned);
+                // Only on a declared article: on other pages the lines
+                // after a colon are as often a gallery's captions.
+                let chosen = match declared {
+                    true => crate::gaps::with_introduced_lists(blocks, &f, &eligible, chosen),
+                    false => chosen,
+                };
                 // Recirculation goes first, so that it does not count
                 // among the words an article element must hold.
                 let chosen = recirculation::without_recirculation(blocks, chosen, declared);

@@ -6,7 +6,8 @@
 //! put them in one element, one after another, as Readability's sibling
 //! rule reads a page. Only plain paragraphs are filled in: a heading, a
 //! list, a link line ("Read more: ...") or page chrome between two
-//! paragraphs stays as the model decided.
+//! paragraphs stays as the model decided, unless a line ending in a colon
+//! introduces a list of short lines (`with_introduced_lists`).
 
 use crate::features::Feat;
 use gleaner_core::messages::Block;
@@ -48,6 +49,59 @@ pub(crate) fn with_gaps_filled(
     }
     out.extend(chosen.last());
     out
+}
+
+/// Most blocks a list introduced by a colon line may have.
+const LIST_ITEMS: usize = 40;
+
+/// Most words of one item of such a list: a line, not a paragraph.
+const ITEM_WORDS: f64 = 15.0;
+
+/// `chosen` (in document order) with the lines of a list that a chosen
+/// line ending in a colon introduces ("The rankings were as follows:",
+/// "Zutaten:") filled in, up to the next chosen block, when every line
+/// between is a short line of the element both share (not a link line,
+/// a heading, code, chrome or hidden). The classifiers take such short
+/// lines for chrome; the colon says they are the text's.
+pub(crate) fn with_introduced_lists(
+    blocks: &[Block],
+    f: &[Feat],
+    eligible: &[bool],
+    chosen: Vec<usize>,
+) -> Vec<usize> {
+    let mut out = Vec::with_capacity(chosen.len());
+    for pair in chosen.windows(2) {
+        let (a, b) = (pair[0], pair[1]);
+        out.push(a);
+        // Two lines or more: a list (one line after a colon may be a
+        // name or a link the sentence runs into).
+        if b < a + 3 || b - a > LIST_ITEMS || !blocks[a].text.trim_end().ends_with([':', '：']) {
+            continue;
+        }
+        let shared = common_ancestors(&blocks[a].ancestors, &blocks[b].ancestors);
+        let item = |i: usize| {
+            eligible.get(i).copied().unwrap_or(false)
+                && f[i].link_density <= MAX_LINK_DENSITY
+                && f[i].words > 0.0
+                && f[i].words <= ITEM_WORDS
+                && !f[i].heading
+                && blocks[i].hidden_len == 0
+                && !matches!(blocks[i].tag.as_str(), "pre" | "code")
+                && blocks[i].ancestors.starts_with(shared)
+        };
+        // Sharing no more than `<html><body>` is sharing nothing.
+        if shared.len() > 2 && (a + 1..b).all(item) {
+            out.extend(a + 1..b);
+        }
+    }
+    out.extend(chosen.last());
+    out
+}
+
+/// The ancestors two blocks share, from the root.
+fn common_ancestors<'a>(a: &'a [u32], b: &[u32]) -> &'a [u32] {
+    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
+    &a[..n]
 }
 
 #[cfg(test)]
@@ -96,6 +150,58 @@ mod tests {
             block("p", "The last paragraph of the story.", 2, 0),
         ];
         assert_eq!(filled(&blocks, &[5], vec![0, 6]), vec![0, 6]);
+    }
+
+    #[test]
+    fn a_list_a_colon_introduces_is_filled_in() {
+        // The rankings as lines of one paragraph's spans, each its own
+        // element under the story's.
+        let line = |text: &str, own: u32, links: u32| Block {
+            ancestors: vec![0, 1, 2, own],
+            ..block("p", text, 2, links)
+        };
+        let blocks = vec![
+            line(
+                "The overall rankings of the countries were as follows:",
+                10,
+                0,
+            ),
+            line("1. Finland", 11, 0),
+            line("2. Norway", 12, 0),
+            line("3. Australia", 13, 0),
+            line(
+                "The low ranking the U.S. received was due to its inequality.",
+                14,
+                0,
+            ),
+        ];
+        assert_eq!(
+            with_introduced_lists(
+                &blocks,
+                &crate::features::features(&blocks, ""),
+                &[true; 5],
+                vec![0, 4]
+            ),
+            vec![0, 1, 2, 3, 4]
+        );
+        // One line after the colon (a name the sentence runs into), a
+        // link line among them, or no colon: nothing is filled in.
+        let f = crate::features::features(&blocks, "");
+        assert_eq!(
+            with_introduced_lists(&blocks, &f, &[true; 5], vec![0, 2]),
+            vec![0, 2]
+        );
+        assert_eq!(
+            with_introduced_lists(&blocks, &f, &[true; 5], vec![1, 4]),
+            vec![1, 4]
+        );
+        let mut linked = blocks.clone();
+        linked[2] = line("Read more: Norway's ranking", 12, 27);
+        let f = crate::features::features(&linked, "");
+        assert_eq!(
+            with_introduced_lists(&linked, &f, &[true; 5], vec![0, 4]),
+            vec![0, 4]
+        );
     }
 
     #[test]
