@@ -16,7 +16,9 @@
 //! blocks of a few characters with no letter in them ("$915", "’17",
 //! "600"). A run of three or more such paragraphs goes from a declared
 //! article; table cells and list items stay (a table of figures is
-//! content: wcxb-dev lost 0.0003 when they went too).
+//! content: wcxb-dev lost 0.0003 when they went too). Inside an ai2html
+//! artboard (`div.g-artboard`, the class the tool gives every graphic)
+//! all the text goes, its title and worded labels too, on any page.
 
 use gleaner_core::messages::Block;
 
@@ -34,9 +36,23 @@ fn is_chart_label(b: &Block) -> bool {
         && !b.text.chars().any(char::is_alphabetic)
 }
 
-/// `chosen` without runs of [`LABEL_RUN`] or more chart labels in a row,
-/// on a page `declared` an article.
+/// Whether a block lies in an artboard of ai2html (the newsrooms' tool
+/// that turns an Illustrator graphic into HTML: `div.g-artboard`), whose
+/// text is the graphic's title, labels and notes, with words too
+/// ("Public debt as a share of gross domestic product", "RECESSIONS").
+fn in_an_artboard(b: &Block) -> bool {
+    b.path.contains("g-artboard")
+        && b.path
+            .split('/')
+            .any(|label| crate::tree::label_classes(label).any(|c| c == "g-artboard"))
+}
+
+/// `chosen` without the text of ai2html's artboards, and on a page
+/// `declared` an article, without runs of [`LABEL_RUN`] or more chart
+/// labels in a row.
 pub fn without_chart_labels(blocks: &[Block], chosen: Vec<usize>, declared: bool) -> Vec<usize> {
+    let mut chosen = chosen;
+    chosen.retain(|&i| !in_an_artboard(&blocks[i]));
     if !declared {
         return chosen;
     }
@@ -216,6 +232,38 @@ mod tests {
             vec![0, 5, 6, 7, 8, 9]
         );
         assert_eq!(without_chart_labels(&page, all.clone(), false), all);
+    }
+
+    /// An ai2html graphic's text, words and all, goes from any page; a
+    /// paragraph named like it outside an artboard stays.
+    #[test]
+    fn an_ai2html_artboards_text_goes() {
+        let at = |path: &str, text: &str| Block {
+            text: text.into(),
+            text_len: text.chars().count() as u32,
+            path: path.into(),
+            tag: "p".into(),
+            ..Default::default()
+        };
+        let art = "html/body/div#g-debt/div#g-debt-box/div#g-debt-Artboard_2.g-artboard/div#g-ai0-4.g-Layer_1.g-aiAbs/p.g-pstyle3";
+        let page = vec![
+            at(
+                "html/body/article/p",
+                "Interest payments will triple by 2028.",
+            ),
+            at(art, "Public debt as a share of gross domestic product"),
+            at(art, "RECESSIONS"),
+            at(
+                "html/body/article/p.g-artboard-note",
+                "Debt rises in recessions.",
+            ),
+        ];
+        for declared in [true, false] {
+            assert_eq!(
+                without_chart_labels(&page, vec![0, 1, 2, 3], declared),
+                vec![0, 3]
+            );
+        }
     }
 
     fn block(path: &str, ancestors: &[u32]) -> Block {
