@@ -215,6 +215,7 @@ pub(crate) fn select_titled(
                     boundary::without_links_beside_the_body(blocks, &words, chosen, declared);
                 let chosen = inserts::without_inline_galleries(blocks, chosen, declared);
                 let chosen = inserts::without_chart_labels(blocks, chosen, declared);
+                let chosen = inserts::without_embed_links(blocks, chosen);
                 let page_type = cleaned.meta.page_type.as_deref();
                 let chosen = comments::without_qa_comments(blocks, chosen, page_type);
                 let chosen =

@@ -47,6 +47,28 @@ fn in_an_artboard(b: &Block) -> bool {
             .any(|label| crate::tree::label_classes(label).any(|c| c == "g-artboard"))
 }
 
+/// Classes that the embed code of a social network gives the
+/// `<blockquote>` its script replaces with the post: what the page shows
+/// before (or without) the script is the embed's links ("View this post
+/// on Instagram", "A post shared by ...", "♬ original sound").
+const EMBED_CLASSES: [&str; 2] = ["instagram-media", "tiktok-embed"];
+
+/// Whether a block is a link line of a social network's embed.
+fn an_embeds_link(b: &Block) -> bool {
+    b.link_text_len * 2 > b.text_len
+        && b.path.split('/').any(|label| {
+            crate::tree::label_tag(label) == "blockquote"
+                && crate::tree::label_classes(label).any(|c| EMBED_CLASSES.contains(&c))
+        })
+}
+
+/// `chosen` without the link lines of Instagram's and TikTok's embeds
+/// (wcxb-dev labels none of their 49 as content).
+pub fn without_embed_links(blocks: &[Block], mut chosen: Vec<usize>) -> Vec<usize> {
+    chosen.retain(|&i| !an_embeds_link(&blocks[i]));
+    chosen
+}
+
 /// `chosen` without the text of ai2html's artboards, and on a page
 /// `declared` an article, without runs of [`LABEL_RUN`] or more chart
 /// labels in a row.
@@ -264,6 +286,43 @@ mod tests {
                 vec![0, 3]
             );
         }
+    }
+
+    /// An Instagram embed's links go; a tweet's text and a quote stay.
+    #[test]
+    fn an_embeds_links_go() {
+        let at = |path: &str, text: &str, link: bool| Block {
+            text: text.into(),
+            text_len: text.chars().count() as u32,
+            link_text_len: if link { text.chars().count() as u32 } else { 0 },
+            path: path.into(),
+            tag: "p".into(),
+            ..Default::default()
+        };
+        let insta = "html/body/article/blockquote.instagram-media/div/a";
+        let page = vec![
+            at(
+                "html/body/article/p",
+                "Patagonia donates a share of its profits.",
+                false,
+            ),
+            at(insta, "View this post on Instagram", true),
+            at(insta, "A post shared by Patagonia (@patagonia)", true),
+            at(
+                "html/body/article/blockquote.twitter-tweet/p",
+                "Reaching human-level AI will take years.",
+                false,
+            ),
+            at(
+                "html/body/article/blockquote/p",
+                "A quote from the founder.",
+                false,
+            ),
+        ];
+        assert_eq!(
+            without_embed_links(&page, vec![0, 1, 2, 3, 4]),
+            vec![0, 3, 4]
+        );
     }
 
     fn block(path: &str, ancestors: &[u32]) -> Block {
