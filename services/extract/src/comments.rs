@@ -36,13 +36,19 @@ fn is_comments(label: &str) -> bool {
 }
 
 /// Whether an element's label is a list of reader comments as WordPress
-/// prints them (`ol.commentlist`, `ol.comment-list`).
+/// prints them (`ol.commentlist`, `ol.comment-list`) or Blogger does
+/// (`div.comment-thread`, the classic `dl#comments-block`).
 fn is_comment_list(label: &str) -> bool {
     let tag = crate::tree::label_tag(label);
-    matches!(tag, "ol" | "ul")
-        && crate::tree::label_classes(label).any(|c| {
+    let mut classes = crate::tree::label_classes(label);
+    match tag {
+        "ol" | "ul" => classes.any(|c| {
             c.eq_ignore_ascii_case("commentlist") || c.eq_ignore_ascii_case("comment-list")
-        })
+        }),
+        "div" => classes.any(|c| c == "comment-thread"),
+        "dl" => label.starts_with("dl#comments-block"),
+        _ => false,
+    }
 }
 
 /// Whether a block lies under an element named as comments.
@@ -111,9 +117,9 @@ pub fn without_trailing_comments(
     if before < TEXT_BEFORE * text_chars(&chosen, &comments) || before == 0.0 {
         return chosen;
     }
-    // A reader comment list as WordPress prints it says what the page is
-    // (a post or a page with its comments; forums print their replies
-    // otherwise), so its comments go whatever their weight.
+    // A reader comment list as WordPress or Blogger prints it says what
+    // the page is (a post or a page with its comments; forums print their
+    // replies otherwise), so its comments go whatever their weight.
     let listed = chosen
         .iter()
         .zip(&comments)
@@ -231,9 +237,24 @@ mod tests {
             b.path = "html/body/div#content/ol.commentlist/li#comment-7/p".into();
         }
         assert_eq!(
-            without_trailing_comments(&listed, all_long, None, false),
+            without_trailing_comments(&listed, all_long.clone(), None, false),
             vec![0]
         );
+        // And as Blogger prints them, threaded or classic.
+        for path in [
+            "html/body/div#comments.comments/div.comment-thread.toplevel-thread/ol#top-ra/li.comment/p",
+            "html/body/div#comments/dl#comments-block/dd.comment-body/p",
+        ] {
+            let mut blogger = long.clone();
+            for b in &mut blogger[1..] {
+                b.path = path.into();
+            }
+            assert_eq!(
+                without_trailing_comments(&blogger, all_long.clone(), None, false),
+                vec![0],
+                "{path}"
+            );
+        }
         // Named comments before most of the text are not a thread under it.
         let first = vec![comment(31), body(4), body(5)];
         assert_eq!(
