@@ -48,7 +48,10 @@ pub(crate) fn without_author_bio(
     authors: &[String],
     mut chosen: Vec<usize>,
 ) -> Vec<usize> {
-    if authors.is_empty() {
+    let named = |i: usize| authors.iter().any(|a| opens_with(&blocks[i].text, a));
+    // Most pages have no block opening with the author's name: their
+    // words are not counted.
+    if !chosen.iter().any(|&i| named(i)) {
         return chosen;
     }
     let words: Vec<usize> = chosen
@@ -58,7 +61,7 @@ pub(crate) fn without_author_bio(
     let total: usize = words.iter().sum();
     let a_bio = |k: usize| -> Option<Vec<usize>> {
         let i = chosen[k];
-        if words[k] > BIO_WORDS || !authors.iter().any(|a| opens_with(&blocks[i].text, a)) {
+        if words[k] > BIO_WORDS || !named(i) {
             return None;
         }
         let parent = parent_element(&blocks[i])?;
