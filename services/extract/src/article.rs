@@ -268,7 +268,11 @@ pub(crate) fn extract_chosen(
         (None, true) => Vec::new(),
         (_, false) => meta.authors.clone(),
     };
-    let chosen = crate::bios::without_author_bio(&cleaned.blocks, &authors, chosen);
+    // A forum's or a question's posts open with whom they like.
+    let chosen = match crate::comments::is_discussion(meta.page_type.as_deref()) {
+        true => chosen,
+        false => crate::bios::without_author_bio(&cleaned.blocks, &authors, chosen),
+    };
     let text = join_blocks(&cleaned.blocks, &chosen);
     let article = Article {
         id: cleaned.id.clone(),

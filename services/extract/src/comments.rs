@@ -58,7 +58,7 @@ fn in_comments(b: &Block) -> bool {
 
 /// Whether a declared page type is a forum's or a question's, whose
 /// replies are its content.
-fn is_discussion(page_type: Option<&str>) -> bool {
+pub(crate) fn is_discussion(page_type: Option<&str>) -> bool {
     matches!(
         page_type,
         Some("DiscussionForumPosting" | "QAPage" | "SocialMediaPosting")
