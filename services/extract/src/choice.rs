@@ -223,6 +223,7 @@ pub(crate) fn select_titled(
                 let chosen = reviews::without_reviews(blocks, chosen, page_type);
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
                 let chosen = crate::forms::without_form_title(blocks, &f, &tree, chosen);
+                let chosen = crate::forms::without_form_messages(blocks, &tree, chosen);
                 let chosen = crate::credits::with_closing_credit(blocks, &f, chosen);
                 let chosen = crate::error_reports::without_error_report(blocks, &f, chosen);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()

@@ -4,7 +4,8 @@
 //! names the form, not the text, so it goes with it, in any language:
 //! the form's fields are what tell it. A line inside the form (a sofa
 //! shop's description written in its order form) is the form's own
-//! business and stays as chosen.
+//! business and stays as chosen. A form's messages, hidden until it is
+//! sent ("Thanks! Please check your inbox"), go too.
 
 use crate::features::Feat;
 use crate::tree::Tree;
@@ -46,6 +47,36 @@ pub(crate) fn without_form_title(
     chosen
 }
 
+/// Most blocks of a form's message.
+const MESSAGE_BLOCKS: usize = 3;
+
+/// Most characters of one block of a form's message.
+const MESSAGE_CHARS: u32 = 300;
+
+/// `chosen` without a form's hidden messages: a run of blocks the page
+/// hides ("Thanks! Please check your inbox to confirm your
+/// subscription", an error to show on a failed submit) directly after a
+/// `<form>`'s blocks, which the page shows only once the form is sent.
+pub(crate) fn without_form_messages(
+    blocks: &[Block],
+    tree: &Tree,
+    mut chosen: Vec<usize>,
+) -> Vec<usize> {
+    let hidden = |i: usize| blocks[i].hidden_len * 2 > blocks[i].text_len;
+    // A message: a few short blocks (a page hidden whole until its
+    // script runs, as eBay's, is no message).
+    let after_a_form = |i: usize| {
+        let start = (0..=i).rev().take_while(|&j| hidden(j)).last().unwrap_or(i);
+        start > 0
+            && i - start < MESSAGE_BLOCKS
+            && blocks[i].text_len <= MESSAGE_CHARS
+            && tree.marks_of(start - 1).form
+            && !tree.marks_of(start).form
+    };
+    chosen.retain(|&i| !(hidden(i) && after_a_form(i)));
+    chosen
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -77,6 +108,43 @@ mod tests {
         assert_eq!(kept(&blocks, vec![0, 1]), vec![0]);
         // The field's label chosen too goes with it.
         assert_eq!(kept(&blocks, vec![0, 1, 2]), vec![0]);
+    }
+
+    #[test]
+    fn a_forms_hidden_message_goes_a_hidden_tab_elsewhere_stays() {
+        let hide = |mut b: Block| {
+            b.hidden_len = b.text_len;
+            b
+        };
+        let blocks = [
+            block(
+                "html/body/div/p",
+                "The bridge reopened on Monday after eight months.",
+            ),
+            block(
+                "html/body/div/div/form/p",
+                "We will only send you news about the city.",
+            ),
+            hide(block(
+                "html/body/div/div.thanks.hidden/h3",
+                "Thanks! Please check your inbox.",
+            )),
+            hide(block(
+                "html/body/div/div.thanks.hidden/p",
+                "You will get an email to confirm.",
+            )),
+            block("html/body/div/p", "Engineers replaced four hundred bolts."),
+            hide(block(
+                "html/body/div/div.tab.hidden/p",
+                "A second tab's paragraph of the text.",
+            )),
+        ];
+        let f = features(&blocks, "");
+        let tree = crate::tree::build(&blocks, &f);
+        assert_eq!(
+            without_form_messages(&blocks, &tree, vec![0, 2, 3, 4, 5]),
+            vec![0, 4, 5]
+        );
     }
 
     #[test]
