@@ -66,9 +66,20 @@ pub(crate) fn without_form_messages(
     // A message: a few short blocks (a page hidden whole until its
     // script runs, as eBay's, is no message).
     let after_a_form = |i: usize| {
-        let start = (0..=i).rev().take_while(|&j| hidden(j)).last().unwrap_or(i);
-        start > 0
-            && i - start < MESSAGE_BLOCKS
+        // The hidden run around `i`, looked at no further than a message
+        // runs either way (a page hidden whole stays linear).
+        let before = (0..i)
+            .rev()
+            .take(MESSAGE_BLOCKS)
+            .take_while(|&j| hidden(j))
+            .count();
+        let after = (i + 1..blocks.len())
+            .take(MESSAGE_BLOCKS)
+            .take_while(|&j| hidden(j))
+            .count();
+        let start = i - before;
+        before + 1 + after <= MESSAGE_BLOCKS
+            && start > 0
             && blocks[i].text_len <= MESSAGE_CHARS
             && tree.marks_of(start - 1).form
             && !tree.marks_of(start).form
@@ -144,6 +155,21 @@ mod tests {
         assert_eq!(
             without_form_messages(&blocks, &tree, vec![0, 2, 3, 4, 5]),
             vec![0, 4, 5]
+        );
+        // Four hidden blocks after a form are a page hidden until its
+        // script runs, not a message: they stay.
+        let mut whole = blocks[..4].to_vec();
+        whole.extend((0..2).map(|_| {
+            hide(block(
+                "html/body/div/div.main/p",
+                "A paragraph of the page.",
+            ))
+        }));
+        let f = features(&whole, "");
+        let tree = crate::tree::build(&whole, &f);
+        assert_eq!(
+            without_form_messages(&whole, &tree, vec![0, 2, 3, 4, 5]),
+            vec![0, 2, 3, 4, 5]
         );
     }
 

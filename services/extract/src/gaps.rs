@@ -39,13 +39,27 @@ pub(crate) fn with_gaps_filled(
         let a = &blocks[i].ancestors;
         &a[..a.len().saturating_sub(1)]
     };
+    fill_pairs(&chosen, |a, b| {
+        // Nothing between two blocks that are not plain paragraphs of
+        // one parent.
+        let end = match plain(a) && plain(b) && parent(a) == parent(b) {
+            true => b,
+            false => a + 1,
+        };
+        (a + 1..end).filter(move |&i| plain(i) && parent(i) == parent(a))
+    })
+}
+
+/// `chosen` (in document order) with, between each two chosen blocks in a
+/// row `a` and `b`, the blocks `between(a, b)` gives.
+fn fill_pairs<I: IntoIterator<Item = usize>>(
+    chosen: &[usize],
+    mut between: impl FnMut(usize, usize) -> I,
+) -> Vec<usize> {
     let mut out = Vec::with_capacity(chosen.len());
     for pair in chosen.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        out.push(a);
-        if b > a + 1 && plain(a) && plain(b) && parent(a) == parent(b) {
-            out.extend((a + 1..b).filter(|&i| plain(i) && parent(i) == parent(a)));
-        }
+        out.push(pair[0]);
+        out.extend(between(pair[0], pair[1]));
     }
     out.extend(chosen.last());
     out
@@ -69,16 +83,14 @@ pub(crate) fn with_introduced_lists(
     eligible: &[bool],
     chosen: Vec<usize>,
 ) -> Vec<usize> {
-    let mut out = Vec::with_capacity(chosen.len());
-    for pair in chosen.windows(2) {
-        let (a, b) = (pair[0], pair[1]);
-        out.push(a);
+    let introduces = |a: usize, b: usize| {
         // Two lines or more: a list (one line after a colon may be a
         // name or a link the sentence runs into).
         if b < a + 3 || b - a > LIST_ITEMS || !blocks[a].text.trim_end().ends_with([':', '：']) {
-            continue;
+            return false;
         }
-        let shared = common_ancestors(&blocks[a].ancestors, &blocks[b].ancestors);
+        let depth = crate::tree::shared_ancestry(&blocks[a], &blocks[b]);
+        let shared = &blocks[a].ancestors[..depth];
         let item = |i: usize| {
             eligible.get(i).copied().unwrap_or(false)
                 && f[i].link_density <= MAX_LINK_DENSITY
@@ -90,18 +102,12 @@ pub(crate) fn with_introduced_lists(
                 && blocks[i].ancestors.starts_with(shared)
         };
         // Sharing no more than `<html><body>` is sharing nothing.
-        if shared.len() > 2 && (a + 1..b).all(item) {
-            out.extend(a + 1..b);
-        }
-    }
-    out.extend(chosen.last());
-    out
-}
-
-/// The ancestors two blocks share, from the root.
-fn common_ancestors<'a>(a: &'a [u32], b: &[u32]) -> &'a [u32] {
-    let n = a.iter().zip(b).take_while(|(x, y)| x == y).count();
-    &a[..n]
+        depth > 2 && (a + 1..b).all(item)
+    };
+    fill_pairs(&chosen, |a, b| match introduces(a, b) {
+        true => a + 1..b,
+        false => a + 1..a + 1,
+    })
 }
 
 #[cfg(test)]

@@ -256,17 +256,24 @@ mod tests {
         assert_eq!(without_chart_labels(&page, all.clone(), false), all);
     }
 
+    /// A `<p>` line at `path`, all of it link text if `link`.
+    fn line(path: &str, text: &str, link: bool) -> Block {
+        let chars = text.chars().count() as u32;
+        Block {
+            text: text.into(),
+            text_len: chars,
+            link_text_len: if link { chars } else { 0 },
+            path: path.into(),
+            tag: "p".into(),
+            ..Default::default()
+        }
+    }
+
     /// An ai2html graphic's text, words and all, goes from any page; a
     /// paragraph named like it outside an artboard stays.
     #[test]
     fn an_ai2html_artboards_text_goes() {
-        let at = |path: &str, text: &str| Block {
-            text: text.into(),
-            text_len: text.chars().count() as u32,
-            path: path.into(),
-            tag: "p".into(),
-            ..Default::default()
-        };
+        let at = |path: &str, text: &str| line(path, text, false);
         let art = "html/body/div#g-debt/div#g-debt-box/div#g-debt-Artboard_2.g-artboard/div#g-ai0-4.g-Layer_1.g-aiAbs/p.g-pstyle3";
         let page = vec![
             at(
@@ -288,40 +295,34 @@ mod tests {
         }
     }
 
-    /// An Instagram embed's links go; a tweet's text and a quote stay.
+    /// An Instagram embed's links go; its caption, a tweet's text and a
+    /// quote stay.
     #[test]
     fn an_embeds_links_go() {
-        let at = |path: &str, text: &str, link: bool| Block {
-            text: text.into(),
-            text_len: text.chars().count() as u32,
-            link_text_len: if link { text.chars().count() as u32 } else { 0 },
-            path: path.into(),
-            tag: "p".into(),
-            ..Default::default()
-        };
         let insta = "html/body/article/blockquote.instagram-media/div/a";
         let page = vec![
-            at(
+            line(
                 "html/body/article/p",
                 "Patagonia donates a share of its profits.",
                 false,
             ),
-            at(insta, "View this post on Instagram", true),
-            at(insta, "A post shared by Patagonia (@patagonia)", true),
-            at(
+            line(insta, "View this post on Instagram", true),
+            line(insta, "A post shared by Patagonia (@patagonia)", true),
+            line(
                 "html/body/article/blockquote.twitter-tweet/p",
                 "Reaching human-level AI will take years.",
                 false,
             ),
-            at(
+            line(
                 "html/body/article/blockquote/p",
                 "A quote from the founder.",
                 false,
             ),
+            line(insta, "Our new jacket, made from recycled bottles.", false),
         ];
         assert_eq!(
-            without_embed_links(&page, vec![0, 1, 2, 3, 4]),
-            vec![0, 3, 4]
+            without_embed_links(&page, vec![0, 1, 2, 3, 4, 5]),
+            vec![0, 3, 4, 5]
         );
     }
 

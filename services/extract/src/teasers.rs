@@ -42,12 +42,7 @@ fn linked_headline(b: &Block, words: f64) -> bool {
 /// The depth of the deepest element two blocks share (the length of their
 /// common ancestry), when neither block's element holds the other's.
 fn shared_depth(a: &Block, b: &Block) -> Option<usize> {
-    let depth = a
-        .ancestors
-        .iter()
-        .zip(&b.ancestors)
-        .take_while(|(x, y)| x == y)
-        .count();
+    let depth = crate::tree::shared_ancestry(a, b);
     (depth > 0 && depth < a.ancestors.len() && depth < b.ancestors.len()).then_some(depth)
 }
 

@@ -131,6 +131,15 @@ pub(crate) fn is_under(b: &Block, (depth, number): (usize, u32)) -> bool {
     b.ancestors.get(depth) == Some(&number)
 }
 
+/// How many elements two blocks' ancestries share, from the root.
+pub(crate) fn shared_ancestry(a: &Block, b: &Block) -> usize {
+    a.ancestors
+        .iter()
+        .zip(&b.ancestors)
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
 /// The tag of a path label (`div#main.post.entry` -> `div`).
 pub(crate) fn label_tag(label: &str) -> &str {
     label.split(['#', '.']).next().unwrap_or("")
