@@ -28,17 +28,27 @@ fn eval_summaries_scores_every_length_against_the_lead() {
         String::from_utf8_lossy(&out.stderr)
     );
     eprintln!("{stdout}");
-    // Each length's line ends with the gains over the lead: dR1 dR2.
-    let gain = |name: &str| -> (f64, f64) {
+    // Each length's line ends with the gains over the lead (dR1 dR2) and
+    // their standard errors, each pair of columns after a `|`.
+    let columns = |name: &str, from_end: usize| -> (f64, f64) {
         let line = stdout.lines().find(|l| l.starts_with(name)).unwrap();
-        let f: Vec<f64> = line
+        let parts: Vec<&str> = line.split('|').collect();
+        let f: Vec<f64> = parts[parts.len() - from_end]
             .split_whitespace()
-            .rev()
-            .take(2)
             .map(|x| x.parse().unwrap())
             .collect();
-        (f[1], f[0])
+        (f[0], f[1])
     };
+    let gain = |name: &str| columns(name, 2);
+    for name in ["one_sentence", "three_sentences", "about_100_words"] {
+        // 100 articles whose gains spread: an error above 0, well below
+        // the gains themselves.
+        let (se1, se2) = columns(name, 1);
+        assert!(
+            se1 > 0.1 && se1 < 3.0 && se2 > 0.1 && se2 < 3.0,
+            "{name}: se {se1} {se2}"
+        );
+    }
     for name in ["three_sentences", "about_100_words"] {
         let (r1, r2) = gain(name);
         assert!(r1 >= 5.0 && r2 >= 5.0, "{name}: dR1 {r1} dR2 {r2}");

@@ -69,6 +69,11 @@ pub struct Scores {
     pub precision: f64,
     pub recall: f64,
     pub f1: f64,
+    /// The standard error of the mean F1 (in a mean; while summing, the
+    /// sum of squared F1s): how far the mean could move on another set of
+    /// as many pages, so that a difference smaller than about twice it is
+    /// not read as one extractor beating another.
+    pub f1_se: f64,
 }
 
 impl Scores {
@@ -77,14 +82,23 @@ impl Scores {
         self.precision += p;
         self.recall += r;
         self.f1 += f;
+        self.f1_se += f * f;
     }
     fn mean(&self) -> Scores {
         let n = self.pages.max(1) as f64;
+        let f1 = self.f1 / n;
+        // Sample variance from the sums; none from a single page.
+        let variance = if self.pages > 1 {
+            ((self.f1_se - n * f1 * f1) / (n - 1.0)).max(0.0)
+        } else {
+            0.0
+        };
         Scores {
             pages: self.pages,
             precision: self.precision / n,
             recall: self.recall / n,
-            f1: self.f1 / n,
+            f1,
+            f1_se: (variance / n).sqrt(),
         }
     }
 }
@@ -168,14 +182,14 @@ impl Reference {
 /// Mean scores per group, one line each.
 fn print_table(group: &str, by: &BTreeMap<String, Scores>) {
     println!(
-        "{group:<16} {:>6} {:>7} {:>7} {:>7}",
-        "pages", "F1", "P", "R"
+        "{group:<16} {:>6} {:>7} {:>7} {:>7} {:>7}",
+        "pages", "F1", "P", "R", "F1 se"
     );
     for (t, s) in by {
         let s = s.mean();
         println!(
-            "{:<16} {:>6} {:>7.3} {:>7.3} {:>7.3}",
-            t, s.pages, s.f1, s.precision, s.recall
+            "{:<16} {:>6} {:>7.3} {:>7.3} {:>7.3} {:>7.3}",
+            t, s.pages, s.f1, s.precision, s.recall, s.f1_se
         );
     }
 }
@@ -361,8 +375,8 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         );
     }
     println!(
-        "F1={:.4} P={:.4} R={:.4} pages={} pages_per_s={:.1}",
-        m.f1, m.precision, m.recall, m.pages, pages_per_s
+        "F1={:.4} (standard error {:.4}) P={:.4} R={:.4} pages={} pages_per_s={:.1}",
+        m.f1, m.f1_se, m.precision, m.recall, m.pages, pages_per_s
     );
     Ok(())
 }
@@ -425,6 +439,23 @@ impl EvalCmd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn scores_carry_the_standard_error_of_their_mean_f1() {
+        let mut s = Scores::default();
+        s.add((1.0, 1.0, 1.0));
+        assert_eq!(s.mean().f1_se, 0.0, "one page: no spread");
+        s.add((0.0, 0.0, 0.0));
+        let m = s.mean();
+        // F1s 1 and 0: mean 0.5, sample sd sqrt(0.5), over sqrt(2) pages.
+        assert!((m.f1 - 0.5).abs() < 1e-12);
+        assert!((m.f1_se - 0.5).abs() < 1e-12, "{}", m.f1_se);
+        let mut same = Scores::default();
+        for _ in 0..10 {
+            same.add((0.9, 0.9, 0.9));
+        }
+        assert!(same.mean().f1_se < 1e-6);
+    }
 
     #[test]
     fn metric_follows_the_dataset_readme() {

@@ -61,6 +61,20 @@ impl Sums {
     }
 }
 
+/// The standard error of the mean of `v` (sample standard deviation over
+/// the square root of its length): on per-pair differences, how far the
+/// mean gain over the lead could move on another set of as many pairs.
+/// Hand-written: two sums.
+fn standard_error(v: &[f64]) -> f64 {
+    let n = v.len() as f64;
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (var / n).sqrt()
+}
+
 fn rouge(scorer: &RougeScorer, reference: &str, summary: &str) -> [f64; 3] {
     let s = scorer.score(reference, summary);
     [RougeType::N(1), RougeType::N(2), RougeType::LSum]
@@ -149,6 +163,8 @@ impl EvalSummariesCmd {
         let mut engine = vec![Sums::default(); lengths.len()];
         let mut cut = vec![Sums::default(); lengths.len()];
         let mut words = vec![0usize; lengths.len()];
+        // Each pair's gain over the lead cut, R1 and R2, for their spread.
+        let mut gains = vec![[Vec::new(), Vec::new()]; lengths.len()];
         let mut lead3 = Sums::default();
         let mut dump = match &self.dump {
             Some(p) => Some(std::io::BufWriter::new(std::fs::File::create(p)?)),
@@ -192,6 +208,8 @@ impl EvalSummariesCmd {
                 let lead = rouge(&scorer, &reference, &lead_words(&p.text, n));
                 engine[i].add(ours);
                 cut[i].add(lead);
+                gains[i][0].push(100.0 * (ours[0] - lead[0]));
+                gains[i][1].push(100.0 * (ours[1] - lead[1]));
                 if let Some(out) = dump.as_mut() {
                     let line = serde_json::json!({
                         "id": p.id, "length": l.name, "summary": summary,
@@ -208,7 +226,7 @@ impl EvalSummariesCmd {
         let n = pairs.len();
         let mut report = format!(
             "{n} pairs; engine {} ({}), {:.0} articles/s\n\
-             ROUGE F1 x100 (stemmed):          R1     R2  RLsum | lead cut to as many words:  R1     R2  RLsum |   dR1   dR2\n",
+             ROUGE F1 x100 (stemmed):          R1     R2  RLsum | lead cut to as many words:  R1     R2  RLsum |   dR1   dR2 | se: dR1  dR2\n",
             settings.engine,
             used.iter()
                 .map(|(k, v)| format!("{k}: {v}"))
@@ -219,12 +237,14 @@ impl EvalSummariesCmd {
         for (i, l) in lengths.iter().enumerate() {
             let (a, b) = (engine[i].mean(), cut[i].mean());
             report.push_str(&format!(
-                "{:<24} {:>4} words {:>6.1} {:>6.1} {:>6.1} |                          {:>6.1} {:>6.1} {:>6.1} | {:>+5.1} {:>+5.1}\n",
+                "{:<24} {:>4} words {:>6.1} {:>6.1} {:>6.1} |                          {:>6.1} {:>6.1} {:>6.1} | {:>+5.1} {:>+5.1} |     {:>4.1} {:>4.1}\n",
                 l.name,
                 words[i] / n,
                 a[0], a[1], a[2], b[0], b[1], b[2],
                 a[0] - b[0],
-                a[1] - b[1]
+                a[1] - b[1],
+                standard_error(&gains[i][0]),
+                standard_error(&gains[i][1]),
             ));
         }
         let l3 = lead3.mean();
@@ -232,6 +252,10 @@ impl EvalSummariesCmd {
             "{:<24}            {:>6.1} {:>6.1} {:>6.1}\n",
             "lead-3", l3[0], l3[1], l3[2]
         ));
+        report.push_str(
+            "se: each gain's standard error over these pairs; \
+             on other articles as many, the gain may differ by up to about twice it\n",
+        );
         let _ = std::io::stdout().lock().write_all(report.as_bytes());
         Ok(ExitCode::SUCCESS)
     }
@@ -240,6 +264,20 @@ impl EvalSummariesCmd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_standard_error_is_the_spread_of_the_mean() {
+        assert_eq!(standard_error(&[]), 0.0);
+        assert_eq!(standard_error(&[3.0]), 0.0);
+        assert_eq!(standard_error(&[2.0, 2.0, 2.0]), 0.0);
+        // Sample sd of 1, 3 is sqrt(2); over sqrt(2) pairs: 1.
+        assert!((standard_error(&[1.0, 3.0]) - 1.0).abs() < 1e-12);
+        // Four copies of the same pairs: about half the error (n - 1).
+        let few = [0.0, 4.0, 1.0, 3.0];
+        let many: Vec<f64> = few.iter().cycle().take(16).copied().collect();
+        assert!((standard_error(&few) - (10.0f64 / 12.0).sqrt()).abs() < 1e-12);
+        assert!((standard_error(&many) - (1.0f64 / 6.0).sqrt()).abs() < 1e-12);
+    }
 
     #[test]
     fn rouge_is_rouge_scores_and_the_lead_is_cut_at_words() {
