@@ -272,7 +272,7 @@ def main():
         if a.grid == "shipped":
             shipped = json.load(open(os.path.join(ROOT, "services", "extract", "weights", f"{extractor}.json")))
             grid = [(shipped["window_weight"], shipped["threshold"], shipped.get("expected_f1", False))]
-        empty = lambda: {"f1": 0.0, "precision": 0.0, "recall": 0.0, "pages": 0, "types": {}}
+        empty = lambda: {"f1": 0.0, "f1_sq": 0.0, "precision": 0.0, "recall": 0.0, "pages": 0, "types": {}}
         results = {g: [empty() for _ in a.data] for g in grid}
         for k, (_, te_pages) in enumerate(folds):
             test = set(all_pages[i] for i in te_pages)
@@ -294,6 +294,10 @@ def main():
                     o, acc = r["overall"], results[g][si]
                     for key in ("f1", "precision", "recall"):
                         acc[key] += o[key] * o["pages"]
+                    # The fold's sum of squared page F1s, from its mean and
+                    # standard error, for the standard error of the whole.
+                    m, se, k_pages = o["f1"], o.get("f1_se", 0.0), o["pages"]
+                    acc["f1_sq"] += se * se * k_pages * max(k_pages - 1, 0) + k_pages * m * m
                     acc["pages"] += o["pages"]
                     for t, s in r["per_type"].items():
                         tt = acc["types"].setdefault(t, [0.0, 0])
@@ -302,7 +306,10 @@ def main():
         g, per_set = max(results.items(), key=lambda kv: kv[1][0]["f1"] / max(kv[1][0]["pages"], 1))
         for data, best in zip(a.data, per_set):
             n_pages = best["pages"]
-            print(f"{extractor} on {data}: cross-validated (folds by domain) F1={best['f1']/n_pages:.4f} "
+            mean = best["f1"] / n_pages
+            var = max(best["f1_sq"] / n_pages - mean * mean, 0.0) * n_pages / max(n_pages - 1, 1)
+            se = (var / n_pages) ** 0.5
+            print(f"{extractor} on {data}: cross-validated (folds by domain) F1={mean:.4f} (standard error {se:.4f}) "
                   f"P={best['precision']/n_pages:.4f} R={best['recall']/n_pages:.4f} pages={n_pages} "
                   f"(window_weight={g[0]}, threshold={g[1]}, expected_f1={g[2]})")
             print("  per type: " + ", ".join(f"{t} {v[0]/v[1]:.3f}" for t, v in sorted(best["types"].items())))
