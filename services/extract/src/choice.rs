@@ -219,6 +219,8 @@ pub(crate) fn select_titled(
                 let page_type = cleaned.meta.page_type.as_deref();
                 let chosen = comments::without_qa_comments(blocks, chosen, page_type);
                 let chosen =
+                    crate::post_chrome::without_post_chrome(blocks, &words, chosen, page_type);
+                let chosen =
                     comments::without_trailing_comments(blocks, chosen, page_type, declared);
                 let chosen = reviews::without_reviews(blocks, chosen, page_type);
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);

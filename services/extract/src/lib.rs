@@ -32,6 +32,7 @@ mod lines;
 mod meta;
 mod model;
 mod people;
+mod post_chrome;
 mod recirculation;
 mod reviews;
 mod settings;
