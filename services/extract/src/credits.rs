@@ -77,21 +77,8 @@ mod tests {
     use super::*;
     use crate::features::features;
 
-    fn page(texts: &[&str]) -> Vec<Block> {
-        texts
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut b = crate::testing::block("html/body/div/p", &[0, 1, 2, i as u32 + 3], 0);
-                b.text = (*t).into();
-                b.text_len = t.chars().count() as u32;
-                b
-            })
-            .collect()
-    }
-
     fn kept(texts: &[&str], chosen: Vec<usize>) -> Vec<usize> {
-        let blocks = page(texts);
+        let blocks = crate::testing::paragraphs(texts);
         let f = features(&blocks, "");
         with_closing_credit(&blocks, &f, chosen)
     }

@@ -57,16 +57,7 @@ mod tests {
     use super::*;
 
     fn post_blocks(lines: &[&str]) -> (Vec<Block>, Vec<f64>) {
-        let blocks: Vec<Block> = lines
-            .iter()
-            .enumerate()
-            .map(|(i, t)| {
-                let mut b = crate::testing::block("html/body/div/p", &[0, 1, 2, i as u32 + 3], 0);
-                b.text = (*t).into();
-                b.text_len = t.chars().count() as u32;
-                b
-            })
-            .collect();
+        let blocks = crate::testing::paragraphs(lines);
         let words = lines
             .iter()
             .map(|t| t.split_whitespace().count() as f64)
