@@ -43,9 +43,6 @@ pub fn without_post_chrome(
     for &i in chosen.iter().filter(|&&i| short(i)) {
         *counts.entry(blocks[i].text.trim()).or_default() += 1;
     }
-    if counts.values().all(|&n| n < REPEATS) {
-        return chosen;
-    }
     chosen
         .into_iter()
         .filter(|&i| !short(i) || counts[blocks[i].text.trim()] < REPEATS)

@@ -69,11 +69,14 @@ pub struct Scores {
     pub precision: f64,
     pub recall: f64,
     pub f1: f64,
-    /// The standard error of the mean F1 (in a mean; while summing, the
-    /// sum of squared F1s): how far the mean could move on another set of
-    /// as many pages, so that a difference smaller than about twice it is
-    /// not read as one extractor beating another.
+    /// The standard error of the mean F1 ([`standard_error`]; 0 while
+    /// summing): how far the mean could move on another set of as many
+    /// pages, so that a difference smaller than about twice it is not
+    /// read as one extractor beating another.
     pub f1_se: f64,
+    /// Each page's F1, for the standard error.
+    #[serde(skip)]
+    f1s: Vec<f64>,
 }
 
 impl Scores {
@@ -82,25 +85,33 @@ impl Scores {
         self.precision += p;
         self.recall += r;
         self.f1 += f;
-        self.f1_se += f * f;
+        self.f1s.push(f);
     }
     fn mean(&self) -> Scores {
         let n = self.pages.max(1) as f64;
-        let f1 = self.f1 / n;
-        // Sample variance from the sums; none from a single page.
-        let variance = if self.pages > 1 {
-            ((self.f1_se - n * f1 * f1) / (n - 1.0)).max(0.0)
-        } else {
-            0.0
-        };
         Scores {
             pages: self.pages,
             precision: self.precision / n,
             recall: self.recall / n,
-            f1,
-            f1_se: (variance / n).sqrt(),
+            f1: self.f1 / n,
+            f1_se: standard_error(&self.f1s),
+            f1s: Vec::new(),
         }
     }
+}
+
+/// The standard error of the mean of `v` (sample standard deviation over
+/// the square root of its length; 0 for fewer than two values): of pages'
+/// F1s here, of pairs' gains over the lead in `eval-summaries`.
+/// Hand-written: two sums.
+pub(crate) fn standard_error(v: &[f64]) -> f64 {
+    let n = v.len() as f64;
+    if v.len() < 2 {
+        return 0.0;
+    }
+    let mean = v.iter().sum::<f64>() / n;
+    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
+    (var / n).sqrt()
 }
 
 /// Options of `gleaner eval`.
@@ -439,6 +450,20 @@ impl EvalCmd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_standard_error_is_the_spread_of_the_mean() {
+        assert_eq!(standard_error(&[]), 0.0);
+        assert_eq!(standard_error(&[3.0]), 0.0);
+        assert_eq!(standard_error(&[2.0, 2.0, 2.0]), 0.0);
+        // Sample sd of 1, 3 is sqrt(2); over sqrt(2) pairs: 1.
+        assert!((standard_error(&[1.0, 3.0]) - 1.0).abs() < 1e-12);
+        // Four copies of the same pairs: about half the error (n - 1).
+        let few = [0.0, 4.0, 1.0, 3.0];
+        let many: Vec<f64> = few.iter().cycle().take(16).copied().collect();
+        assert!((standard_error(&few) - (10.0f64 / 12.0).sqrt()).abs() < 1e-12);
+        assert!((standard_error(&many) - (1.0f64 / 6.0).sqrt()).abs() < 1e-12);
+    }
 
     #[test]
     fn scores_carry_the_standard_error_of_their_mean_f1() {

@@ -5,6 +5,7 @@
 //! lead cut to the same number of words as each summary.
 
 use crate::args::Common;
+use crate::commands::eval::standard_error;
 use crate::commands::{bad_input, config, init_logs};
 use clap::Args;
 use gleaner_core::messages::Article;
@@ -59,20 +60,6 @@ impl Sums {
     fn mean(&self) -> [f64; 3] {
         self.0.map(|x| 100.0 * x / self.1.max(1) as f64)
     }
-}
-
-/// The standard error of the mean of `v` (sample standard deviation over
-/// the square root of its length): on per-pair differences, how far the
-/// mean gain over the lead could move on another set of as many pairs.
-/// Hand-written: two sums.
-fn standard_error(v: &[f64]) -> f64 {
-    let n = v.len() as f64;
-    if v.len() < 2 {
-        return 0.0;
-    }
-    let mean = v.iter().sum::<f64>() / n;
-    let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (n - 1.0);
-    (var / n).sqrt()
 }
 
 fn rouge(scorer: &RougeScorer, reference: &str, summary: &str) -> [f64; 3] {
@@ -264,20 +251,6 @@ impl EvalSummariesCmd {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_standard_error_is_the_spread_of_the_mean() {
-        assert_eq!(standard_error(&[]), 0.0);
-        assert_eq!(standard_error(&[3.0]), 0.0);
-        assert_eq!(standard_error(&[2.0, 2.0, 2.0]), 0.0);
-        // Sample sd of 1, 3 is sqrt(2); over sqrt(2) pairs: 1.
-        assert!((standard_error(&[1.0, 3.0]) - 1.0).abs() < 1e-12);
-        // Four copies of the same pairs: about half the error (n - 1).
-        let few = [0.0, 4.0, 1.0, 3.0];
-        let many: Vec<f64> = few.iter().cycle().take(16).copied().collect();
-        assert!((standard_error(&few) - (10.0f64 / 12.0).sqrt()).abs() < 1e-12);
-        assert!((standard_error(&many) - (1.0f64 / 6.0).sqrt()).abs() < 1e-12);
-    }
 
     #[test]
     fn rouge_is_rouge_scores_and_the_lead_is_cut_at_words() {
