@@ -2,7 +2,7 @@
 //! the block being filled, with its features.
 
 use crate::attrs::{push_label, Attrs};
-use crate::entities::{collapse, decode_entities};
+use crate::entities::{collapse, decode_entities, preformatted};
 use crate::microdata::{LinkAuthor, MicrodataAuthor};
 use crate::tags::*;
 use gleaner_core::messages::{Block, PageMeta};
@@ -98,6 +98,11 @@ impl State {
             .any(|o| matches!(o.tag.as_str(), "figure" | "figcaption"))
     }
 
+    /// Whether an open element is a `<pre>`, whose text keeps its lines.
+    fn in_a_pre(&self) -> bool {
+        self.stack.iter().any(|o| o.tag == "pre")
+    }
+
     pub(crate) fn path(&self) -> String {
         self.path.clone()
     }
@@ -126,7 +131,16 @@ impl State {
             self.markup_bytes = 0;
             return;
         }
-        let text = collapse(&decode_entities(&self.raw));
+        let decoded = decode_entities(&self.raw);
+        let text = collapse(&decoded);
+        // The classifiers' features count the collapsed text, whatever
+        // the block shows.
+        let text_len = text.chars().count() as u32;
+        let text = match self.in_a_pre() {
+            true => preformatted(&decoded),
+            false => text,
+        };
+        drop(decoded);
         // The hidden share of the raw text, in characters of the clean one.
         let hidden_share = self.hidden_raw_bytes as f64 / self.raw.len().max(1) as f64;
         self.raw.clear();
@@ -135,7 +149,6 @@ impl State {
         let unrendered = !self.has_code && tag != "pre" && only_template_expressions(&text);
         if !text.is_empty() && !unrendered && self.blocks.len() < MAX_BLOCKS {
             let link_text = collapse(&decode_entities(&self.link_raw));
-            let text_len = text.chars().count() as u32;
             self.blocks.push(Block {
                 hidden_len: (f64::from(text_len) * hidden_share).round() as u32,
                 chrome_role: self.chrome_role,
@@ -309,5 +322,17 @@ mod tests {
                 "Its errors."
             ]
         );
+    }
+
+    /// A code block keeps its lines and indentation (highlighted spans
+    /// and all); its length, which the classifiers see, is that of the
+    /// collapsed text, as for every block.
+    #[test]
+    fn code_blocks_keep_their_lines() {
+        let html = "<html><body><p>Run   it\n  so:</p><pre><code>\nfn main() {\n    <span class=k>let</span> x = 1;\n}\n</code></pre></body></html>";
+        let (_, _, blocks) = crate::clean_html(html).unwrap();
+        let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+        assert_eq!(texts, ["Run it so:", "fn main() {\n    let x = 1;\n}"]);
+        assert_eq!(blocks[1].text_len, "fn main() { let x = 1; }".len() as u32);
     }
 }

@@ -18,6 +18,10 @@ pub fn decode_attribute(s: &str) -> Cow<'_, str> {
     htmlize::unescape_attribute(s)
 }
 
+/// The characters that show nothing and split words: soft hyphen,
+/// zero-width space, byte-order mark.
+const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
+
 /// Collapses whitespace runs to one space and trims, and drops the
 /// invisible characters that split words (soft hyphen, zero-width space,
 /// byte-order mark): "Assis\u{ad}tance" is one word. The joiners
@@ -29,7 +33,6 @@ pub fn decode_attribute(s: &str) -> Cow<'_, str> {
 /// 0.8939, 1 page up and 6 down), so the article leaves them out of its
 /// text instead (extract's `join_blocks`).
 pub(crate) fn collapse(s: &str) -> String {
-    const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
     const JOINERS: [char; 2] = ['\u{200c}', '\u{200d}'];
     // Their UTF-8 forms end in these bytes; most texts have none.
     let may_hide = s
@@ -56,6 +59,31 @@ pub(crate) fn collapse(s: &str) -> String {
             out.push(' ');
         }
         out.push_str(visible);
+    }
+    out
+}
+
+/// The text of a `<pre>`, whose line breaks and indentation are its
+/// meaning (code, verse, a table drawn in spaces): only what shows
+/// nothing goes, the invisible characters, the spaces ending a line, the
+/// blank lines at either end, and all but one blank line in a row.
+pub(crate) fn preformatted(s: &str) -> String {
+    let mut out = String::with_capacity(s.len());
+    let mut blank_before = false;
+    for line in s.split('\n') {
+        let line = line.trim_end();
+        if line.trim_start().is_empty() {
+            blank_before = !out.is_empty();
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(if blank_before { "\n\n" } else { "\n" });
+        }
+        blank_before = false;
+        match line.contains(INVISIBLE) {
+            true => out.extend(line.chars().filter(|c| !INVISIBLE.contains(c))),
+            false => out.push_str(line),
+        }
     }
     out
 }
@@ -105,6 +133,18 @@ mod tests {
             collapse("\u{645}\u{6cc}\u{200c}\u{62e}\u{648}\u{627}\u{647}\u{645}"),
             "\u{645}\u{6cc}\u{200c}\u{62e}\u{648}\u{627}\u{647}\u{645}"
         );
+    }
+
+    /// Code keeps its lines and indentation; what shows nothing goes.
+    #[test]
+    fn preformatted_text_keeps_its_lines_and_indentation() {
+        let code = "\r\nfn main() {   \r\n    let x\u{ad} = 1;\n\n\n\tprintln!(\"{x}\");\n}\n  \n";
+        assert_eq!(
+            preformatted(code),
+            "fn main() {\n    let x = 1;\n\n\tprintln!(\"{x}\");\n}"
+        );
+        assert_eq!(preformatted(" \n \t\n"), "");
+        assert_eq!(preformatted("one line"), "one line");
     }
 
     #[test]

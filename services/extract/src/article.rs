@@ -11,25 +11,57 @@ use crate::title::{page_title, site_name_in_title};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between
-/// paragraphs, list items and table cells on consecutive lines. A block
-/// of joiners alone (an empty paragraph as Webflow writes it, which the
-/// clean stage keeps for the page's shape) shows nothing and is left out.
+/// paragraphs, list items and table cells on consecutive lines, and so
+/// the lines of one `<pre>` (code that a highlighter writes a line per
+/// element). A block of joiners alone (an empty paragraph as Webflow
+/// writes it, which the clean stage keeps for the page's shape) shows
+/// nothing and is left out.
 pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
     let mut out = String::new();
-    let mut prev_item = false;
+    let (mut prev_item, mut prev_pre) = (false, None);
     for &i in chosen {
         let b = &blocks[i];
         if b.text.chars().all(|c| matches!(c, '\u{200c}' | '\u{200d}')) {
             continue;
         }
         let item = matches!(b.tag.as_str(), "li" | "dd" | "dt" | "td" | "th");
+        let pre = pre_of(b);
         if !out.is_empty() {
-            out.push_str(if item && prev_item { "\n" } else { "\n\n" });
+            let same_pre = pre.is_some() && pre == prev_pre;
+            out.push_str(if (item && prev_item) || same_pre {
+                "\n"
+            } else {
+                "\n\n"
+            });
         }
         out.push_str(&b.text);
-        prev_item = item;
+        (prev_item, prev_pre) = (item, pre);
     }
     out
+}
+
+/// The `<pre>` a block is in, by its element's serial: the path has one
+/// label per ancestor (`pre`, `pre.lang-rust`, `pre#listing`).
+fn pre_of(b: &Block) -> Option<u32> {
+    if !b.path.contains("pre") {
+        return None;
+    }
+    let at = b.path.split('/').position(|label| {
+        label
+            .strip_prefix("pre")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '#']))
+    })?;
+    b.ancestors.get(at).copied()
+}
+
+/// A text's length in bytes with its whitespace collapsed, as every
+/// block but a `<pre>`'s is: code keeps its indentation, which is no
+/// length of its own.
+fn collapsed_len(t: &str) -> usize {
+    t.split_whitespace()
+        .map(|w| w.len() + 1)
+        .sum::<usize>()
+        .saturating_sub(1)
 }
 
 /// Blocks at the top of the text looked at for a byline or dateline.
@@ -180,7 +212,9 @@ fn said_once(blocks: &[Block], chosen: Vec<usize>) -> Vec<usize> {
         .zip(in_run)
         .filter(|&(&i, run)| {
             let t = blocks[i].text.as_str();
-            !(t.len() >= 40 || run) || said.insert(t)
+            let spaced = t.starts_with(char::is_whitespace) || t.contains('\n');
+            let long = t.len() >= 40 && (!spaced || collapsed_len(t) >= 40);
+            !(long || run) || said.insert(t)
         })
         .map(|(&i, _)| i)
         .collect()
@@ -393,6 +427,34 @@ mod tests {
         assert!(a.text.contains("\n\nEngineers replaced"), "{:?}", a.text);
         assert!(!a.text.contains('\u{200d}'), "{:?}", a.text);
         assert!(!a.text.contains("\n\n\n"), "{:?}", a.text);
+    }
+
+    /// Code keeps its lines and indentation when a highlighter writes a
+    /// line per element, and a short line of it said twice (the same
+    /// call in two listings) is said twice.
+    #[test]
+    fn code_keeps_its_lines_in_the_article() {
+        let long = "The harbour bridge reopened to traffic on Monday after eight months of repairs to its deck.";
+        let line = "                let count = tally(&bridge);";
+        let html = format!(
+            "<html><body><article><h1>Bridge</h1><p>{long}</p>\
+             <pre><code><div>fn main() {{</div><div>{line}</div><div>}}</div></code></pre>\
+             <p>{long} Commuters welcomed the news.</p>\
+             <pre><code><div>fn again() {{</div><div>{line}</div><div>}}</div></code></pre>\
+             <p>Engineers replaced four hundred bolts and repainted the span, the office said.</p></article></body></html>"
+        );
+        let a = crate::extract(&crate::meta::tests::page_of(&html), Extractor::Auto);
+        assert!(
+            a.text
+                .contains(&format!("fn main() {{\n{line}\n}}\n\n{long}")),
+            "{:?}",
+            a.text
+        );
+        assert!(
+            a.text.contains(&format!("fn again() {{\n{line}\n}}")),
+            "{:?}",
+            a.text
+        );
     }
 
     #[test]

@@ -146,9 +146,14 @@ fn flag(key: &str, v: &str) -> Result<bool, ApiError> {
     }
 }
 
+/// A whole number; one too large for the machine stands as its largest,
+/// so that the caller's range check says what the range is.
 pub(super) fn number(key: &str, v: &str) -> Result<usize, ApiError> {
-    v.parse()
-        .map_err(|_| bad(format!("{key} must be a whole number (got {v:?})")))
+    match v.parse() {
+        Ok(n) => Ok(n),
+        Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => Ok(usize::MAX),
+        Err(_) => Err(bad(format!("{key} must be a whole number (got {v:?})"))),
+    }
 }
 
 /// A search request from the query string, every parameter checked.
@@ -190,7 +195,7 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
             "limit" => {
                 let n = number("limit", &v)?;
                 if !(1..=MAX_LIMIT).contains(&n) {
-                    return Err(bad(format!("limit must be within 1..={MAX_LIMIT} (got {n})")));
+                    return Err(bad(format!("limit must be within 1..={MAX_LIMIT} (got {v:?})")));
                 }
                 req.limit = n;
             }
@@ -200,7 +205,7 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
                 let range = gleaner_index::SNIPPET_CHARS;
                 if !range.contains(&n) {
                     return Err(bad(format!(
-                        "snippet_chars must be within {}..={} (got {n})",
+                        "snippet_chars must be within {}..={} (got {v:?})",
                         range.start(),
                         range.end()
                     )));

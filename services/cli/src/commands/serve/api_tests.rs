@@ -193,7 +193,8 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
     for (query, says) in [
         ("limit=0", "limit must be within"),
         ("limit=101", "limit must be within"),
-        ("limit=10000000000000000000000", "whole number"),
+        ("limit=10000000000000000000000", "limit must be within"),
+        ("limit=-1", "whole number"),
         ("limit=ten", "whole number"),
         ("sort=best", "sort must be"),
         ("from=yesterday", "not a date"),

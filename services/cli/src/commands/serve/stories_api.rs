@@ -37,7 +37,7 @@ pub fn parse_stories(raw: &str) -> Result<StoriesRequest, ApiError> {
                 let n = number("limit", &v)?;
                 if !(1..=MAX_LIMIT).contains(&n) {
                     return Err(bad(format!(
-                        "limit must be within 1..={MAX_LIMIT} (got {n})"
+                        "limit must be within 1..={MAX_LIMIT} (got {v:?})"
                     )));
                 }
                 req.limit = n;
