@@ -166,18 +166,29 @@ impl SearchCmd {
 }
 
 /// `--limit`: a whole number of 1 or more (0 would show nothing, which no
-/// one asks for; it was taken as 1 without a word).
+/// one asks for; it was taken as 1 without a word); one too large for the
+/// machine shows every hit, as its largest would.
 fn at_least_one(v: &str) -> Result<usize, String> {
     match v.parse::<usize>() {
         Ok(0) => Err("a limit is 1 or more".into()),
         Ok(n) => Ok(n),
-        Err(e) => Err(e.to_string()),
+        Err(_) if v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty() => Ok(usize::MAX),
+        Err(_) => Err(format!("a limit is a whole number of 1 or more, not {v:?}")),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::header;
+    use super::{at_least_one, header};
+
+    #[test]
+    fn a_limit_is_a_whole_number_of_one_or_more() {
+        assert_eq!(at_least_one("5"), Ok(5));
+        assert_eq!(at_least_one("99999999999999999999999"), Ok(usize::MAX));
+        assert!(at_least_one("0").unwrap_err().contains("1 or more"));
+        assert!(at_least_one("-3").unwrap_err().contains("\"-3\""));
+        assert!(at_least_one("").is_err());
+    }
 
     #[test]
     fn the_header_says_which_hits_are_shown() {
