@@ -376,6 +376,11 @@ fn drive(chromium: &str, listen: &str, shots: &std::path::Path) {
         "location.pathname.startsWith('/article/') && document.readyState === 'complete' \
          && document.body.innerText.includes('Summaries')",
     );
+    // Its paragraphs keep their line breaks and indentation (code, lists).
+    assert_eq!(
+        b.eval("getComputedStyle(document.querySelector('section.text p')).whiteSpace"),
+        serde_json::json!("pre-wrap")
+    );
 
     // "/" brings the caret back to the search box.
     b.open(&format!("http://{listen}/?q=bridge"));

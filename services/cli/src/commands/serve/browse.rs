@@ -228,9 +228,12 @@ pub fn article(a: &ArticleView, style: &str) -> String {
         }
         page.push_str("</dl></section>");
     }
-    page.push_str("<section aria-label=\"Text\">");
+    // Shown with its line breaks (a list's items, code) and a code
+    // line's indentation: `.text p` is `white-space: pre-wrap`.
+    page.push_str("<section class=\"text\" aria-label=\"Text\">");
     for para in a.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
-        let _ = write!(page, "<p>{}</p>", escape_text(para.trim()));
+        let para = para.trim_matches(['\n', '\r']).trim_end();
+        let _ = write!(page, "<p>{}</p>", escape_text(para));
     }
     page.push_str("</section>");
     if a.copies.len() > 1 {
@@ -355,7 +358,7 @@ mod tests {
             id: "1".into(),
             url: "https://a.com/1".into(),
             title: "Bridge <reopens>".into(),
-            text: "The bridge reopened.".into(),
+            text: "The bridge reopened.\n\n  let x = 1;\n  y(x)\n\nOne\nTwo".into(),
             author: None,
             date: None,
             language: Some("en".into()),
@@ -380,6 +383,12 @@ mod tests {
             "{page}"
         );
         assert!(page.contains("<dt>one sentence</dt>"), "{page}");
+        // Lines and indentation reach the page, which keeps them.
+        assert!(
+            page.contains("<p>  let x = 1;\n  y(x)</p><p>One\nTwo</p>"),
+            "{page}"
+        );
+        assert!(super::super::page::STYLE.contains(".text p{white-space:pre-wrap}"));
         assert!(page.contains("Copies, earliest first"), "{page}");
         assert!(
             page.contains("b.org/2</a> <span class=\"meta\">a.com · 2026-03-03T08:30:00Z</span>"),
