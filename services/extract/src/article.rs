@@ -4,6 +4,7 @@
 use crate::choice::select_titled;
 use crate::date::{self, normalise_date};
 use crate::extractor::Extractor;
+use crate::features::collapsed;
 use crate::language;
 use crate::meta;
 use crate::site::{apply_rules, Templates};
@@ -52,16 +53,6 @@ fn pre_of(b: &Block) -> Option<u32> {
             .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '#']))
     })?;
     b.ancestors.get(at).copied()
-}
-
-/// A text's length in bytes with its whitespace collapsed, as every
-/// block but a `<pre>`'s is: code keeps its indentation, which is no
-/// length of its own.
-fn collapsed_len(t: &str) -> usize {
-    t.split_whitespace()
-        .map(|w| w.len() + 1)
-        .sum::<usize>()
-        .saturating_sub(1)
 }
 
 /// Blocks at the top of the text looked at for a byline or dateline.
@@ -212,8 +203,8 @@ fn said_once(blocks: &[Block], chosen: Vec<usize>) -> Vec<usize> {
         .zip(in_run)
         .filter(|&(&i, run)| {
             let t = blocks[i].text.as_str();
-            let spaced = t.starts_with(char::is_whitespace) || t.contains('\n');
-            let long = t.len() >= 40 && (!spaced || collapsed_len(t) >= 40);
+            // Code's indentation is no length of its own.
+            let long = t.len() >= 40 && collapsed(&blocks[i]).len() >= 40;
             !(long || run) || said.insert(t)
         })
         .map(|(&i, _)| i)

@@ -18,6 +18,22 @@ use gleaner_core::messages::Block;
 /// words still, so that a short CJK news item passes it.
 pub(crate) const CJK_WORDS_PER_CHAR: f64 = 0.5;
 
+/// A block's text as the classifiers read it, whitespace collapsed: the
+/// clean stage collapses every block's but a `<pre>`'s, which keeps its
+/// lines and indentation for the reader (and code indented two ways is
+/// one text to the features). Only a block under a `<pre>` is looked at.
+pub(crate) fn collapsed(b: &Block) -> std::borrow::Cow<'_, str> {
+    match b.path.contains("pre") {
+        true => b
+            .text
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+            .into(),
+        false => b.text.trim_end().into(),
+    }
+}
+
 /// Per-block numbers every method uses.
 pub(crate) struct Feat {
     /// Words, a CJK character counting [`CJK_WORDS_PER_CHAR`].
@@ -63,6 +79,28 @@ pub(crate) fn features(blocks: &[Block], title: &str) -> Vec<Feat> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Code indented two ways is one text to the features; other
+    /// blocks' text, collapsed by the clean stage, is borrowed as it is.
+    #[test]
+    fn code_reads_collapsed() {
+        let block = |path: &str, text: &str| {
+            let mut b = crate::testing::block(path, &[0, 1, 2], 1);
+            b.text = text.into();
+            b
+        };
+        let (a, b) = (
+            block("html/body/pre", "    let x = 1;\n}"),
+            block("html/body/pre.rs", "\tlet x = 1; }"),
+        );
+        assert_eq!(collapsed(&a), collapsed(&b));
+        assert_eq!(collapsed(&a), "let x = 1; }");
+        let plain = block("html/body/p", "The bridge reopened.");
+        assert!(matches!(
+            collapsed(&plain),
+            std::borrow::Cow::Borrowed("The bridge reopened.")
+        ));
+    }
 
     fn one(text: &str, title: &str) -> Feat {
         let mut b = crate::testing::block("html/body/p", &[0, 1, 2], text.chars().count() as u32);

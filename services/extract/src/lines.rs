@@ -9,7 +9,7 @@
 //! features for training (and reports domain-split cross-validated
 //! scores).
 
-use crate::features::Feat;
+use crate::features::{collapsed, Feat};
 use crate::signals::Signals;
 use gleaner_core::messages::Block;
 use std::ops::Range;
@@ -91,9 +91,10 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
         words_before.push(seen);
         seen += x.words;
     }
+    let texts: Vec<_> = blocks.iter().map(collapsed).collect();
     let mut repeats: rustc_hash::FxHashMap<&str, u32> = Default::default();
-    for b in blocks {
-        *repeats.entry(b.text.trim_end()).or_insert(0) += 1;
+    for t in &texts {
+        *repeats.entry(t).or_insert(0) += 1;
     }
     let window = |v: &dyn Fn(usize) -> f64, i: usize| {
         let (a, b) = (i.saturating_sub(2), (i + 3).min(n));
@@ -193,7 +194,7 @@ pub(crate) fn features(blocks: &[Block], f: &[Feat], s: &Signals) -> Vec<Vec<f32
             f64::from(u8::from(matches!(tag, "blockquote" | "pre" | "code"))),
             f64::from(u8::from(matches!(tag, "figcaption" | "caption"))),
             f64::from(u8::from(marks.form)),
-            f64::from(u8::from(repeats.get(text).is_some_and(|&c| c > 1))),
+            f64::from(u8::from(repeats.get(&*texts[i]).is_some_and(|&c| c > 1))),
             // What the page itself says it does not show, or shows as chrome.
             f64::from(b.hidden_len.min(b.text_len)) / f64::from(b.text_len.max(1)),
             f64::from(u8::from(b.chrome_role)),
