@@ -4,7 +4,7 @@
 use crate::choice::select_titled;
 use crate::date::{self, normalise_date};
 use crate::extractor::Extractor;
-use crate::features::collapsed;
+use crate::features::{collapsed, pre_of};
 use crate::language;
 use crate::meta;
 use crate::site::{apply_rules, Templates};
@@ -39,20 +39,6 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
         (prev_item, prev_pre) = (item, pre);
     }
     out
-}
-
-/// The `<pre>` a block is in, by its element's serial: the path has one
-/// label per ancestor (`pre`, `pre.lang-rust`, `pre#listing`).
-fn pre_of(b: &Block) -> Option<u32> {
-    if !b.path.contains("pre") {
-        return None;
-    }
-    let at = b.path.split('/').position(|label| {
-        label
-            .strip_prefix("pre")
-            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '#']))
-    })?;
-    b.ancestors.get(at).copied()
 }
 
 /// Blocks at the top of the text looked at for a byline or dateline.

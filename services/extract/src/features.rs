@@ -23,15 +23,29 @@ pub(crate) const CJK_WORDS_PER_CHAR: f64 = 0.5;
 /// lines and indentation for the reader (and code indented two ways is
 /// one text to the features). Only a block under a `<pre>` is looked at.
 pub(crate) fn collapsed(b: &Block) -> std::borrow::Cow<'_, str> {
-    match b.path.contains("pre") {
-        true => b
+    match pre_of(b) {
+        Some(_) => b
             .text
             .split_whitespace()
             .collect::<Vec<_>>()
             .join(" ")
             .into(),
-        false => b.text.trim_end().into(),
+        None => b.text.trim_end().into(),
     }
+}
+
+/// The `<pre>` a block is in, by its element's serial: the path has one
+/// label per ancestor (`pre`, `pre.lang-rust`, `pre#listing`).
+pub(crate) fn pre_of(b: &Block) -> Option<u32> {
+    if !b.path.contains("pre") {
+        return None;
+    }
+    let at = b.path.split('/').position(|label| {
+        label
+            .strip_prefix("pre")
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with(['.', '#']))
+    })?;
+    b.ancestors.get(at).copied()
 }
 
 /// Per-block numbers every method uses.

@@ -232,7 +232,7 @@ pub fn article(a: &ArticleView, style: &str) -> String {
     // line's indentation: `.text p` is `white-space: pre-wrap`.
     page.push_str("<section class=\"text\" aria-label=\"Text\">");
     for para in a.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
-        let para = para.trim_matches(['\n', '\r']).trim_end();
+        let para = para.trim_start_matches('\n').trim_end();
         let _ = write!(page, "<p>{}</p>", escape_text(para));
     }
     page.push_str("</section>");
