@@ -96,6 +96,7 @@ impl SearchIndex {
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
         let (ast, _) = query_grammar::parse_query_lenient(q);
+        let ast = without_dangling_operators(ast);
         let needs_words = needs_words(&ast);
         let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
@@ -192,6 +193,44 @@ fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInput
     }
 }
 
+/// `ast` without the operator words an operator did not take (`harbour
+/// OR`, `AND bridge`): the lenient parser reads them
+/// as words every article must hold, so a half-typed query found nothing.
+/// A query of nothing but such words keeps them (`OR` may be Oregon), as
+/// does one in quotes.
+fn without_dangling_operators(ast: UserInputAst) -> UserInputAst {
+    let is_operator = |a: &UserInputAst| {
+        matches!(a, UserInputAst::Leaf(leaf) if matches!(&**leaf,
+            UserInputLeaf::Literal(l) if l.field_name.is_none()
+                && l.delimiter == query_grammar::Delimiter::None
+                && matches!(l.phrase.as_str(), "AND" | "OR" | "NOT")))
+    };
+    match ast {
+        UserInputAst::Clause(clauses) => {
+            let clauses: Vec<_> = clauses
+                .into_iter()
+                .map(|(occur, a)| (occur, without_dangling_operators(a)))
+                .collect();
+            if clauses.iter().all(|(_, a)| is_operator(a)) {
+                return UserInputAst::Clause(clauses);
+            }
+            let mut kept: Vec<_> = clauses
+                .into_iter()
+                .filter(|(_, a)| !is_operator(a))
+                .collect();
+            match kept.as_slice() {
+                // One word required: the word itself, as the parser gives it.
+                [(None | Some(query_grammar::Occur::Must), _)] => kept.remove(0).1,
+                _ => UserInputAst::Clause(kept),
+            }
+        }
+        UserInputAst::Boost(a, boost) => {
+            UserInputAst::Boost(Box::new(without_dangling_operators(*a)), boost)
+        }
+        leaf => leaf,
+    }
+}
+
 /// Whether only a document with words (in its title or body) can match
 /// `ast`, as parsed with every word required: a word of the text is
 /// required, or every alternative of an OR is one. Any other field, a
@@ -245,6 +284,27 @@ mod tests {
             let (ast, _) = query_grammar::parse_query_lenient(q);
             assert_eq!(needs_words(&ast), needs, "{q}: {ast:?}");
         }
+    }
+
+    #[test]
+    fn an_operator_left_over_is_no_word_to_match() {
+        let read = |q: &str| {
+            format!(
+                "{:?}",
+                without_dangling_operators(query_grammar::parse_query_lenient(q).0)
+            )
+        };
+        assert_eq!(read("harbour OR"), read("harbour"));
+        assert_eq!(read("AND harbour"), read("harbour"));
+        assert_eq!(read("harbour NOT"), read("harbour"));
+        // Alone or quoted, it is the word.
+        assert_eq!(read("OR"), "OR");
+        assert!(
+            read("harbour \"OR\"").contains("OR"),
+            "{}",
+            read("harbour \"OR\"")
+        );
+        assert!(read("harbour or").contains("or"));
     }
 
     #[test]

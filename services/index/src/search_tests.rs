@@ -445,3 +445,21 @@ async fn a_language_filter_finds_and_scores_as_the_whole_search_does() {
         .unwrap();
     assert_eq!(unknown.total, 0);
 }
+
+#[tokio::test]
+async fn an_operator_typed_at_the_end_or_start_asks_for_no_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = index(dir.path()).await;
+    let got = |q: &str| {
+        ids(&s.find(&ask(q)).unwrap())
+            .iter()
+            .map(|s| s.to_string())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(got("bridge"), ["a1s", "a4"]);
+    assert_eq!(got("bridge OR"), got("bridge"));
+    assert_eq!(got("AND bridge"), got("bridge"));
+    assert_eq!(got("bridge AND"), got("bridge"));
+    // No article holds the word "or".
+    assert!(got("OR").is_empty());
+}
