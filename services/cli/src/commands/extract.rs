@@ -87,8 +87,12 @@ pub fn read_html_file(path: &Path) -> anyhow::Result<String> {
 
 /// `bytes` decoded to UTF-8 as a browser would, unless they are not text.
 fn html_of(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
-    // NUL bytes early on: an image, a PDF, an archive, not HTML.
-    if bytes[..bytes.len().min(8192)].contains(&0) {
+    // NUL bytes early on: an image, a PDF, an archive, not HTML; unless a
+    // UTF-16 byte order mark says they are half of each character (the
+    // BOM decides the encoding first, as in a browser).
+    let utf16 = encoding_rs::Encoding::for_bom(&bytes)
+        .is_some_and(|(e, _)| e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE);
+    if !utf16 && bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(crate::commands::bad_input(format!(
             "{name} is not HTML (binary data)"
         )));
@@ -274,5 +278,35 @@ impl ExtractCmd {
         let which = extractor_of(&cfg, self.extractor.as_deref())?;
         let failed = extract_inputs(&cfg, &self.inputs, which, self.json).await?;
         Ok(failed.exit_code())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::html_of;
+
+    #[test]
+    fn nul_bytes_are_binary_unless_a_utf16_bom_says_otherwise() {
+        let page = "<html><title>Brücke</title><p>Die Brücke ist offen.</p></html>";
+        let utf16 = |le: bool| {
+            let mut b: Vec<u8> = if le {
+                vec![0xFF, 0xFE]
+            } else {
+                vec![0xFE, 0xFF]
+            };
+            for u in page.encode_utf16() {
+                b.extend(if le { u.to_le_bytes() } else { u.to_be_bytes() });
+            }
+            b
+        };
+        for le in [true, false] {
+            assert_eq!(html_of(utf16(le), "page.html").unwrap(), page);
+        }
+        // The same bytes without their BOM are not text a browser reads.
+        let bare = utf16(true)[2..].to_vec();
+        let err = html_of(bare, "page.html").unwrap_err().to_string();
+        assert!(err.contains("binary data"), "{err}");
+        let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
+        assert!(html_of(png, "photo.html").is_err());
     }
 }
