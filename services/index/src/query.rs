@@ -194,8 +194,9 @@ fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInput
 }
 
 /// `ast` without the operator words an operator did not take (`harbour
-/// OR`, `AND bridge`): the lenient parser reads them
-/// as words every article must hold, so a half-typed query found nothing.
+/// OR`, `AND bridge`): the lenient parser reads them as words every
+/// article must hold, so a half-typed query found only the articles that
+/// happen to hold "or" or "and" (none, on short texts).
 /// A query of nothing but such words keeps them (`OR` may be Oregon), as
 /// does one in quotes.
 fn without_dangling_operators(ast: UserInputAst) -> UserInputAst {

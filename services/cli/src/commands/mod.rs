@@ -42,6 +42,17 @@ pub fn open_input(path: &std::path::Path) -> anyhow::Result<Box<dyn std::io::Buf
 
 /// Logs on stderr, coloured only on a terminal and without NO_COLOR (a
 /// log file gets no escape codes).
+/// A whole number as a user types one (`--limit`, `?limit=`); one too
+/// large for the machine stands as its largest, so that a range check
+/// after it says what the range is, and a limit that large means all.
+pub fn whole_number(v: &str) -> Option<usize> {
+    match v.parse() {
+        Ok(n) => Some(n),
+        Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => Some(usize::MAX),
+        Err(_) => None,
+    }
+}
+
 pub fn init_logs(default: &str) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")

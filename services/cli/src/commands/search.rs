@@ -169,11 +169,10 @@ impl SearchCmd {
 /// one asks for; it was taken as 1 without a word); one too large for the
 /// machine shows every hit, as its largest would.
 fn at_least_one(v: &str) -> Result<usize, String> {
-    match v.parse::<usize>() {
-        Ok(0) => Err("a limit is 1 or more".into()),
-        Ok(n) => Ok(n),
-        Err(_) if v.bytes().all(|b| b.is_ascii_digit()) && !v.is_empty() => Ok(usize::MAX),
-        Err(_) => Err(format!("a limit is a whole number of 1 or more, not {v:?}")),
+    match crate::commands::whole_number(v) {
+        Some(0) => Err("a limit is 1 or more".into()),
+        Some(n) => Ok(n),
+        None => Err(format!("a limit is a whole number of 1 or more, not {v:?}")),
     }
 }
 

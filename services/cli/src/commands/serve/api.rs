@@ -146,14 +146,10 @@ fn flag(key: &str, v: &str) -> Result<bool, ApiError> {
     }
 }
 
-/// A whole number; one too large for the machine stands as its largest,
-/// so that the caller's range check says what the range is.
+/// A whole number ([`crate::commands::whole_number`]).
 pub(super) fn number(key: &str, v: &str) -> Result<usize, ApiError> {
-    match v.parse() {
-        Ok(n) => Ok(n),
-        Err(_) if !v.is_empty() && v.bytes().all(|b| b.is_ascii_digit()) => Ok(usize::MAX),
-        Err(_) => Err(bad(format!("{key} must be a whole number (got {v:?})"))),
-    }
+    crate::commands::whole_number(v)
+        .ok_or_else(|| bad(format!("{key} must be a whole number (got {v:?})")))
 }
 
 /// A search request from the query string, every parameter checked.
