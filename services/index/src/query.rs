@@ -95,7 +95,7 @@ impl SearchIndex {
         let name = |field: &Field| self.index.schema().get_field_name(*field).to_string();
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
-        let (ast, _) = query_grammar::parse_query_lenient(q);
+        let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(q));
         let ast = without_dangling_operators(ast);
         let needs_words = needs_words(&ast);
         let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
@@ -191,6 +191,59 @@ fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInput
             other => UserInputAst::Leaf(Box::new(other)),
         },
     }
+}
+
+/// `q` with each run of operator words typed one after another (`ferry OR
+/// OR bridge`, `ferry AND OR bridge`) said once: its last AND or OR,
+/// followed by NOT when the run ends with one (`AND NOT` stays). The
+/// lenient parser reads a second operator as a word and the word after it
+/// as required, so `ferry OR OR bridge` found only articles holding
+/// "bridge". Words in quotes are never operators.
+fn operator_runs_collapsed(q: &str) -> std::borrow::Cow<'_, str> {
+    // (start, end, is an operator) of each whitespace-separated token.
+    let mut tokens = Vec::new();
+    let mut in_quotes = false;
+    let mut start = None;
+    for (i, c) in q.char_indices().chain([(q.len(), ' ')]) {
+        match (c.is_whitespace(), start) {
+            (true, Some(s)) => {
+                let word = &q[s..i];
+                let operator = !in_quotes && matches!(word, "AND" | "OR" | "NOT");
+                tokens.push((s, i, operator));
+                in_quotes ^= word.matches('"').count() % 2 == 1;
+                start = None;
+            }
+            (false, None) => start = Some(i),
+            _ => {}
+        }
+    }
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut i = 0;
+    while i < tokens.len() {
+        let run = tokens[i..].iter().take_while(|t| t.2).count();
+        if run < 2 {
+            i += 1;
+            continue;
+        }
+        let words: Vec<&str> = tokens[i..i + run].iter().map(|t| &q[t.0..t.1]).collect();
+        let binary = words.iter().rev().find(|w| **w != "NOT");
+        let negated = words.last() == Some(&"NOT");
+        let said: Vec<&str> = binary
+            .into_iter()
+            .copied()
+            .chain(negated.then_some("NOT"))
+            .collect();
+        out.push_str(&q[copied..tokens[i].0]);
+        out.push_str(&said.join(" "));
+        copied = tokens[i + run - 1].1;
+        i += run;
+    }
+    if copied == 0 {
+        return q.into();
+    }
+    out.push_str(&q[copied..]);
+    out.into()
 }
 
 /// `ast` without the operator words an operator did not take (`harbour
@@ -306,6 +359,42 @@ mod tests {
             read("harbour \"OR\"")
         );
         assert!(read("harbour or").contains("or"));
+    }
+
+    #[test]
+    fn operators_typed_twice_are_read_once() {
+        let read = |q: &str| {
+            let q = operator_runs_collapsed(q);
+            format!(
+                "{:?}",
+                without_dangling_operators(query_grammar::parse_query_lenient(&q).0)
+            )
+        };
+        assert_eq!(
+            operator_runs_collapsed("ferry OR OR bridge"),
+            "ferry OR bridge"
+        );
+        assert_eq!(read("ferry OR OR bridge"), read("ferry OR bridge"));
+        assert_eq!(read("ferry AND OR  bridge"), read("ferry OR bridge"));
+        assert_eq!(read("ferry OR AND bridge"), read("ferry AND bridge"));
+        assert_eq!(read("ferry NOT OR bridge"), read("ferry OR bridge"));
+        assert_eq!(
+            operator_runs_collapsed("ferry AND NOT bridge"),
+            "ferry AND NOT bridge"
+        );
+        assert_eq!(
+            operator_runs_collapsed("ferry OR NOT NOT bridge"),
+            "ferry OR NOT bridge"
+        );
+        assert_eq!(read("ferry OR OR"), read("ferry"));
+        // In quotes they are words, and a query without a run is as typed.
+        assert_eq!(
+            operator_runs_collapsed("\"OR OR\" ferry"),
+            "\"OR OR\" ferry"
+        );
+        assert_eq!(operator_runs_collapsed("\"a OR\" OR OR b"), "\"a OR\" OR b");
+        assert_eq!(operator_runs_collapsed("  ferry\tOR  "), "  ferry\tOR  ");
+        assert_eq!(operator_runs_collapsed("über OR OR 桥"), "über OR 桥");
     }
 
     #[test]

@@ -460,6 +460,10 @@ async fn an_operator_typed_at_the_end_or_start_asks_for_no_word() {
     assert_eq!(got("bridge OR"), got("bridge"));
     assert_eq!(got("AND bridge"), got("bridge"));
     assert_eq!(got("bridge AND"), got("bridge"));
+    // An operator typed twice is read once: either word, not "bridge" alone.
+    let either = got("harbour OR bridge");
+    assert!(either.len() > got("bridge").len(), "{either:?}");
+    assert_eq!(got("harbour OR OR bridge"), either);
     // No article holds the word "or".
     assert!(got("OR").is_empty());
 }
