@@ -226,6 +226,10 @@ pub(crate) fn select_titled(
                 let chosen = teasers::without_teasers(blocks, &words, chosen, declared);
                 let chosen = crate::forms::without_form_title(blocks, &f, &tree, chosen);
                 let chosen = crate::forms::without_form_messages(blocks, &tree, chosen);
+                // Before the credit line comes back, which can sit above the
+                // links that follow an article.
+                let chosen =
+                    crate::list_headings::without_headings_of_dropped_lists(blocks, &f, chosen);
                 let chosen = crate::credits::with_closing_credit(blocks, &f, chosen);
                 let chosen = crate::error_reports::without_error_report(blocks, &f, chosen);
                 chosen.into_iter().filter(|&i| !is_template(i)).collect()

@@ -29,6 +29,7 @@ mod gaps;
 mod inserts;
 mod language;
 mod lines;
+mod list_headings;
 mod meta;
 mod model;
 mod people;
