@@ -12,7 +12,9 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 /// (the publisher's title for the article, which a blog's or a paper's
 /// name above the article is not), or all in the last part of that title
 /// (else the `<title>`) and none in the rest ("痞客邦 PIXNET" in "Story ::
-/// 痞客邦 PIXNET ::"). Else `og:title` or `<title>` with the
+/// 痞客邦 PIXNET ::"), or all in that last part and under a third of the
+/// rest's words ("Arch Linux" in "Story about Arch Linux / Arch Linux
+/// Forums"). Else `og:title` or `<title>` with the
 /// site name cut off. Both titles usually add the site name, and sometimes
 /// shorten or reword the headline.
 pub fn page_title(c: &Cleaned) -> String {
@@ -64,12 +66,17 @@ pub fn page_title(c: &Cleaned) -> String {
         // site's heading ("Archive of Our Own beta" for "... [Archive of
         // Our Own]").
         let outside_last = heading.iter().filter(|w| !last.contains(*w)).count();
+        // Or all its words in the site's part and little of the rest: the
+        // site's heading where the story names the site too ("Arch Linux"
+        // for "What happened with Arch Linux ISO in 2024 / Arch Discussion
+        // / Arch Linux Forums").
         let the_sites = heading.iter().all(|w| site_words.contains(w))
             || (og.is_some() && !heading.iter().any(|w| og_words.contains(w)))
             || (!last.is_empty()
                 && outside_last <= 1
                 && outside_last < heading.len()
-                && in_rest == 0);
+                && in_rest == 0)
+            || (!last.is_empty() && outside_last == 0 && in_rest * 3 < rest.len());
         if heading.is_empty() || the_sites || shared * 2 < heading.len() {
             continue;
         }
@@ -446,5 +453,23 @@ mod tests {
             <body><h1>Minecraft News</h1><p>Body.</p></body></html>",
         );
         assert_eq!(page_title(&c), "Update news");
+        // A forum's name in its <h1> that the thread's title names too:
+        // all of it in the title's last part, little of it in the rest.
+        let c = cleaned(
+            "What happened with Arch Linux ISO in 2024 / Arch Discussion / Arch Linux Forums",
+            "Arch Linux",
+        );
+        assert_eq!(page_title(&c), "What happened with Arch Linux ISO in 2024");
+        let c = cleaned(
+            "Discuss the VirtualBox 7.1.0 release here - virtualbox.org",
+            "virtualbox.org",
+        );
+        assert_eq!(page_title(&c), "Discuss the VirtualBox 7.1.0 release here");
+        // A heading that says most of the story stays the headline.
+        let c = cleaned(
+            "Harbour bridge reopens - Harbour Bridge News",
+            "Harbour bridge",
+        );
+        assert_eq!(page_title(&c), "Harbour bridge");
     }
 }
