@@ -8,7 +8,7 @@ use crate::features::{collapsed, pre_of};
 use crate::language;
 use crate::meta;
 use crate::site::{apply_rules, Templates};
-use crate::title::{page_title, site_name_in_title};
+use crate::title::{page_title_of, site_name_in_title};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
 
 /// Joins blocks as plain text: one block per line, a blank line between
@@ -214,25 +214,36 @@ pub fn extract(cleaned: &Cleaned, which: Extractor) -> Article {
 /// the site's rules, if any, win over the generic methods (`auto`, `rules`).
 pub fn extract_with(cleaned: &Cleaned, which: Extractor, site: Option<&mut SiteState>) -> Article {
     let host = gleaner_core::util::host_of(&cleaned.url);
-    let (template, rules) = match site {
+    let view = match site {
         Some(st) => site_view(st, &host, cleaned),
-        None => (Vec::new(), None),
+        None => SiteView::default(),
     };
-    extract_chosen(cleaned, which, &template, rules).0
+    extract_chosen(cleaned, which, view).0
+}
+
+/// What a site's state says of one of its pages ([`site_view`]).
+#[derive(Default)]
+pub(crate) struct SiteView {
+    /// Which blocks are the site's learned template.
+    pub(crate) template: Vec<bool>,
+    /// Whether the page's `<title>` is the site's (the same on its other
+    /// pages), so that the headline is read from its heading.
+    pub(crate) title_repeats: bool,
+    pub(crate) rules: Option<SiteRules>,
 }
 
 /// What a site's state says of one of its pages: the blocks of its learned
 /// template (learning from this page too) and its rules. The only part of
 /// extraction that needs the state, so the rest runs unlocked.
-pub(crate) fn site_view(
-    st: &mut SiteState,
-    host: &str,
-    cleaned: &Cleaned,
-) -> (Vec<bool>, Option<SiteRules>) {
-    (
-        st.templates.observe(host, &cleaned.url, &cleaned.blocks),
-        st.rules.get(host).cloned(),
-    )
+pub(crate) fn site_view(st: &mut SiteState, host: &str, cleaned: &Cleaned) -> SiteView {
+    let (template, title_repeats) =
+        st.templates
+            .observe_titled(host, &cleaned.url, &cleaned.title, &cleaned.blocks);
+    SiteView {
+        template,
+        title_repeats,
+        rules: st.rules.get(host).cloned(),
+    }
 }
 
 /// The article given the site's view, and the blocks that make up the text.
@@ -250,11 +261,15 @@ fn absolute(cleaned: &Cleaned, href: &str) -> Option<String> {
 pub(crate) fn extract_chosen(
     cleaned: &Cleaned,
     which: Extractor,
-    template: &[bool],
-    rules: Option<SiteRules>,
+    view: SiteView,
 ) -> (Article, Vec<usize>) {
-    let title = page_title(cleaned);
-    let mut chosen = select_titled(cleaned, which, template, &title);
+    let SiteView {
+        template,
+        title_repeats,
+        rules,
+    } = view;
+    let title = page_title_of(cleaned, title_repeats);
+    let mut chosen = select_titled(cleaned, which, &template, &title);
     if let (Some(r), Extractor::Auto | Extractor::Rules) = (&rules, which) {
         chosen = apply_rules(r, &cleaned.blocks, chosen);
     }
@@ -312,6 +327,29 @@ pub(crate) fn extract_chosen(
 mod tests {
     use super::is_byline;
     use crate::Extractor;
+
+    /// In a stream of one host's pages that all have the same `<title>`
+    /// (a single-page app's), the third and later take their headline
+    /// from their heading; a page alone keeps the title.
+    #[test]
+    fn a_title_every_page_of_a_site_has_names_no_article() {
+        let mut site = crate::SiteState::default();
+        let titles: Vec<String> = ["Bridge reopens", "Ferry fares rise", "Port record"]
+            .iter()
+            .enumerate()
+            .map(|(n, h)| {
+                let html = format!(
+                    "<html><head><title>Quay - The heart of the harbour</title></head><body>\
+                     <h1>{h}</h1><p>The council said on Monday that {h} after months of talks, and the city welcomed it.</p></body></html>"
+                );
+                let mut c = crate::meta::tests::page_of(&html);
+                c.url = format!("https://quay.test/{n}");
+                crate::extract_with(&c, Extractor::Auto, Some(&mut site)).title
+            })
+            .collect();
+        assert_eq!(titles[0], "The heart of the harbour");
+        assert_eq!(titles[2], "Port record");
+    }
 
     /// The article carries its authors, publication, canonical URL and
     /// lead image, the URLs made absolute against where the page was

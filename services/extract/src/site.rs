@@ -30,6 +30,17 @@ pub struct Templates {
     order: VecDeque<String>,
 }
 
+/// The key of a page's `<title>` among its blocks' keys (none for a page
+/// without one): no block's, whose path is never empty.
+fn title_key(title: &str) -> Option<u64> {
+    (!title.is_empty()).then(|| {
+        key(&Block {
+            text: title.to_string(),
+            ..Block::default()
+        })
+    })
+}
+
 fn key(b: &Block) -> u64 {
     // The path without element ids: the same place on every page. Keys
     // live in memory only, so a fast hash will do (FNV, a byte at a time,
@@ -46,6 +57,36 @@ impl Templates {
     /// Which blocks of this page are template, judged on the other pages
     /// seen before it; then learns from this page, once per URL.
     pub fn observe(&mut self, host: &str, url: &str, blocks: &[Block]) -> Vec<bool> {
+        self.observe_titled(host, url, "", blocks).0
+    }
+
+    /// [`Templates::observe`], and whether the page's `<title>` is the
+    /// site's too: the same on [`MIN_PAGES`] earlier pages of the host (a
+    /// single-page app's "Reddit - The heart of the internet" on every
+    /// post), so that it names no article.
+    pub fn observe_titled(
+        &mut self,
+        host: &str,
+        url: &str,
+        title: &str,
+        blocks: &[Block],
+    ) -> (Vec<bool>, bool) {
+        let title = title.trim();
+        let mut template = self.observe_keys(host, url, blocks, title_key(title));
+        let title_repeats = match title.is_empty() {
+            true => false,
+            false => template.pop().unwrap_or(false),
+        };
+        (template, title_repeats)
+    }
+
+    fn observe_keys(
+        &mut self,
+        host: &str,
+        url: &str,
+        blocks: &[Block],
+        title: Option<u64>,
+    ) -> Vec<bool> {
         if !self.hosts.contains_key(host) {
             if self.order.len() >= MAX_HOSTS {
                 if let Some(old) = self.order.pop_front() {
@@ -55,7 +96,7 @@ impl Templates {
             self.order.push_back(host.to_string());
         }
         let site = self.hosts.entry(host.to_string()).or_default();
-        let keys: Vec<u64> = blocks.iter().map(key).collect();
+        let keys: Vec<u64> = blocks.iter().map(key).chain(title).collect();
         let again = site.learned.contains_key(&fnv1a64(url.as_bytes()));
         // A page seen before counts once towards its own blocks.
         let need = MIN_PAGES + u32::from(again);
@@ -200,6 +241,22 @@ mod tests {
             assert_eq!(t.observe("x.test", "/3", &page("three")), vec![true, false]);
         }
         assert_eq!(t.pages("x.test"), 3);
+    }
+
+    #[test]
+    fn a_title_every_page_of_a_host_has_is_the_sites() {
+        let mut t = Templates::default();
+        let page = |body: &str| vec![block("html/body/p", body)];
+        let mut seen =
+            |url: &str, title: &str| t.observe_titled("x.test", url, title, &page(url)).1;
+        assert!(!seen("/1", "Quay - Home of the harbour"));
+        assert!(!seen("/2", "Quay - Home of the harbour"));
+        assert!(seen("/3", "Quay - Home of the harbour"));
+        // Each page's own title is its own, and no title is no site's.
+        assert!(!seen("/4", "Bridge reopens - Quay"));
+        assert!(!seen("/5", ""));
+        assert!(!seen("/6", ""));
+        assert!(!seen("/7", ""));
     }
 
     #[test]

@@ -85,8 +85,8 @@ impl MapStage for ExtractStage {
         let (article, link_share) = self
             .cpu
             .run(move || {
-                let (template, rules) = site_view(&mut site.locked(), &host, &cleaned);
-                let (article, chosen) = extract_chosen(&cleaned, which, &template, rules);
+                let view = site_view(&mut site.locked(), &host, &cleaned);
+                let (article, chosen) = extract_chosen(&cleaned, which, view);
                 let (text, links) = chosen.iter().fold((0u64, 0u64), |(t, l), &i| {
                     let b = &cleaned.blocks[i];
                     (t + u64::from(b.text_len), l + u64::from(b.link_text_len))

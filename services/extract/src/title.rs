@@ -18,6 +18,41 @@ const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " ·
 /// site name cut off. Both titles usually add the site name, and sometimes
 /// shorten or reword the headline.
 pub fn page_title(c: &Cleaned) -> String {
+    page_title_of(c, false)
+}
+
+/// [`page_title`], told whether the page's `<title>` is the site's own
+/// (the same on its other pages: `title_repeats`). Then the titles say
+/// nothing of the article, and the first of the first three `<h1>`s that
+/// is not the site's name is its headline.
+pub(crate) fn page_title_of(c: &Cleaned, title_repeats: bool) -> String {
+    let words =
+        |s: &str| -> rustc_hash::FxHashSet<String> { gleaner_text::words(s).into_iter().collect() };
+    if title_repeats {
+        let site = words(c.meta.site_name.as_deref().unwrap_or(""));
+        let title = words(&c.title);
+        let own = c
+            .blocks
+            .iter()
+            .filter(|b| b.tag == "h1")
+            .take(3)
+            .map(|b| heading_text(&b.text))
+            .find(|h| {
+                let heading = words(h);
+                !heading.is_empty()
+                    && !heading
+                        .iter()
+                        .all(|w| site.contains(w) || title.contains(w))
+            });
+        if let Some(h1) = own {
+            return h1.to_string();
+        }
+    }
+    titled(c)
+}
+
+/// [`page_title`] of a page whose `<title>` may be the article's.
+fn titled(c: &Cleaned) -> String {
     let words =
         |s: &str| -> rustc_hash::FxHashSet<String> { gleaner_text::words(s).into_iter().collect() };
     let og = og_title(c);
@@ -471,5 +506,19 @@ mod tests {
             "Harbour bridge",
         );
         assert_eq!(page_title(&c), "Harbour bridge");
+    }
+    #[test]
+    fn a_title_the_site_repeats_gives_way_to_the_heading() {
+        let c = cleaned(
+            "Reddit - The heart of the internet",
+            "Enameled cast iron pan and metal",
+        );
+        // Alone, the page's heading shares nothing with its title.
+        assert_eq!(page_title(&c), "The heart of the internet");
+        assert_eq!(page_title_of(&c, true), "Enameled cast iron pan and metal");
+        // A heading of the title's words is no headline of its own: the
+        // title is read as on any page.
+        let c = cleaned("Reddit - The heart of the internet", "Reddit");
+        assert_eq!(page_title_of(&c, true), page_title(&c));
     }
 }
