@@ -31,13 +31,14 @@ pub struct Templates {
 }
 
 /// The key of a page's `<title>` among its blocks' keys (none for a page
-/// without one): no block's, whose path is never empty.
+/// without one): a NUL, which no tag path holds, where a block's path is.
 fn title_key(title: &str) -> Option<u64> {
+    use std::hash::Hasher;
     (!title.is_empty()).then(|| {
-        key(&Block {
-            text: title.to_string(),
-            ..Block::default()
-        })
+        let mut h = rustc_hash::FxHasher::default();
+        h.write(b"\0\n");
+        h.write(title.as_bytes());
+        h.finish()
     })
 }
 
@@ -71,12 +72,10 @@ impl Templates {
         title: &str,
         blocks: &[Block],
     ) -> (Vec<bool>, bool) {
-        let title = title.trim();
-        let mut template = self.observe_keys(host, url, blocks, title_key(title));
-        let title_repeats = match title.is_empty() {
-            true => false,
-            false => template.pop().unwrap_or(false),
-        };
+        let title = title_key(title.trim());
+        let mut template = self.observe_keys(host, url, blocks, title);
+        // The title's verdict is the last, when it has one.
+        let title_repeats = title.is_some() && template.pop() == Some(true);
         (template, title_repeats)
     }
 

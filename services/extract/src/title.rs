@@ -26,10 +26,10 @@ pub fn page_title(c: &Cleaned) -> String {
 /// nothing of the article, and the first of the first three `<h1>`s that
 /// is not the site's name is its headline.
 pub(crate) fn page_title_of(c: &Cleaned, title_repeats: bool) -> String {
-    let words =
-        |s: &str| -> rustc_hash::FxHashSet<String> { gleaner_text::words(s).into_iter().collect() };
+    let words = word_set;
     if title_repeats {
-        let site = words(c.meta.site_name.as_deref().unwrap_or(""));
+        let site_name = c.meta.site_name.as_deref().unwrap_or("");
+        let site = words(site_name);
         let title = words(&c.title);
         let own = c
             .blocks
@@ -45,16 +45,20 @@ pub(crate) fn page_title_of(c: &Cleaned, title_repeats: bool) -> String {
                         .all(|w| site.contains(w) || title.contains(w))
             });
         if let Some(h1) = own {
-            return h1.to_string();
+            return without_site_suffix(h1, site_name, last_part(&c.title)).to_string();
         }
     }
     titled(c)
 }
 
+/// The distinct words of a text.
+fn word_set(s: &str) -> rustc_hash::FxHashSet<String> {
+    gleaner_text::words(s).into_iter().collect()
+}
+
 /// [`page_title`] of a page whose `<title>` may be the article's.
 fn titled(c: &Cleaned) -> String {
-    let words =
-        |s: &str| -> rustc_hash::FxHashSet<String> { gleaner_text::words(s).into_iter().collect() };
+    let words = word_set;
     let og = og_title(c);
     let site = c.meta.site_name.as_deref().unwrap_or("");
     let og_words = words(og.unwrap_or(""));
@@ -507,6 +511,7 @@ mod tests {
         );
         assert_eq!(page_title(&c), "Harbour bridge");
     }
+
     #[test]
     fn a_title_the_site_repeats_gives_way_to_the_heading() {
         let c = cleaned(
@@ -516,8 +521,20 @@ mod tests {
         // Alone, the page's heading shares nothing with its title.
         assert_eq!(page_title(&c), "The heart of the internet");
         assert_eq!(page_title_of(&c, true), "Enameled cast iron pan and metal");
-        // A heading of the title's words is no headline of its own: the
-        // title is read as on any page.
+        // A heading of the title's words or of the site's name is no
+        // headline of its own: the next one is.
+        let c = page_of(
+            "<html><head><title>Reddit - The heart of the internet</title></head>\
+            <body><h1>Reddit</h1><h1>Enameled cast iron pan</h1><p>Body.</p></body></html>",
+        );
+        assert_eq!(page_title_of(&c, true), "Enameled cast iron pan");
+        let c = page_of(
+            "<html><head><title>Quay - The heart of the harbour</title>\
+            <meta property='og:site_name' content='Quay News'></head>\
+            <body><h1>Quay News</h1><h1>Bridge reopens</h1><p>Body.</p></body></html>",
+        );
+        assert_eq!(page_title_of(&c, true), "Bridge reopens");
+        // With no heading of its own, the title is read as on any page.
         let c = cleaned("Reddit - The heart of the internet", "Reddit");
         assert_eq!(page_title_of(&c, true), page_title(&c));
     }

@@ -40,8 +40,6 @@ pub fn open_input(path: &std::path::Path) -> anyhow::Result<Box<dyn std::io::Buf
     Ok(Box::new(std::io::BufReader::with_capacity(1 << 20, f)))
 }
 
-/// Logs on stderr, coloured only on a terminal and without NO_COLOR (a
-/// log file gets no escape codes).
 /// A whole number as a user types one (`--limit`, `?limit=`); one too
 /// large for the machine stands as its largest, so that a range check
 /// after it says what the range is, and a limit that large means all.
@@ -53,6 +51,8 @@ pub fn whole_number(v: &str) -> Option<usize> {
     }
 }
 
+/// Logs on stderr, coloured only on a terminal and without NO_COLOR (a
+/// log file gets no escape codes).
 pub fn init_logs(default: &str) {
     use std::io::IsTerminal;
     let filter = tracing_subscriber::EnvFilter::try_from_env("GLEANER_LOG")
