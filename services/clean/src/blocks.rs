@@ -59,7 +59,9 @@ pub(crate) struct State {
     pub(crate) markup_bytes: u32,
     pub(crate) blocks: Vec<Block>,
     pub(crate) meta: PageMeta,
-    pub(crate) time_datetime: Option<String>,
+    /// The first `<time datetime>` values (at most
+    /// [`crate::local_date::MAX_TIMES`]), in page order.
+    pub(crate) time_datetimes: Vec<String>,
     pub(crate) microdata: MicrodataAuthor,
     pub(crate) linked_author: LinkAuthor,
     /// The `N` of the `twitter:labelN` card that reads "Written by".

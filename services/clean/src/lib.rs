@@ -8,6 +8,7 @@ mod attrs;
 mod bench;
 mod blocks;
 mod entities;
+mod local_date;
 mod meta;
 mod microdata;
 mod stage;
@@ -205,9 +206,10 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
         s.meta.author = s.microdata.found.take();
     }
     s.meta.linked_author = s.linked_author.found.take();
-    if s.meta.date.is_none() {
-        s.meta.date = s.time_datetime.take();
-    }
+    s.meta.date = match s.meta.date.take() {
+        Some(date) => Some(local_date::in_publishers_offset(date, &s.time_datetimes)),
+        None => s.time_datetimes.first().cloned(),
+    };
     // Pages rendered by JavaScript often give crawlers their content inside
     // <noscript> (Discourse forums do): when the page itself has almost no
     // text and <noscript> has plenty, that markup is cleaned too (one level).

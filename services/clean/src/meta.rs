@@ -120,7 +120,9 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 s.meta.canonical_url = Some(href);
             }
         }
-        "time" if s.time_datetime.is_none() => s.time_datetime = attr("datetime"),
+        "time" if s.time_datetimes.len() < crate::local_date::MAX_TIMES => {
+            s.time_datetimes.extend(attr("datetime"))
+        }
         _ => {}
     }
 }
