@@ -127,6 +127,30 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
     }
 }
 
+/// `meta` with what it lacks taken from `more`, the metadata of the
+/// markup a page gives crawlers in `<noscript>`.
+pub(crate) fn fill_missing(meta: &mut PageMeta, more: PageMeta) {
+    let fill = |mine: &mut Option<String>, theirs: Option<String>| {
+        if mine.is_none() {
+            *mine = theirs;
+        }
+    };
+    fill(&mut meta.description, more.description);
+    fill(&mut meta.author, more.author);
+    fill(&mut meta.date, more.date);
+    fill(&mut meta.language, more.language);
+    fill(&mut meta.canonical_url, more.canonical_url);
+    fill(&mut meta.site_name, more.site_name);
+    fill(&mut meta.og_title, more.og_title);
+    fill(&mut meta.page_type, more.page_type);
+    fill(&mut meta.image, more.image);
+    fill(&mut meta.linked_author, more.linked_author);
+    fill(&mut meta.card_author, more.card_author);
+    if meta.authors.is_empty() {
+        meta.authors = more.authors;
+    }
+}
+
 /// Authors kept of a JSON-LD list (a page may list a whole newsroom).
 const MAX_AUTHORS: usize = 20;
 
