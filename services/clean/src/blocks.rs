@@ -64,6 +64,9 @@ pub(crate) struct State {
     pub(crate) time_datetimes: Vec<String>,
     pub(crate) microdata: MicrodataAuthor,
     pub(crate) linked_author: LinkAuthor,
+    /// A forum thread's first poster, read until a microdata author is
+    /// found (whichever names a person first is the page's).
+    pub(crate) poster: LinkAuthor,
     /// The `N` of the `twitter:labelN` card that reads "Written by".
     pub(crate) twitter_author_slot: Option<String>,
     /// The paper's authors, one `citation_author` meta tag each.
@@ -231,6 +234,7 @@ impl State {
                 self.chrome_role_depth -= usize::from(o.chrome_role);
                 self.microdata.end(o.serial);
                 self.linked_author.end(o.serial);
+                self.poster.end(o.serial);
             }
         }
     }

@@ -104,6 +104,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 let mut attrs = attrs_of(el, html);
                 // A <dialog> shows only when open.
                 attrs.hidden |= tag == "dialog" && !el.has_attribute("open");
+                let is_link = tag == "a";
                 let serial = s.push(tag, &attrs);
                 if let Some(t) = attrs.itemtype.as_deref().and_then(meta::page_type_named) {
                     s.microdata_type.get_or_insert(t);
@@ -117,6 +118,17 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 }
                 if attrs.rel_author && s.dropped_depth == 0 && s.hidden_depth == 0 {
                     s.linked_author.start(serial);
+                }
+                if is_link
+                    && s.dropped_depth == 0
+                    && s.microdata.found.is_none()
+                    && !s.microdata.is_open()
+                    && attrs
+                        .class
+                        .as_deref()
+                        .is_some_and(microdata::is_poster_link)
+                {
+                    s.poster.start(serial);
                 }
                 drop(s);
                 let s_end = s_el.clone();
@@ -163,6 +175,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 s.raw.push_str(chunk);
                 s.microdata.text(chunk);
                 s.linked_author.text(chunk);
+                s.poster.text(chunk);
                 if s.hidden_depth > 0 {
                     s.hidden_raw_bytes += chunk.len();
                 }
@@ -203,7 +216,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
     meta::set_citation_authors(&mut s.meta, citation_authors);
     let article_body = read_json_ld(&mut s.meta, &s.ld_json);
     if s.meta.author.is_none() {
-        s.meta.author = s.microdata.found.take();
+        s.meta.author = s.poster.found.take().or(s.microdata.found.take());
     }
     s.meta.linked_author = s.linked_author.found.take();
     s.meta.date = match s.meta.date.take() {

@@ -102,8 +102,21 @@ impl MicrodataAuthor {
     }
 }
 
+/// Whether a link's classes name it a forum member's name, as the
+/// forum packages print each post's poster (`a.username`: phpBB, XenForo;
+/// vBulletin's `bigusername`): the first such link is the thread's
+/// starter. Not phpBB's `username-coloured`, its staff's: a style that
+/// leaves its members' links unclassed colours a moderator's reply
+/// (wcxb-dev: one thread's starter lost to it, none found).
+pub(crate) fn is_poster_link(class: &str) -> bool {
+    class
+        .split_ascii_whitespace()
+        .any(|c| matches!(c, "username" | "bigusername"))
+}
+
 /// The text of the page's first link marked `rel="author"` with a text:
-/// blogs mark their byline so when nothing else names the author.
+/// blogs mark their byline so when nothing else names the author. Also
+/// reads the first poster's link ([`is_poster_link`]).
 #[derive(Default)]
 pub(crate) struct LinkAuthor {
     /// Serial of the open link (0: none open).
@@ -195,5 +208,28 @@ mod tests {
         assert_eq!(linked(page).as_deref(), Some("Mike & Co"));
         assert_eq!(clean_html(page).unwrap().1.author, None);
         assert_eq!(linked(r#"<a rel="nofollow" href="/a">Not Me</a>"#), None);
+    }
+
+    /// A forum thread's starter: its first member link, before a reply's
+    /// microdata author (XenForo marks the replies', not the first post's);
+    /// a microdata author first (an article's byline, a comment's member
+    /// link below it) stays the page's.
+    #[test]
+    fn a_threads_first_member_link_is_its_author() {
+        let thread = r#"<p>Thread starter <a href="/members/sam.1/" class="username  u-concealed">SamuelMIz</a></p>
+            <article><h4><a href="/members/sam.1/" class="username">SamuelMIz</a></h4><p>My question.</p></article>
+            <article><span itemprop="author" itemscope><a href="/members/r.2/" class="username"><span itemprop="name">Ralston18</span></a></span><p>An answer.</p></article>"#;
+        assert_eq!(author(thread).as_deref(), Some("SamuelMIz"));
+        let vbulletin =
+            r#"<a class="bigusername" href="member.php?u=224387">microfast</a><p>First post.</p>"#;
+        assert_eq!(author(vbulletin).as_deref(), Some("microfast"));
+        let article = r#"<span itemprop="author">Jane Doe</span><p>Story.</p>
+            <div class="comment"><a class="username" href="/u/reader">reader42</a> said</div>"#;
+        assert_eq!(author(article).as_deref(), Some("Jane Doe"));
+        // Staff's colour class and a member link left empty (an avatar).
+        let staff = r#"<a class="username-coloured" href="/u/mod">A Moderator</a>"#;
+        assert_eq!(author(staff), None);
+        let avatar = r#"<a class="username" href="/u/x"><img src="/x.png"></a><a class="username" href="/u/x">xeno</a>"#;
+        assert_eq!(author(avatar).as_deref(), Some("xeno"));
     }
 }
