@@ -237,9 +237,21 @@ fn unwrapped(script: &str) -> &str {
 
 /// A JSON-LD name as text. Some publishers (WordPress's Yoast among them)
 /// escape its HTML entities ("Maria &amp; Katerina"), which a script's text
-/// keeps as written; a name never means them literally.
+/// keeps as written; a name never means them literally. Nor the quotes
+/// a template that encodes its values twice leaves around one
+/// (`"name":"\"David Kim\""`).
 fn json_ld_text(name: &str) -> String {
-    collapse(&decode_entities(name))
+    collapse(&decode_entities(unquoted(name)))
+}
+
+/// A JSON-LD string without the double quotes a twice-encoded value
+/// keeps around it.
+fn unquoted(value: &str) -> &str {
+    let v = value.trim();
+    v.strip_prefix('"')
+        .and_then(|v| v.strip_suffix('"'))
+        .filter(|inner| !inner.contains('"'))
+        .unwrap_or(v)
 }
 
 /// The names of a JSON-LD object's `author` (a name, an object with a
@@ -365,7 +377,7 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
                 let published = o
                     .get("datePublished")
                     .and_then(|d| d.as_str())
-                    .map(|d| d.trim().to_string())
+                    .map(|d| unquoted(d).to_string())
                     .filter(|d| !d.is_empty());
                 if let Some(d) = published.filter(|_| found.date < sure) {
                     meta.date = Some(d);
@@ -500,6 +512,17 @@ mod tests {
         assert_eq!(author(page).as_deref(), Some("beijingwalker"));
         let other = r#"<script type="application/ld+json">{"@type":"Event","mainEntity":{"author":{"name":"Nobody"}}}</script><p>x</p>"#;
         assert_eq!(author(other), None);
+    }
+
+    /// Values a template encoded twice lose the quotes left around them.
+    #[test]
+    fn twice_encoded_values_lose_their_quotes() {
+        let page = r#"<script type="application/ld+json">{"@type":"BlogPosting","datePublished":"\"2025-12-17T13:22:47Z\"","author":{"@type":"Person","name":"\"David Kim\""},"publisher":{"name":"\"Terabyte Systems\""}}</script><p>x</p>"#;
+        let meta = crate::clean_html(page).unwrap().1;
+        assert_eq!(meta.author.as_deref(), Some("David Kim"));
+        assert_eq!(meta.date.as_deref(), Some("2025-12-17T13:22:47Z"));
+        assert_eq!(meta.site_name.as_deref(), Some("Terabyte Systems"));
+        assert_eq!(unquoted(r#""Weird Al" Yankovic"#), r#""Weird Al" Yankovic"#);
     }
 
     /// A paper's `citation_author` tags (Google Scholar's) name its
