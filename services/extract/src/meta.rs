@@ -92,6 +92,10 @@ fn byline_in(
         }
         let t = byline_after_a_date(t).unwrap_or(t);
         let labelled = strip_byline_label(t).len() < t.len();
+        if labelled && menu_or_section_heading(b, t, within.end == usize::MAX) {
+            after_label = false;
+            continue;
+        }
         if after_label || names_byline(&b.path) || labelled {
             // A lone word under an author-named element is more often a
             // label or a heading ("Name", "Modality") than a name.
@@ -115,6 +119,20 @@ fn byline_in(
         after_label = labelled && strip_byline_label(t).is_empty();
     }
     None
+}
+
+/// Whether a block that starts with a byline label is a menu's entry or
+/// a section's heading instead ("By Type" over a shop's wine types, "By
+/// Functionality" over a list of app types): one word after the label,
+/// in a link as a whole or a heading below the headline; read
+/// `anywhere` on the page (not by the headline), a link as a whole
+/// ("By Wine Region", "By Manufacturer"). By the headline a byline may
+/// be one link to the author's page ("By Scott Pletcher").
+fn menu_or_section_heading(b: &gleaner_core::messages::Block, text: &str, anywhere: bool) -> bool {
+    let all_link = b.text_len > 0 && b.link_text_len >= b.text_len;
+    let heading = matches!(b.tag.as_str(), "h2" | "h3" | "h4" | "h5" | "h6");
+    let one_word = strip_byline_label(text).split_whitespace().count() == 1;
+    (anywhere && all_link) || ((all_link || heading) && one_word)
 }
 
 /// Whether a block's path has a `<form>` or `<label>` element.
@@ -381,6 +399,21 @@ pub(crate) mod tests {
             author(&c).as_deref(),
             Some("Contributors to Wikimedia projects")
         );
+    }
+
+    /// "By Type" over a menu and "By Functionality" over a section are
+    /// no bylines; a byline linked whole by the headline is.
+    #[test]
+    fn menus_and_sections_that_start_with_by_name_no_one() {
+        let menu = "<nav><div><a href='/types'>By Type</a></div><div><a href='/r'>By Wine Region</a></div>\
+            <div><a href='/'>Home</a></div><div><a href='/shop'>Shop</a></div><div><a href='/club'>Club</a></div></nav>\
+            <h1>Story</h1><p>The text of the story, long enough to be one.</p>\
+            <h3>By Functionality</h3><ol><li>Social media apps</li></ol>";
+        assert_eq!(author(&page_of(menu)), None);
+        let linked = "<h1>Story</h1><a class='byline-link' href='/au/scott'><p>By Scott Pletcher</p></a><p>The text.</p>";
+        assert_eq!(author(&page_of(linked)).as_deref(), Some("Scott Pletcher"));
+        let heading = "<h1>Story</h1><h4>By Jane Doe</h4><p>The text.</p>";
+        assert_eq!(author(&page_of(heading)).as_deref(), Some("Jane Doe"));
     }
 
     #[test]
