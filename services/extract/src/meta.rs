@@ -92,6 +92,12 @@ fn byline_in(
         }
         let t = byline_after_a_date(t).unwrap_or(t);
         let labelled = strip_byline_label(t).len() < t.len();
+        // An avatar's initials between the label and the name ("Author",
+        // "CP", "Chengcheng Pei").
+        if after_label && (1..=3).contains(&t.chars().count()) && t.chars().all(char::is_uppercase)
+        {
+            continue;
+        }
         if labelled && menu_or_section_heading(b, t, within.end == usize::MAX) {
             after_label = false;
             continue;
@@ -157,14 +163,28 @@ fn headline_neighbourhood(c: &Cleaned) -> (std::ops::Range<usize>, std::ops::Ran
     }
 }
 
-/// Metadata that names no one: an e-mail address ("ops@example.com") or a
-/// number (a user id).
+/// Metadata that names no one: an e-mail address ("ops@example.com"), a
+/// number (a user id), or a template's placeholder left unfilled
+/// ("page.head.extra.author", "{{ author }}").
 fn is_an_address_or_number(author: &str) -> bool {
-    let email = !author.contains(char::is_whitespace)
+    let one_word = !author.contains(char::is_whitespace);
+    let email = one_word
         && author
             .split_once('@')
             .is_some_and(|(user, host)| !user.is_empty() && host.contains('.'));
-    email || author.chars().all(|c| c.is_ascii_digit())
+    // A key path that ends in what it stands for; a login may have dots
+    // too ("sara.r.peter").
+    let key_path = one_word
+        && author.split('.').count() >= 3
+        && author
+            .rsplit('.')
+            .next()
+            .is_some_and(|k| matches!(k, "author" | "authors" | "name" | "creator" | "byline"))
+        && author.split('.').all(|k| {
+            k.starts_with(|c: char| c.is_ascii_lowercase())
+                && k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        });
+    email || key_path || author.contains(['{', '}']) || author.chars().all(|c| c.is_ascii_digit())
 }
 
 /// Metadata that is an account's login ("kffnirmitap", "andrew.keaveney"):
@@ -379,10 +399,19 @@ pub(crate) mod tests {
         }
         let c = page_of("<meta name='author' content='By Thai Vong'><h1>Story</h1><p class='byline'>By Linda Rose</p><p>Text.</p>");
         assert_eq!(author(&c).as_deref(), Some("Linda Rose"));
-        for nobody in ["ops@our-hometown.com", "262588213843476", "arlene.m"] {
+        for nobody in [
+            "ops@our-hometown.com",
+            "262588213843476",
+            "arlene.m",
+            "page.head.extra.author",
+            "{{ author }}",
+        ] {
             let c = page_of(&format!("<meta name='author' content='{nobody}'><h1>Story</h1><p class='byline'>By Arlene Marturano</p><p>Text.</p>"));
             assert_eq!(author(&c).as_deref(), Some("Arlene Marturano"), "{nobody}");
         }
+        assert!(is_an_address_or_number("page.head.extra.author"));
+        assert!(!is_an_address_or_number("J.R.R.Tolkien"));
+        assert!(!is_an_address_or_number("sara.r.peter"));
         // The site's name as the author gives way to a writer's byline, a
         // byline naming the site too.
         let c = page_of("<meta property='og:site_name' content='The Press'><span itemprop='author'>The Press</span><h1>Story</h1><p class='byline'>By The Press</p><p>Courtesy of Forests News</p><p>Written by: Julie Mollins</p><p>Text.</p>");
@@ -412,6 +441,8 @@ pub(crate) mod tests {
         assert_eq!(author(&page_of(menu)), None);
         let linked = "<h1>Story</h1><a class='byline-link' href='/au/scott'><p>By Scott Pletcher</p></a><p>The text.</p>";
         assert_eq!(author(&page_of(linked)).as_deref(), Some("Scott Pletcher"));
+        let avatar = "<h1>Story</h1><div class='meta'>Author</div><div class='avatar'>CP</div><div>Chengcheng Pei</div><p>The text.</p>";
+        assert_eq!(author(&page_of(avatar)).as_deref(), Some("Chengcheng Pei"));
         let heading = "<h1>Story</h1><h4>By Jane Doe</h4><p>The text.</p>";
         assert_eq!(author(&page_of(heading)).as_deref(), Some("Jane Doe"));
     }
