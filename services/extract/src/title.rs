@@ -218,11 +218,52 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
             return h1.to_string();
         }
     }
+    let host = host_name(c);
+    let titled = |t: &str| strip_site_name(without_host_part(t, host.as_deref()), site);
     match og {
-        Some(og) => strip_site_name(og, site),
-        None if !raw.is_empty() => strip_site_name(raw, site),
+        Some(og) => titled(og),
+        None if !raw.is_empty() => titled(raw),
         None => h1.unwrap_or_default().to_string(),
     }
+}
+
+/// The name a page's host goes by: the first label of its registered
+/// domain ("newegg" for promotions.newegg.com), of three characters or
+/// more.
+fn host_name(c: &Cleaned) -> Option<String> {
+    let url = if c.final_url.is_empty() {
+        &c.url
+    } else {
+        &c.final_url
+    };
+    let host = gleaner_core::util::host_of(url);
+    let domain = gleaner_core::util::registered_domain(&host);
+    let label = domain.split('.').next()?;
+    (label.len() >= 3).then(|| label.to_string())
+}
+
+/// A title without its last part when that part names the host (its
+/// letters run together start with the host's name: "Newegg.com",
+/// "WRAL", "Mike Khorev" on mikekhorev.com, "Aura Official Site"): the
+/// site's name where `og:site_name` does not give it. The rest must not
+/// start with it too ("Nintendo Switch - OLED Model" on nintendo.com is a
+/// product's name).
+fn without_host_part<'a>(title: &'a str, host: Option<&str>) -> &'a str {
+    let names_host = |part: &str, host: &str| {
+        let squeezed: String = part
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        squeezed.starts_with(host)
+    };
+    let trimmed = title.trim();
+    host.and_then(|host| {
+        let (rest, last) = last_split(trimmed)?;
+        (names_host(last, host) && !names_host(rest, host) && gleaner_text::word_count(rest) > 0)
+            .then(|| rest.trim())
+    })
+    .unwrap_or(title)
 }
 
 /// The site's name as the `<title>` gives it beside the headline ("Story |
@@ -303,239 +344,5 @@ pub fn strip_site_name(title: &str, site_name: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-    use crate::meta::tests::page_of;
-
-    fn cleaned(title: &str, h1: &str) -> Cleaned {
-        page_of(&format!("<html><head><title>{title}</title></head><body><h1>{h1}</h1><p>Body text.</p></body></html>"))
-    }
-
-    #[test]
-    fn a_titles_site_name_names_the_site() {
-        let site =
-            |title: &str, headline: &str| site_name_in_title(&cleaned(title, headline), headline);
-        assert_eq!(
-            site("Story of the bridge | Quay Notes", "Story of the bridge").as_deref(),
-            Some("Quay Notes")
-        );
-        assert_eq!(
-            site("Quay Notes - Story of the bridge", "Story of the bridge").as_deref(),
-            Some("Quay Notes")
-        );
-        assert_eq!(
-            site("Story - the bridge | Quay Notes", "Story - the bridge").as_deref(),
-            Some("Quay Notes")
-        );
-        assert_eq!(
-            site("Story of the bridge [Quay]", "Story of the bridge").as_deref(),
-            Some("Quay")
-        );
-        // No separator, or a headline the title does not hold: no name.
-        assert_eq!(site("Story of the bridge", "Story of the bridge"), None);
-        assert_eq!(
-            site("Other story | Quay Notes", "Story of the bridge"),
-            None
-        );
-        // A long part is another headline, not a site's name.
-        assert_eq!(
-            site("Story | A much longer second line of it", "Story"),
-            None
-        );
-    }
-
-    #[test]
-    fn site_names_are_cut_from_titles() {
-        // A CJK headline is one "word" between spaces, and still the
-        // longer part.
-        assert_eq!(
-            strip_site_name("港口大桥经过八个月维修后重新开放 | Quay Notes", ""),
-            "港口大桥经过八个月维修后重新开放"
-        );
-        assert_eq!(
-            strip_site_name("Best Cloud Stocks of 2025 | The Motley Fool", ""),
-            "Best Cloud Stocks of 2025"
-        );
-        assert_eq!(
-            strip_site_name(
-                "Example News - Harbour bridge reopens after repairs",
-                "Example News"
-            ),
-            "Harbour bridge reopens after repairs"
-        );
-        assert_eq!(
-            strip_site_name("Rock - Paper - Scissors", ""),
-            "Rock - Paper - Scissors"
-        );
-        assert_eq!(strip_site_name("Plain title", ""), "Plain title");
-        assert_eq!(
-            strip_site_name("Weekly Edition for March 26 [LWN.net]", ""),
-            "Weekly Edition for March 26"
-        );
-        assert_eq!(strip_site_name("[Draft]", ""), "[Draft]");
-    }
-
-    /// A heading made of the title's last part alone is the site's name;
-    /// a documentation page's heading is its first part.
-    #[test]
-    fn a_heading_that_is_the_titles_site_part_is_not_the_headline() {
-        let c = cleaned(
-            "新竹尖石 美樹營地賞楓 (2) @ 史蒂文的家 :: 痞客邦 PIXNET ::",
-            "痞客邦 PIXNET",
-        );
-        assert_eq!(page_title(&c), "新竹尖石 美樹營地賞楓 (2) @ 史蒂文的家");
-        let c = cleaned("Quickstart — Flask Documentation (3.1.x)", "Quickstart");
-        assert_eq!(page_title(&c), "Quickstart");
-        // The bracketed site name, with a word of its own ("beta").
-        let c = cleaned(
-            "Lost at Sea - Chapter 2 - Mira [Story Archive]",
-            "Story Archive beta",
-        );
-        assert_eq!(
-            page_title(&c),
-            "Lost at Sea",
-            "from the <title>, not the heading"
-        );
-    }
-
-    /// Two headings share as many words with the title: the headline is
-    /// the one from its first part, not the project's name after it.
-    #[test]
-    fn a_tie_goes_to_the_heading_of_the_titles_first_part() {
-        let c = page_of(
-            "<html><head><title>Evolve: Shared Mutable History — evolve extension for \
-             Mercurial</title></head><body><h1>evolve extension for Mercurial</h1>\
-             <h1>Evolve: Shared Mutable History</h1><p>Body text.</p></body></html>",
-        );
-        assert_eq!(page_title(&c), "Evolve: Shared Mutable History");
-    }
-
-    #[test]
-    fn the_headline_is_the_title_when_it_shares_most_words_with_it() {
-        // Reworded in <title>: still the headline (the features' title,
-        // which wants it verbatim, falls back to <title>).
-        let c = cleaned(
-            "Bridge reopens after repairs | Harbour Times",
-            "Harbour bridge reopens after long repairs",
-        );
-        assert_eq!(page_title(&c), "Harbour bridge reopens after long repairs");
-        assert_eq!(feature_title(&c), "Bridge reopens after repairs");
-        // A heading that is not the headline.
-        let c = cleaned(
-            "Bridge reopens after repairs | Harbour Times",
-            "Latest news",
-        );
-        assert_eq!(page_title(&c), "Bridge reopens after repairs");
-    }
-
-    /// The site's name the heading holds after the headline is cut off
-    /// (a logo link inside the `<h1>`, its text glued to the headline's,
-    /// or the declared name after a separator); a headline that ends in
-    /// the name after a space keeps it.
-    #[test]
-    fn a_site_name_after_the_headline_in_its_heading_is_cut_off() {
-        // The `<title>` names the site; og:title, as here, often does not.
-        let c = page_of(
-            "<html><head><title>Anticorrupción decidirá en Madrid si recurre » Local » \
-            Ultima Hora Mallorca</title><meta property='og:title' content='Anticorrupción \
-            decidirá en Madrid si recurre'></head><body><h1><span>Anticorrupción decidirá en \
-            Madrid si recurre</span><a href='/'>Ultima Hora Mallorca</a></h1><p>Body.</p></body></html>",
-        );
-        assert_eq!(
-            page_title(&c),
-            "Anticorrupción decidirá en Madrid si recurre"
-        );
-        let c = page_of(
-            "<html><head><title>Harbour bridge reopens | Harbour Times</title>\
-            <meta property='og:site_name' content='Harbour Times'></head>\
-            <body><h1>Harbour bridge reopens | Harbour Times</h1><p>Body.</p></body></html>",
-        );
-        assert_eq!(page_title(&c), "Harbour bridge reopens");
-        // The title's last part after a separator may be the headline's
-        // own subtitle.
-        let c = cleaned(
-            "Content Depth — Write About Your Core Topics",
-            "Content Depth — Write About Your Core Topics",
-        );
-        assert_eq!(
-            page_title(&c),
-            "Content Depth — Write About Your Core Topics"
-        );
-        let c = page_of(
-            "<html><head><title>Everything new from Apple | Apple</title>\
-            <meta property='og:site_name' content='Apple'></head>\
-            <body><h1>Everything new from Apple</h1><p>Body.</p></body></html>",
-        );
-        assert_eq!(page_title(&c), "Everything new from Apple");
-    }
-
-    #[test]
-    fn the_sites_own_heading_is_not_the_headline() {
-        // A blog's name in an <h1> above the post, its <title> prefixed
-        // with it: og:title says which is the article's.
-        let c = page_of("<html><head><title>Silicon Notes: Open flow for programmable logic</title>\
-            <meta property='og:title' content='Open flow for programmable logic'></head>\
-            <body><h1>Silicon Notes</h1><h3>Open flow for programmable logic</h3><p>Body.</p></body></html>");
-        assert_eq!(page_title(&c), "Open flow for programmable logic");
-        // The site's heading first, the article's second: the one sharing
-        // more of the title.
-        let c = page_of("<html><head><title>Standalone binaries using Emscripten · V8</title></head>\
-            <body><h1>V8</h1><h1>Outside the web: standalone binaries using Emscripten</h1><p>Body.</p></body></html>");
-        assert_eq!(
-            page_title(&c),
-            "Outside the web: standalone binaries using Emscripten"
-        );
-        // A heading made of the site's name (og:site_name).
-        let c = page_of(
-            "<html><head><title>Update news | Minecraft News</title>\
-            <meta property='og:site_name' content='Minecraft News'></head>\
-            <body><h1>Minecraft News</h1><p>Body.</p></body></html>",
-        );
-        assert_eq!(page_title(&c), "Update news");
-        // A forum's name in its <h1> that the thread's title names too:
-        // all of it in the title's last part, little of it in the rest.
-        let c = cleaned(
-            "What happened with Arch Linux ISO in 2024 / Arch Discussion / Arch Linux Forums",
-            "Arch Linux",
-        );
-        assert_eq!(page_title(&c), "What happened with Arch Linux ISO in 2024");
-        let c = cleaned(
-            "Discuss the VirtualBox 7.1.0 release here - virtualbox.org",
-            "virtualbox.org",
-        );
-        assert_eq!(page_title(&c), "Discuss the VirtualBox 7.1.0 release here");
-        // A heading that says most of the story stays the headline.
-        let c = cleaned(
-            "Harbour bridge reopens - Harbour Bridge News",
-            "Harbour bridge",
-        );
-        assert_eq!(page_title(&c), "Harbour bridge");
-    }
-
-    #[test]
-    fn a_title_the_site_repeats_gives_way_to_the_heading() {
-        let c = cleaned(
-            "Reddit - The heart of the internet",
-            "Enameled cast iron pan and metal",
-        );
-        // Alone, the page's heading shares nothing with its title.
-        assert_eq!(page_title(&c), "The heart of the internet");
-        assert_eq!(page_title_of(&c, true), "Enameled cast iron pan and metal");
-        // A heading of the title's words or of the site's name is no
-        // headline of its own: the next one is.
-        let c = page_of(
-            "<html><head><title>Reddit - The heart of the internet</title></head>\
-            <body><h1>Reddit</h1><h1>Enameled cast iron pan</h1><p>Body.</p></body></html>",
-        );
-        assert_eq!(page_title_of(&c, true), "Enameled cast iron pan");
-        let c = page_of(
-            "<html><head><title>Quay - The heart of the harbour</title>\
-            <meta property='og:site_name' content='Quay News'></head>\
-            <body><h1>Quay News</h1><h1>Bridge reopens</h1><p>Body.</p></body></html>",
-        );
-        assert_eq!(page_title_of(&c, true), "Bridge reopens");
-        // With no heading of its own, the title is read as on any page.
-        let c = cleaned("Reddit - The heart of the internet", "Reddit");
-        assert_eq!(page_title_of(&c, true), page_title(&c));
-    }
-}
+#[path = "title_tests.rs"]
+mod tests;
