@@ -24,6 +24,7 @@ pub fn page_date(c: &Cleaned) -> Option<String> {
     let short = |b: &&gleaner_core::messages::Block| b.text.chars().count() <= 80;
     let date_in = |b: &gleaner_core::messages::Block| {
         let t = b.text.trim();
+        let t = &*unglued(t);
         normalise_date(t).or_else(|| {
             // A date inside a longer line: try each run of 3 tokens.
             let toks: Vec<&str> = t.split_whitespace().collect();
@@ -66,14 +67,60 @@ pub fn page_date(c: &Cleaned) -> Option<String> {
         })
 }
 
+/// `text` with a space where a date's span and the next or the last
+/// one meet with no space between them: after a year that runs into a
+/// word ("Dec 17, 2025Julian K. Arni"; a day's ordinal ending, "1st", is
+/// no year) and between a lower-case letter and a capital ("Mental
+/// HealthDECEMBER 22, 2022").
+fn unglued(text: &str) -> std::borrow::Cow<'_, str> {
+    let b = text.as_bytes();
+    let after_year = |i: usize| {
+        i >= 4
+            && b[i - 4..i].iter().all(u8::is_ascii_digit)
+            && (i == 4 || !b[i - 5].is_ascii_digit())
+            && text[i..].starts_with(char::is_alphabetic)
+    };
+    let mut out = String::new();
+    let mut last = 0;
+    let mut previous: Option<char> = None;
+    for (i, c) in text.char_indices() {
+        let case_glue = previous.is_some_and(char::is_lowercase) && c.is_uppercase();
+        if i > 0 && (case_glue || after_year(i)) {
+            out.push_str(&text[last..i]);
+            out.push(' ');
+            last = i;
+        }
+        previous = Some(c);
+    }
+    if last == 0 {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    out.push_str(&text[last..]);
+    std::borrow::Cow::Owned(out)
+}
+
 /// The longest block read as a date line (`Updated on 11 December 2025`).
 const DATE_LINE_CHARS: usize = 40;
 /// A block this long is the article's text, below which a date is only a
 /// date the text mentions.
 const PROSE_CHARS: usize = 120;
 
+/// English months written out; a word names one when it is its first
+/// three letters or more ("sep", "sept", "september"), not any word
+/// that starts so ("Junkies", "Marketing", "Decision").
 const MONTHS: &[&str] = &[
-    "jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec",
+    "january",
+    "february",
+    "march",
+    "april",
+    "may",
+    "june",
+    "july",
+    "august",
+    "september",
+    "october",
+    "november",
+    "december",
 ];
 
 /// A date as RFC 3339: a timestamp with an offset (RFC 3339, ISO 8601 or
@@ -389,7 +436,7 @@ const OTHER_MONTHS: [&[&str]; 12] = [
 /// "september"), else in the other languages dates are read in.
 fn month_of(t: &str) -> Option<usize> {
     let english = (t.len() >= 3)
-        .then(|| MONTHS.iter().position(|m| t.starts_with(m)))
+        .then(|| MONTHS.iter().position(|m| m.starts_with(t)))
         .flatten();
     english.or_else(|| other_month(t))
 }

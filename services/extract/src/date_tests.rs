@@ -27,6 +27,14 @@ fn a_date_beside_the_headline_is_the_pages_date() {
     let filler = "<p>More text of the story, as long as a paragraph of an article is, which runs on for a while and then a little further still.</p>".repeat(8);
     let c = page_of(&format!("<h1>Story</h1>{filler}<p>On May 1, 2024</p>"));
     assert_eq!(page_date(&c), None);
+    // A date's span glued to the byline's.
+    let c = page_of("<div class='dateAndAuthor'><span>Dec 17, 2025</span><span>Julian K. Arni</span></div><h1>Story</h1><p>Text of the story.</p>");
+    assert_eq!(page_date(&c).as_deref(), Some("2025-12-17"));
+    assert_eq!(super::unglued("1st May 2024By Jo"), "1st May 2024 By Jo");
+    assert_eq!(super::unglued("Ärger 12345abc"), "Ärger 12345abc");
+    // A section's name glued to the date, and the update after it.
+    let c = page_of("<div class='article-dateline'><a>Mental Health</a>DECEMBER 22, 2022Updated: JANUARY 02, 2026</div><h1>Story</h1><p>Text of the story.</p>");
+    assert_eq!(page_date(&c).as_deref(), Some("2022-12-22"));
     // An element named for dates wins wherever it is.
     let c = page_of(&format!(
         "<h1>Story</h1>{filler}<p class='post-date'>May 1, 2024</p>"
@@ -114,6 +122,15 @@ fn dates_become_iso() {
         Some("2021-09-03")
     );
     assert_eq!(normalise_date("yesterday"), None);
+    // A word that starts as a month does ("Ajay Junkies") names none.
+    assert_eq!(
+        normalise_date("Ajay Junkies, May 11, 2024 IP").as_deref(),
+        Some("2024-05-11")
+    );
+    assert_eq!(
+        normalise_date("Sept 3, 2021").as_deref(),
+        Some("2021-09-03")
+    );
     // Other languages' month names, written out or cut.
     for (text, iso) in [
         ("5. März 2024", "2024-03-05"),
