@@ -11,6 +11,7 @@ mod entities;
 mod local_date;
 mod meta;
 mod microdata;
+mod pictured;
 mod stage;
 mod tags;
 mod visible;
@@ -63,7 +64,12 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     s.flush();
                 }
                 match tag.as_str() {
-                    "img" if s.dropped_depth == 0 => s.image_count += 1,
+                    "img" if s.dropped_depth == 0 => {
+                        s.image_count += 1;
+                        if s.meta.pictured_author.is_none() && s.hidden_depth == 0 {
+                            s.meta.pictured_author = pictured::portrait_name(&s.path, el);
+                        }
+                    }
                     "code" | "kbd" | "samp" => s.has_code = true,
                     "title" if s.dropped_depth <= 1 && s.title_raw.is_empty() => {
                         s.in_title = true;

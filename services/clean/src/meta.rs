@@ -146,6 +146,7 @@ pub(crate) fn fill_missing(meta: &mut PageMeta, more: PageMeta) {
     fill(&mut meta.image, more.image);
     fill(&mut meta.linked_author, more.linked_author);
     fill(&mut meta.card_author, more.card_author);
+    fill(&mut meta.pictured_author, more.pictured_author);
     if meta.authors.is_empty() {
         meta.authors = more.authors;
     }

@@ -193,6 +193,12 @@ pub struct PageMeta {
     /// the post's account, which a byline on the page may correct.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub card_author: Option<String>,
+    /// The name an author box's picture gives (the `alt` of the first
+    /// image under an element named for the author or an avatar:
+    /// "Headshot of Doris Munoz-Mantilla"), for a page that names its
+    /// writer nowhere in its text.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pictured_author: Option<String>,
 }
 
 /// `gleaner.cleaned`: a page stripped of markup. Its JSON names each

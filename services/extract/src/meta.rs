@@ -199,8 +199,14 @@ fn is_a_login(author: &str) -> bool {
 
 /// The page's author: the metadata's, unless it is only the site's name,
 /// a bare label or written as a byline ("By Jane Doe") and the page shows a
-/// byline.
+/// byline; else the author box's portrait's ("Headshot of Doris
+/// Munoz-Mantilla": `pictured_author`), when nothing else names anyone.
 pub fn author(c: &Cleaned) -> Option<String> {
+    named_author(c).or_else(|| name_in(c.meta.pictured_author.as_deref()?).map(str::to_string))
+}
+
+/// [`author`] from the metadata and the page's text.
+fn named_author(c: &Cleaned) -> Option<String> {
     let Some(meta) = c
         .meta
         .author
@@ -445,6 +451,24 @@ pub(crate) mod tests {
         assert_eq!(author(&page_of(avatar)).as_deref(), Some("Chengcheng Pei"));
         let heading = "<h1>Story</h1><h4>By Jane Doe</h4><p>The text.</p>";
         assert_eq!(author(&page_of(heading)).as_deref(), Some("Jane Doe"));
+    }
+
+    /// An author box that names its writer only in its portrait's `alt`;
+    /// a byline in the text comes first, and a commenter's avatar or a
+    /// dealer's logo names no one.
+    #[test]
+    fn an_author_boxs_portrait_names_the_writer_when_nothing_else_does() {
+        let pictured = "<h1>Story</h1><p>The text of the story.</p>\
+            <div class='post-author-wrapper'><img src='/a.png' alt='Headshot of Doris Munoz-Mantilla, MD'><p>Writes about health.</p></div>";
+        assert_eq!(
+            author(&page_of(pictured)).as_deref(),
+            Some("Doris Munoz-Mantilla")
+        );
+        let both = format!("<p class='byline'>By Jane Doe</p>{pictured}");
+        assert_eq!(author(&page_of(&both)).as_deref(), Some("Jane Doe"));
+        let others = "<h1>Story</h1><img class='authorized-dealer-logo' alt='Portman Lights'><p>The text.</p>\
+            <ol class='comment-list'><li><img class='avatar' alt='Jim Reader avatar'><p>Nice.</p></li></ol>";
+        assert_eq!(author(&page_of(others)), None);
     }
 
     #[test]
