@@ -14,19 +14,33 @@ const PORTRAIT: &[&str] = &[
 /// folder (`/authors/sarahknowles2.jpg`); not a commenter's avatar
 /// (under an element named for comments).
 pub(crate) fn is_portrait(path: &str, class: Option<&str>, src: Option<&str>) -> bool {
-    // Not an "authorized dealer" logo, nor a sign-in box's
-    // (`#authorization`).
-    let names = |s: &str| {
-        let s = s.to_ascii_lowercase().replace("authoriz", "");
-        s.contains("author") || s.contains("avatar")
-    };
-    let path_lower = path.to_ascii_lowercase();
-    if path_lower.contains("comment") {
+    if holds(path, b"comment") {
         return false;
     }
-    names(path)
-        || class.is_some_and(names)
-        || src.is_some_and(|s| s.to_ascii_lowercase().contains("/author"))
+    names_author(path)
+        || class.is_some_and(names_author)
+        || src.is_some_and(|s| holds(s, b"/author"))
+}
+
+/// Whether a label names the author or an avatar ("post-author-wrapper",
+/// "author-img", "avatar"), not an "authorized dealer" logo nor a sign-in
+/// box (`#authorization`). Read in place: every image of a page asks.
+fn names_author(label: &str) -> bool {
+    let b = label.as_bytes();
+    b.windows(6).enumerate().any(|(i, w)| {
+        w.eq_ignore_ascii_case(b"avatar")
+            || (w.eq_ignore_ascii_case(b"author")
+                && !b
+                    .get(i + 6..i + 8)
+                    .is_some_and(|r| r.eq_ignore_ascii_case(b"iz")))
+    })
+}
+
+/// Whether `hay` holds `needle`, ASCII case aside.
+fn holds(hay: &str, needle: &[u8]) -> bool {
+    hay.as_bytes()
+        .windows(needle.len())
+        .any(|w| w.eq_ignore_ascii_case(needle))
 }
 
 /// The name a portrait's `alt` gives: without the words that say it is
@@ -48,7 +62,7 @@ pub(crate) fn name_in_alt(alt: &str) -> Option<String> {
 /// The writer an `<img>` under `path` portrays, if it is a portrait
 /// ([`is_portrait`]) whose `alt` names someone ([`name_in_alt`]).
 pub(crate) fn portrait_name(path: &str, img: &lol_html::html_content::Element) -> Option<String> {
-    let alt = img.get_attribute("alt")?;
+    let alt = img.get_attribute("alt").filter(|a| a.contains(' '))?;
     let class = img.get_attribute("class");
     let src = img
         .get_attribute("src")
