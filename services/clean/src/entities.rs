@@ -34,6 +34,9 @@ const INVISIBLE: [char; 3] = ['\u{ad}', '\u{200b}', '\u{feff}'];
 /// text instead (extract's `join_blocks`).
 pub(crate) fn collapse(s: &str) -> String {
     const JOINERS: [char; 2] = ['\u{200c}', '\u{200d}'];
+    // Text a CMS encoded twice ("Investorâ\u{80}\u{99}s") reads as
+    // written first.
+    let s = &*crate::mojibake::repaired(s);
     // Their UTF-8 forms end in these bytes; most texts have none.
     let may_hide = s
         .bytes()

@@ -11,6 +11,7 @@ mod entities;
 mod local_date;
 mod meta;
 mod microdata;
+mod mojibake;
 mod pictured;
 mod stage;
 mod tags;

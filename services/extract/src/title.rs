@@ -3,7 +3,9 @@
 
 use gleaner_core::messages::Cleaned;
 
-const TITLE_SEPARATORS: &[&str] = &[" | ", " - ", " – ", " — ", " :: ", " · ", " » ", " / "];
+const TITLE_SEPARATORS: &[&str] = &[
+    " | ", " - ", " – ", " — ", " :: ", " · ", " • ", " » ", " / ",
+];
 
 /// The article title: of the page's first three `<h1>`s, the one sharing
 /// the most words with the `<title>` and `og:title` (at least half of its
@@ -242,28 +244,48 @@ fn host_name(c: &Cleaned) -> Option<String> {
     (label.len() >= 3).then(|| label.to_string())
 }
 
+/// A part's letters and digits run together, in lower case ("Newegg.com"
+/// is "neweggcom").
+fn squeezed(part: &str) -> String {
+    part.chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect()
+}
+
 /// A title without its last part when that part names the host (its
 /// letters run together start with the host's name: "Newegg.com",
 /// "WRAL", "Mike Khorev" on mikekhorev.com, "Aura Official Site"): the
 /// site's name where `og:site_name` does not give it. The rest must not
 /// start with it too ("Nintendo Switch - OLED Model" on nintendo.com is a
-/// product's name).
+/// product's name). A first part that is the host's name and nothing
+/// else goes too ("SoundStageXperience.com - The Five Best ..."); one
+/// that goes on is the headline's ("Digjitale Signal #18 – The World
+/// Without Work?").
 fn without_host_part<'a>(title: &'a str, host: Option<&str>) -> &'a str {
-    let names_host = |part: &str, host: &str| {
-        let squeezed: String = part
-            .chars()
-            .filter(|c| c.is_alphanumeric())
-            .flat_map(char::to_lowercase)
-            .collect();
-        squeezed.starts_with(host)
-    };
     let trimmed = title.trim();
-    host.and_then(|host| {
-        let (rest, last) = last_split(trimmed)?;
-        (names_host(last, host) && !names_host(rest, host) && gleaner_text::word_count(rest) > 0)
-            .then(|| rest.trim())
-    })
-    .unwrap_or(title)
+    let Some(host) = host else {
+        return title;
+    };
+    let names_host = |part: &str| squeezed(part).starts_with(host);
+    let is_host = |part: &str| {
+        let s = squeezed(part);
+        s == host
+            || (s.starts_with(host) && part.trim().contains('.') && !part.trim().contains(' '))
+    };
+    if let Some((rest, last)) = last_split(trimmed) {
+        if names_host(last) && !names_host(rest) && gleaner_text::word_count(rest) > 0 {
+            return rest.trim();
+        }
+    }
+    let first_split = TITLE_SEPARATORS
+        .iter()
+        .filter_map(|sep| trimmed.split_once(sep))
+        .min_by_key(|(first, _)| first.len());
+    match first_split {
+        Some((first, rest)) if is_host(first) && gleaner_text::word_count(rest) > 0 => rest.trim(),
+        _ => title,
+    }
 }
 
 /// The site's name as the `<title>` gives it beside the headline ("Story |

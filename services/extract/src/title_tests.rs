@@ -71,6 +71,16 @@ fn a_part_naming_the_host_is_the_sites() {
         "Hire an Independent SEO Expert"
     );
     assert_eq!(
+        on(
+            "https://www.soundstagexperience.com/x",
+            "SoundStageXperience.com - The Five Best Headphones"
+        ),
+        "The Five Best Headphones"
+    );
+    // A first part that goes on past the host's name is the headline's.
+    let title = "Digjitale Signal #18 – The World Without Work?";
+    assert_eq!(without_host_part(title, Some("digjitale")), title);
+    assert_eq!(
         on("https://www.nintendo.com/p", "Nintendo Switch - OLED Model"),
         "Nintendo Switch - OLED Model"
     );
