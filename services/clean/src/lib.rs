@@ -8,6 +8,7 @@ mod attrs;
 mod bench;
 mod blocks;
 mod entities;
+mod images;
 mod local_date;
 mod meta;
 mod microdata;
@@ -69,6 +70,10 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                         s.image_count += 1;
                         if s.meta.pictured_author.is_none() && s.hidden_depth == 0 {
                             s.meta.pictured_author = pictured::portrait_name(&s.path, el);
+                        }
+                        if s.meta.images.len() < images::MAX_IMAGES && s.hidden_depth == 0 {
+                            let before = s.blocks.len();
+                            s.meta.images.extend(images::content_image(el, before));
                         }
                     }
                     "code" | "kbd" | "samp" => s.has_code = true,

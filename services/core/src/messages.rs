@@ -199,6 +199,20 @@ pub struct PageMeta {
     /// writer nowhere in its text.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub pictured_author: Option<String>,
+    /// The page's first images that may be an article's (not logos, icons
+    /// nor avatars, not declared smaller than 100 pixels), with where
+    /// each sits among the blocks: the lead image where the metadata
+    /// names none.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<PageImage>,
+}
+
+/// An image of the page, as written in its `src`, and the number of the
+/// block it sits in or before.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, JsonSchema, Default)]
+pub struct PageImage {
+    pub before_block: u32,
+    pub src: String,
 }
 
 /// `gleaner.cleaned`: a page stripped of markup. Its JSON names each

@@ -258,6 +258,24 @@ fn absolute(cleaned: &Cleaned, href: &str) -> Option<String> {
     gleaner_core::util::absolute_url(base, href)
 }
 
+/// The lead image where the metadata names none: the page's first image
+/// ([`PageMeta::images`](gleaner_core::messages::PageMeta)) in the chosen
+/// text or just above it (a picture under the headline, before the first
+/// paragraph), made absolute.
+fn lead_image(cleaned: &Cleaned, chosen: &[usize]) -> Option<String> {
+    /// Blocks above the text an image may sit in (a headline, a
+    /// standfirst) and still lead it.
+    const ABOVE: usize = 3;
+    let first = *chosen.iter().min()?;
+    let last = *chosen.iter().max()?;
+    cleaned
+        .meta
+        .images
+        .iter()
+        .filter(|i| (first.saturating_sub(ABOVE)..=last).contains(&(i.before_block as usize)))
+        .find_map(|i| absolute(cleaned, &i.src))
+}
+
 pub(crate) fn extract_chosen(
     cleaned: &Cleaned,
     which: Extractor,
@@ -318,7 +336,11 @@ pub(crate) fn extract_chosen(
             .canonical_url
             .as_deref()
             .and_then(|u| absolute(cleaned, u)),
-        image: meta.image.as_deref().and_then(|u| absolute(cleaned, u)),
+        image: meta
+            .image
+            .as_deref()
+            .and_then(|u| absolute(cleaned, u))
+            .or_else(|| lead_image(cleaned, &chosen)),
     };
     (article, chosen)
 }
@@ -380,6 +402,28 @@ mod tests {
         c.meta.canonical_url = Some("javascript:void(0)".into());
         let a = crate::extract(&c, Extractor::Auto);
         assert_eq!((a.image, a.canonical_url), (None, None));
+    }
+
+    /// Without an `og:image`, the lead image is the first picture in the
+    /// text or just above it; a picture far above it (a header's promo)
+    /// is not.
+    #[test]
+    fn the_lead_image_is_the_texts_first_picture_where_the_metadata_names_none() {
+        let menu = "<li><a href='/x'>Section</a></li>".repeat(12);
+        let story = "<p>The harbour bridge reopened on Monday after eight months of repairs, the council said, and traffic is back.</p>".repeat(4);
+        let page = |figure: &str| {
+            format!("<html><body><div><img src='/promo/sale.jpg'></div><ul>{menu}</ul><h1>Bridge reopens</h1>{figure}{story}</body></html>")
+        };
+        let mut c = crate::meta::tests::page_of(&page("<figure><img src='/img/bridge.jpg' width='800'><figcaption>The bridge</figcaption></figure>"));
+        c.final_url = "https://example.com/news/bridge".into();
+        let a = crate::extract(&c, Extractor::Auto);
+        assert_eq!(
+            a.image.as_deref(),
+            Some("https://example.com/img/bridge.jpg")
+        );
+        let mut c = crate::meta::tests::page_of(&page(""));
+        c.final_url = "https://example.com/news/bridge".into();
+        assert_eq!(crate::extract(&c, Extractor::Auto).image, None);
     }
 
     /// An author line naming several people gives a list of them, the
