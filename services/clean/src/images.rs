@@ -5,6 +5,7 @@
 //! Extract takes the first one in or just above the text it chose.
 
 use gleaner_core::messages::PageImage;
+use std::borrow::Cow;
 
 /// Most images kept per page: the lead image is among the first.
 pub(crate) const MAX_IMAGES: usize = 8;
@@ -37,37 +38,88 @@ const FURNITURE: &[&str] = &[
 /// Least width or height an image may declare.
 const MIN_SIDE: u32 = 100;
 
+/// What an `<img>`'s attributes say, read in one pass and sliced from the
+/// page as written (entities and all), as [`crate::attrs::attrs_of`]
+/// reads every other element's: a page may have hundreds of images.
+#[derive(Default)]
+pub(crate) struct ImgAttrs<'a> {
+    /// The first of `src`, `data-src` and `data-lazy-src` that is set and
+    /// no `data:` URL.
+    pub(crate) src: Option<Cow<'a, str>>,
+    pub(crate) alt: Option<Cow<'a, str>>,
+    pub(crate) class: Option<Cow<'a, str>>,
+    pub(crate) id: Option<Cow<'a, str>>,
+    /// Whether its `width` or `height` says under [`MIN_SIDE`] pixels.
+    pub(crate) small: bool,
+}
+
+/// An `<img>`'s [`ImgAttrs`].
+pub(crate) fn img_attrs_of<'a>(
+    el: &lol_html::html_content::Element,
+    html: &'a str,
+) -> ImgAttrs<'a> {
+    let mut out = ImgAttrs::default();
+    for a in el.attributes() {
+        let located = a
+            .name_source_location()
+            .zip(a.value_source_location())
+            .and_then(|(n, v)| Some((html.get(n.bytes())?, html.get(v.bytes())?)));
+        let (name, value) = match located {
+            Some((n, v)) => (Cow::Borrowed(n), Cow::Borrowed(v)),
+            None => (Cow::Owned(a.name()), Cow::Owned(a.value())),
+        };
+        let is = |n: &str| name.eq_ignore_ascii_case(n);
+        if is("src") || is("data-src") || is("data-lazy-src") {
+            let v = value.trim();
+            if out.src.is_none() && !v.is_empty() && !v.starts_with("data:") {
+                out.src = Some(value);
+            }
+        } else if is("alt") {
+            out.alt = Some(value);
+        } else if is("class") {
+            out.class = Some(value);
+        } else if is("id") {
+            out.id = Some(value);
+        } else if is("width") || is("height") {
+            out.small |= value
+                .trim()
+                .trim_end_matches("px")
+                .parse::<u32>()
+                .is_ok_and(|n| n < MIN_SIDE);
+        }
+    }
+    out
+}
+
+/// Whether a value names page furniture ([`FURNITURE`]), in any case.
+fn names_furniture(value: &str) -> bool {
+    static WORDS: std::sync::OnceLock<aho_corasick::AhoCorasick> = std::sync::OnceLock::new();
+    WORDS
+        .get_or_init(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(FURNITURE)
+                .expect("furniture words build")
+        })
+        .is_match(value)
+}
+
 /// The image an `<img>` shows, if it may be the article's, sitting in or
 /// before block number `before_block`.
-pub(crate) fn content_image(
-    img: &lol_html::html_content::Element,
-    before_block: usize,
-) -> Option<PageImage> {
-    let src = ["src", "data-src", "data-lazy-src"]
-        .iter()
-        .filter_map(|a| img.get_attribute(a))
-        .map(|s| s.trim().to_string())
-        .find(|s| !s.is_empty() && !s.starts_with("data:"))?;
-    let small = ["width", "height"].iter().any(|a| {
-        img.get_attribute(a)
-            .and_then(|v| v.trim().trim_end_matches("px").parse::<u32>().ok())
-            .is_some_and(|n| n < MIN_SIDE)
-    });
+pub(crate) fn content_image(img: &ImgAttrs, before_block: usize) -> Option<PageImage> {
+    let src = img.src.as_deref()?;
     let furniture = [
-        Some(src.clone()),
-        img.get_attribute("class"),
-        img.get_attribute("id"),
-        img.get_attribute("alt"),
+        Some(src),
+        img.class.as_deref(),
+        img.id.as_deref(),
+        img.alt.as_deref(),
     ]
     .into_iter()
     .flatten()
-    .any(|v| {
-        let v = v.to_ascii_lowercase();
-        FURNITURE.iter().any(|f| v.contains(f))
-    });
-    (!small && !furniture).then(|| PageImage {
+    .any(names_furniture);
+    (!img.small && !furniture).then(|| PageImage {
         before_block: u32::try_from(before_block).unwrap_or(u32::MAX),
-        src,
+        src: crate::entities::decode_attribute(src.trim()).into_owned(),
     })
 }
 
@@ -90,12 +142,12 @@ mod tests {
             <figure><img src="/img/bridge.jpg" width="800" height="450"><figcaption>The bridge at dawn</figcaption></figure>
             <p>The bridge reopened today. <img src="/track.gif" width="1" height="1"></p>
             <p><img class="avatar" src="/u/jo.png"> Jo Doe</p>
-            <p><img src="data:image/png;base64,AAAA"> <img data-src="/img/lazy.jpg"> More text.</p>"#;
+            <p><img src="data:image/png;base64,AAAA" data-src="/img/lazy.jpg?w=800&amp;q=80"> More text.</p>"#;
         assert_eq!(
             images(page),
             vec![
                 (2, "/img/bridge.jpg".to_string()),
-                (5, "/img/lazy.jpg".to_string())
+                (5, "/img/lazy.jpg?w=800&q=80".to_string())
             ]
         );
     }

@@ -68,12 +68,17 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 match tag.as_str() {
                     "img" if s.dropped_depth == 0 => {
                         s.image_count += 1;
-                        if s.meta.pictured_author.is_none() && s.hidden_depth == 0 {
-                            s.meta.pictured_author = pictured::portrait_name(&s.path, el);
-                        }
-                        if s.meta.images.len() < images::MAX_IMAGES && s.hidden_depth == 0 {
-                            let before = s.blocks.len();
-                            s.meta.images.extend(images::content_image(el, before));
+                        let wanted = s.meta.pictured_author.is_none()
+                            || s.meta.images.len() < images::MAX_IMAGES;
+                        if wanted && s.hidden_depth == 0 {
+                            let img = images::img_attrs_of(el, html);
+                            if s.meta.pictured_author.is_none() {
+                                s.meta.pictured_author = pictured::portrait_name(&s.path, &img);
+                            }
+                            if s.meta.images.len() < images::MAX_IMAGES {
+                                let before = s.blocks.len();
+                                s.meta.images.extend(images::content_image(&img, before));
+                            }
                         }
                     }
                     "code" | "kbd" | "samp" => s.has_code = true,

@@ -61,16 +61,12 @@ pub(crate) fn name_in_alt(alt: &str) -> Option<String> {
 
 /// The writer an `<img>` under `path` portrays, if it is a portrait
 /// ([`is_portrait`]) whose `alt` names someone ([`name_in_alt`]).
-pub(crate) fn portrait_name(path: &str, img: &lol_html::html_content::Element) -> Option<String> {
-    let alt = img.get_attribute("alt").filter(|a| a.contains(' '))?;
-    let class = img.get_attribute("class");
-    let src = img
-        .get_attribute("src")
-        .or_else(|| img.get_attribute("data-src"));
-    if !is_portrait(path, class.as_deref(), src.as_deref()) {
+pub(crate) fn portrait_name(path: &str, img: &crate::images::ImgAttrs) -> Option<String> {
+    let alt = img.alt.as_deref().filter(|a| a.contains(' '))?;
+    if !is_portrait(path, img.class.as_deref(), img.src.as_deref()) {
         return None;
     }
-    name_in_alt(&crate::entities::decode_attribute(&alt))
+    name_in_alt(&crate::entities::decode_attribute(alt))
 }
 
 #[cfg(test)]
