@@ -54,6 +54,7 @@ pub fn page_date(c: &Cleaned) -> Option<String> {
                         .find_map(date_in)
                 })
         })
+        .or_else(|| posts_date(c, &date_in))
         .or_else(|| {
             // Further below the headline (past breadcrumbs, tags and
             // share buttons) but above the text, a line that is a date and
@@ -97,6 +98,58 @@ fn unglued(text: &str) -> std::borrow::Cow<'_, str> {
     }
     out.push_str(&text[last..]);
     std::borrow::Cow::Owned(out)
+}
+
+/// A thread's date: its first post's, where each post opens with a header
+/// that gives its date and time ("30th March 2025, 16:26", "#1
+/// 2025-11-01 15:14:37", "11-29-2024, 09:03 AM #1"): the first of two or
+/// more short blocks at one tag path (ids aside: each post has its own)
+/// that hold a time of day and a date. A forum package prints them so
+/// (vBulletin, FluxBB, MyBB), with no date in the page's metadata.
+fn posts_date(
+    c: &Cleaned,
+    date_in: &dyn Fn(&gleaner_core::messages::Block) -> Option<String>,
+) -> Option<String> {
+    let blocks = || c.blocks.iter().take(400);
+    let headers: Vec<String> = blocks()
+        .filter(|b| b.text.chars().count() <= 80 && has_time_of_day(&b.text))
+        .filter(|b| date_in(b).is_some())
+        .map(|b| without_ids(&b.path))
+        .collect();
+    let path = headers
+        .iter()
+        .find(|path| headers.iter().filter(|p| p == path).count() >= 2)?;
+    // The first post's header may say more ("2019-02-23, 09:14 PM (This
+    // post was last modified: ...)").
+    blocks()
+        .filter(|b| b.text.chars().count() <= 200 && without_ids(&b.path) == *path)
+        .find_map(date_in)
+}
+
+/// Whether a text holds a time of day (`16:26`, `9:03`).
+fn has_time_of_day(text: &str) -> bool {
+    let b = text.as_bytes();
+    (1..b.len().saturating_sub(2)).any(|i| {
+        b[i] == b':'
+            && b[i - 1].is_ascii_digit()
+            && b[i + 1].is_ascii_digit()
+            && b[i + 2].is_ascii_digit()
+    })
+}
+
+/// A tag path without its elements' ids (`div#post2017066.post` is
+/// `div.post`).
+fn without_ids(path: &str) -> String {
+    path.split('/')
+        .map(|label| match label.split_once('#') {
+            Some((tag, rest)) => match rest.find('.') {
+                Some(dot) => format!("{tag}{}", &rest[dot..]),
+                None => tag.to_string(),
+            },
+            None => label.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("/")
 }
 
 /// The longest block read as a date line (`Updated on 11 December 2025`).

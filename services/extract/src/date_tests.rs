@@ -35,6 +35,33 @@ fn a_date_beside_the_headline_is_the_pages_date() {
     // A section's name glued to the date, and the update after it.
     let c = page_of("<div class='article-dateline'><a>Mental Health</a>DECEMBER 22, 2022Updated: JANUARY 02, 2026</div><h1>Story</h1><p>Text of the story.</p>");
     assert_eq!(page_date(&c).as_deref(), Some("2022-12-22"));
+    // A thread's posts open with their date and time: the first post's
+    // dates the page.
+    for header in [
+        "30th March 2025, 16:26",
+        "#1 2025-03-30 15:14:37",
+        "03-30-2025, 09:03 AM #1",
+    ] {
+        let post = |n: u32, when: &str| {
+            format!("<table id='post{n}'><tr><td class='thead'>{when}</td></tr><tr><td>A reply with some words in it.</td></tr></table>")
+        };
+        let page = format!(
+            "<div class='nav'>Forum</div>{}{}",
+            post(1, header),
+            post(2, "2nd April 2025, 13:59")
+        );
+        assert_eq!(
+            page_date(&page_of(&page)).as_deref(),
+            Some("2025-03-30"),
+            "{header}"
+        );
+    }
+    let page = "<div id='p1' class='post_head'>2019-02-23, 09:14 PM (This post was last modified: 2024-01-05, 10:00 AM by its author, who fixed a word.)</div><p>First.</p>\
+        <div id='p2' class='post_head'>2019-02-24, 02:31 AM</div><p>Second.</p><div id='p3' class='post_head'>2019-02-24, 05:31 PM</div><p>Third.</p>";
+    assert_eq!(page_date(&page_of(page)).as_deref(), Some("2019-02-23"));
+    // One dated line alone is no post header.
+    let c = page_of("<div>Updated 12:30</div><p>On 5 May 2024, 10:00 the doors opened.</p><p>Text of the story.</p>");
+    assert_eq!(page_date(&c), None);
     // An element named for dates wins wherever it is.
     let c = page_of(&format!(
         "<h1>Story</h1>{filler}<p class='post-date'>May 1, 2024</p>"
