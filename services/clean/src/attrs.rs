@@ -94,21 +94,33 @@ pub(crate) fn classes_hide(class: &str) -> bool {
     hides
 }
 
-/// An element's [`Attrs`], with values sliced from the page by the
-/// attributes' source locations: one pass over the attributes and no
-/// allocation, where each `get_attribute` call lowercases the name and
-/// copies the value.
-pub(crate) fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) -> Attrs<'a> {
-    let mut out = Attrs::default();
-    for a in el.attributes() {
+/// An element's attributes as (name, value), sliced from the page by
+/// their source locations: no allocation, where each `get_attribute`
+/// call lowercases the name and copies the value. Values are as written,
+/// entities and all.
+pub(crate) fn attributes<'a, 'e>(
+    el: &'e lol_html::html_content::Element,
+    html: &'a str,
+) -> impl Iterator<Item = (Cow<'a, str>, Cow<'a, str>)> + 'e
+where
+    'a: 'e,
+{
+    el.attributes().iter().map(move |a| {
         let located = a
             .name_source_location()
             .zip(a.value_source_location())
             .and_then(|(n, v)| Some((html.get(n.bytes())?, html.get(v.bytes())?)));
-        let (name, value) = match located {
+        match located {
             Some((n, v)) => (Cow::Borrowed(n), Cow::Borrowed(v)),
             None => (Cow::Owned(a.name()), Cow::Owned(a.value())),
-        };
+        }
+    })
+}
+
+/// An element's [`Attrs`], read in one pass over its [`attributes`].
+pub(crate) fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) -> Attrs<'a> {
+    let mut out = Attrs::default();
+    for (name, value) in attributes(el, html) {
         if out.id.is_none() && name.eq_ignore_ascii_case("id") {
             out.id = Some(value);
         } else if out.class.is_none() && name.eq_ignore_ascii_case("class") {

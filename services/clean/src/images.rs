@@ -59,15 +59,7 @@ pub(crate) fn img_attrs_of<'a>(
     html: &'a str,
 ) -> ImgAttrs<'a> {
     let mut out = ImgAttrs::default();
-    for a in el.attributes() {
-        let located = a
-            .name_source_location()
-            .zip(a.value_source_location())
-            .and_then(|(n, v)| Some((html.get(n.bytes())?, html.get(v.bytes())?)));
-        let (name, value) = match located {
-            Some((n, v)) => (Cow::Borrowed(n), Cow::Borrowed(v)),
-            None => (Cow::Owned(a.name()), Cow::Owned(a.value())),
-        };
+    for (name, value) in crate::attrs::attributes(el, html) {
         let is = |n: &str| name.eq_ignore_ascii_case(n);
         if is("src") || is("data-src") || is("data-lazy-src") {
             let v = value.trim();
