@@ -166,7 +166,7 @@ fn headline_neighbourhood(c: &Cleaned) -> (std::ops::Range<usize>, std::ops::Ran
 /// Metadata that names no one: an e-mail address ("ops@example.com"), a
 /// number (a user id), or a template's placeholder left unfilled
 /// ("page.head.extra.author", "{{ author }}").
-fn is_an_address_or_number(author: &str) -> bool {
+fn names_no_one(author: &str) -> bool {
     let one_word = !author.contains(char::is_whitespace);
     let email = one_word
         && author
@@ -212,7 +212,7 @@ fn named_author(c: &Cleaned) -> Option<String> {
         .author
         .as_deref()
         .map(|a| a.trim_start_matches([',', ';', ' ']).trim())
-        .filter(|a| !a.is_empty() && !is_an_address_or_number(a))
+        .filter(|a| !a.is_empty() && !names_no_one(a))
     else {
         return byline_author(c);
     };
@@ -415,9 +415,9 @@ pub(crate) mod tests {
             let c = page_of(&format!("<meta name='author' content='{nobody}'><h1>Story</h1><p class='byline'>By Arlene Marturano</p><p>Text.</p>"));
             assert_eq!(author(&c).as_deref(), Some("Arlene Marturano"), "{nobody}");
         }
-        assert!(is_an_address_or_number("page.head.extra.author"));
-        assert!(!is_an_address_or_number("J.R.R.Tolkien"));
-        assert!(!is_an_address_or_number("sara.r.peter"));
+        assert!(names_no_one("page.head.extra.author"));
+        assert!(!names_no_one("J.R.R.Tolkien"));
+        assert!(!names_no_one("sara.r.peter"));
         // The site's name as the author gives way to a writer's byline, a
         // byline naming the site too.
         let c = page_of("<meta property='og:site_name' content='The Press'><span itemprop='author'>The Press</span><h1>Story</h1><p class='byline'>By The Press</p><p>Courtesy of Forests News</p><p>Written by: Julie Mollins</p><p>Text.</p>");
