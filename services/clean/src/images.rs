@@ -35,6 +35,9 @@ const FURNITURE: &[&str] = &[
     ".svg",
 ];
 
+/// Longest `src` kept, in bytes.
+const MAX_URL_BYTES: usize = 2048;
+
 /// Least width or height an image may declare.
 const MIN_SIDE: u32 = 100;
 
@@ -99,7 +102,8 @@ fn names_furniture(value: &str) -> bool {
 /// The image an `<img>` shows, if it may be the article's, sitting in or
 /// before block number `before_block`.
 pub(crate) fn content_image(img: &ImgAttrs, before_block: usize) -> Option<PageImage> {
-    let src = img.src.as_deref()?;
+    // A URL longer than any browser keeps is no picture's (and not kept).
+    let src = img.src.as_deref().filter(|s| s.len() <= MAX_URL_BYTES)?;
     let furniture = [
         Some(src),
         img.class.as_deref(),
@@ -135,6 +139,8 @@ mod tests {
             <p>The bridge reopened today. <img src="/track.gif" width="1" height="1"></p>
             <p><img class="avatar" src="/u/jo.png"> Jo Doe</p>
             <p><img src="data:image/png;base64,AAAA" data-src="/img/lazy.jpg?w=800&amp;q=80"> More text.</p>"#;
+        let long = format!("<p><img src='/{}.jpg'> Text.</p>", "a".repeat(5000));
+        assert!(images(&long).is_empty());
         assert_eq!(
             images(page),
             vec![

@@ -121,7 +121,9 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
             }
         }
         "time" if s.time_datetimes.len() < crate::local_date::MAX_TIMES => {
-            s.time_datetimes.extend(attr("datetime"))
+            // A date-time is short; a longer value is none (and not kept).
+            s.time_datetimes
+                .extend(attr("datetime").filter(|d| d.len() <= 64))
         }
         _ => {}
     }
