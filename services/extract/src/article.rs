@@ -2,7 +2,7 @@
 //! site's learned template and rules (the state a stream of pages shares).
 
 use crate::choice::select_titled;
-use crate::date::{self, normalise_date};
+use crate::date::normalise_date;
 use crate::extractor::Extractor;
 use crate::features::{collapsed, pre_of};
 use crate::language;
@@ -299,7 +299,7 @@ pub(crate) fn extract_chosen(
         .date
         .as_deref()
         .and_then(normalise_date)
-        .or_else(|| date::page_date(cleaned));
+        .or_else(|| crate::page_date::page_date(cleaned));
     let declared = crate::boundary::declared(cleaned);
     let chosen = without_bylines(&cleaned.blocks, chosen, author.as_deref(), declared);
     let site_name = meta

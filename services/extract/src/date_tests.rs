@@ -1,7 +1,9 @@
-//! Tests of date.rs: the page's date, and dates made ISO 8601.
+//! Tests of date.rs and page_date.rs: the page's date, and dates made ISO
+//! 8601.
 
 use super::*;
 use crate::meta::tests::page_of;
+use crate::page_date::{page_date, unglued};
 
 #[test]
 fn a_date_beside_a_headline_under_a_logo_is_the_pages_date() {
@@ -30,8 +32,8 @@ fn a_date_beside_the_headline_is_the_pages_date() {
     // A date's span glued to the byline's.
     let c = page_of("<div class='dateAndAuthor'><span>Dec 17, 2025</span><span>Julian K. Arni</span></div><h1>Story</h1><p>Text of the story.</p>");
     assert_eq!(page_date(&c).as_deref(), Some("2025-12-17"));
-    assert_eq!(super::unglued("1st May 2024By Jo"), "1st May 2024 By Jo");
-    assert_eq!(super::unglued("Ärger 12345abc"), "Ärger 12345abc");
+    assert_eq!(unglued("1st May 2024By Jo"), "1st May 2024 By Jo");
+    assert_eq!(unglued("Ärger 12345abc"), "Ärger 12345abc");
     // A section's name glued to the date, and the update after it.
     let c = page_of("<div class='article-dateline'><a>Mental Health</a>DECEMBER 22, 2022Updated: JANUARY 02, 2026</div><h1>Story</h1><p>Text of the story.</p>");
     assert_eq!(page_date(&c).as_deref(), Some("2022-12-22"));

@@ -32,6 +32,7 @@ mod lines;
 mod list_headings;
 mod meta;
 mod model;
+mod page_date;
 mod people;
 mod post_chrome;
 mod recirculation;
