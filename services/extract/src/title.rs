@@ -197,10 +197,10 @@ fn heading_text(text: &str) -> &str {
 /// contains it verbatim. Retrained on [`page_title`] (as it was then)
 /// instead, `auto` scored 0.8339 against 0.8358 (cross-validated), so the
 /// features keep this one.
-/// (Nor does it cut a part naming the host, which the models were not
-/// trained with either.)
+/// It cuts a part naming the host as the article's title does: retrained
+/// without that cut, `auto` scored 0.8725 against 0.8748 cross-validated.
 pub(crate) fn feature_title(c: &Cleaned) -> String {
-    title_with(c, None, |h1, raw, og| {
+    title_with(c, host_name(c).as_deref(), |h1, raw, og| {
         !h1.is_empty() && (raw.contains(h1) || og.is_some_and(|o| o.contains(h1)))
     })
 }
