@@ -127,7 +127,7 @@ fn titled(c: &Cleaned) -> String {
     }
     match best {
         Some((_, h1)) => without_site_suffix(h1, site, last_part(&c.title)).to_string(),
-        None => title_with(c, host_name(c).as_deref(), |_, _, _| false),
+        None => title_with(c, |_, _, _| false),
     }
 }
 
@@ -196,23 +196,19 @@ fn heading_text(text: &str) -> &str {
 /// features): the first `<h1>` only when the `<title>` or `og:title`
 /// contains it verbatim. Retrained on [`page_title`] (as it was then)
 /// instead, `auto` scored 0.8339 against 0.8358 (cross-validated), so the
-/// features keep this one.
-/// It cuts a part naming the host as the article's title does: retrained
+/// features keep this one. It cuts a part naming the host as the
+/// article's title does: retrained
 /// without that cut, `auto` scored 0.8725 against 0.8748 cross-validated.
 pub(crate) fn feature_title(c: &Cleaned) -> String {
-    title_with(c, host_name(c).as_deref(), |h1, raw, og| {
+    title_with(c, |h1, raw, og| {
         !h1.is_empty() && (raw.contains(h1) || og.is_some_and(|o| o.contains(h1)))
     })
 }
 
 /// The `<h1>` when `use_h1(h1, title, og_title)` says so, else `og:title`
-/// or `<title>` with the site name cut off (and a part naming `host`,
+/// or `<title>` with the site name cut off (and a part naming the host,
 /// [`without_host_part`]).
-fn title_with(
-    c: &Cleaned,
-    host: Option<&str>,
-    use_h1: impl Fn(&str, &str, Option<&str>) -> bool,
-) -> String {
+fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) -> String {
     let raw = c.title.trim();
     let site = c.meta.site_name.as_deref().unwrap_or("");
     let og = og_title(c);
@@ -227,7 +223,8 @@ fn title_with(
             return h1.to_string();
         }
     }
-    let titled = |t: &str| strip_site_name(without_host_part(t, host), site);
+    let host = host_name(c);
+    let titled = |t: &str| strip_site_name(without_host_part(t, host.as_deref()), site);
     match og {
         Some(og) => titled(og),
         None if !raw.is_empty() => titled(raw),
