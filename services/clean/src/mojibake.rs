@@ -6,16 +6,20 @@
 //! (ftfy's general repairs have no maintained Rust crate): only a text
 //! that holds such a control as part of a whole, valid UTF-8 sequence is
 //! repaired, and then every such sequence in it ("HorweenÂ®" too), so
-//! Latin-1 text ("São Paulo Ã©") is left alone.
+//! Latin-1 text ("São Paulo Ã©") is left alone. A double-encoded
+//! no-break space, "Â" then U+00A0, proves it too: the commonest trace
+//! such a CMS leaves ("cats.Â " after every sentence), and no language
+//! puts a capital Â right before a no-break space.
 
 use std::borrow::Cow;
 
 /// Whether `s` may hold such a run: a C1 control, U+0080 to U+009F,
-/// whose UTF-8 form is 0xC2 then 0x80 to 0x9F.
+/// whose UTF-8 form is 0xC2 then 0x80 to 0x9F, or "Â" then U+00A0.
 fn may_hold(s: &str) -> bool {
     s.as_bytes()
         .windows(2)
         .any(|w| w[0] == 0xC2 && (0x80..=0x9F).contains(&w[1]))
+        || s.contains("\u{c2}\u{a0}")
 }
 
 /// `s` with every run of double-encoded UTF-8 put back.
@@ -55,9 +59,8 @@ fn sequence_at(chars: &[char], with_control: bool) -> Option<(String, usize)> {
     };
     let tail = chars.get(1..=continuation)?;
     let tail: Vec<u32> = tail.iter().map(|&c| u32::from(c)).collect();
-    if !tail.iter().all(|c| (0x80..=0xBF).contains(c))
-        || (with_control && !tail.iter().any(|c| *c <= 0x9F))
-    {
+    let proof = tail.iter().any(|c| *c <= 0x9F) || (lead == 0xC2 && tail == [0xA0]);
+    if !tail.iter().all(|c| (0x80..=0xBF).contains(c)) || (with_control && !proof) {
         return None;
     }
     let bytes: Vec<u8> = std::iter::once(lead).chain(tail).map(|b| b as u8).collect();
@@ -92,6 +95,16 @@ mod tests {
             repaired("Horween\u{c2}\u{ae} Leather"),
             "Horween\u{c2}\u{ae} Leather"
         );
+    }
+
+    #[test]
+    fn a_double_encoded_no_break_space_proves_it() {
+        assert_eq!(
+            repaired("for cats.\u{c2}\u{a0} The average \u{c2}\u{bd} price"),
+            "for cats.\u{a0} The average \u{bd} price"
+        );
+        // A capital Â before an ordinary space is a letter.
+        assert_eq!(repaired("L\u{c2} \u{c2}\u{bd}"), "L\u{c2} \u{c2}\u{bd}");
     }
 
     #[test]
