@@ -44,6 +44,16 @@ const RECIRCULATION: &[&str] = &[
     "author-box",
     "authorbox",
     "author-card",
+    "author__bio",
+    "bio-box",
+    // A call to action (`call-to-action`, React's `CallToActionBox`,
+    // WP Recipe Maker's `wprm-call-to-action`) and the disclosures and
+    // consent lines set around an article's text (`disclaimer`:
+    // "Purchases made through our links may earn us a commission", "By
+    // entering your email address you agree to our Terms").
+    "call-to-action",
+    "calltoaction",
+    "disclaimer",
 ];
 
 /// Whether one of a block's elements is named as recirculation (a class
@@ -154,8 +164,8 @@ mod tests {
 
     /// A prompt to subscribe goes, a body kept for subscribers stays; so
     /// do an author's bio box, a newsletter box (not a Substack post), a
-    /// share bar and a list of related posts named in its id (not a
-    /// paper's "related work").
+    /// share bar, a call to action, a disclosure and a list of related
+    /// posts named in its id (not a paper's "related work").
     #[test]
     fn prompts_and_bio_boxes_go_a_subscribers_body_stays() {
         let page = [
@@ -176,6 +186,13 @@ mod tests {
                 40,
             ),
             block("html/body/section#related-work/p", &[0, 1, 12, 13], 200),
+            block("html/body/div.author__bio/p", &[0, 1, 14], 30),
+            block(
+                "html/body/div.CallToActionBox_text__qdtgI/p",
+                &[0, 1, 15],
+                30,
+            ),
+            block("html/body/div.disclaimer-container/p", &[0, 1, 16], 30),
         ];
         assert_eq!(kept(&page, true), vec![0, 3, 5, 8]);
     }
