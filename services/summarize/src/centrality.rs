@@ -27,10 +27,11 @@ const TOLERANCE: f64 = 1e-7;
 const MAX_ITERATIONS: usize = 100;
 
 /// Each sentence's centrality, from its term ids (sorted, as `(id, count)`
-/// pairs), leaning towards the sentences
-/// that share words with the `headline`'s (none: no lean). Sentences with
-/// no shared word keep the base score.
-pub fn centrality(sentences: &[Vec<(usize, u32)>], headline: &[(usize, u32)]) -> Vec<f64> {
+/// pairs), leaning towards the sentences that share words with the
+/// headline: `headline_cosine` holds each sentence's cosine with it (empty:
+/// no headline, no lean). Sentences with no shared word keep the base
+/// score.
+pub fn centrality(sentences: &[Vec<(usize, u32)>], headline_cosine: &[f64]) -> Vec<f64> {
     let all = sentences.len();
     let n = all.min(MAX_SENTENCES);
     let mut scores = vec![0.0; all];
@@ -50,12 +51,11 @@ pub fn centrality(sentences: &[Vec<(usize, u32)>], headline: &[(usize, u32)]) ->
     let out_weight: Vec<f64> = weight.chunks(n).map(|row| row.iter().sum()).collect();
     // Where the random surfer restarts: uniformly, or leaning to the
     // sentences that share words with the headline.
-    let teleport: Vec<f64> = if headline.is_empty() {
+    let teleport: Vec<f64> = if headline_cosine.is_empty() {
         vec![1.0; n]
     } else {
-        let lean: Vec<f64> = graph
-            .iter()
-            .map(|s| HEADLINE_FLOOR + cosine(s, headline))
+        let lean: Vec<f64> = (0..n)
+            .map(|i| HEADLINE_FLOOR + headline_cosine.get(i).copied().unwrap_or(0.0))
             .collect();
         let sum: f64 = lean.iter().sum();
         lean.iter().map(|x| x / sum * n as f64).collect()
@@ -144,7 +144,9 @@ mod tests {
         let s = vec![set(&[0, 1, 2]), set(&[1, 2, 3]), set(&[1, 2, 4])];
         let plain = centrality(&s, &[]);
         assert!((plain[0] - plain[1]).abs() < 1e-9, "{plain:?}");
-        let leaning = centrality(&s, &set(&[0, 9]));
+        let headline = set(&[0, 9]);
+        let cosines: Vec<f64> = s.iter().map(|x| cosine(x, &headline)).collect();
+        let leaning = centrality(&s, &cosines);
         assert!(
             leaning[0] > leaning[1] && leaning[0] > leaning[2],
             "{leaning:?}"
