@@ -62,6 +62,9 @@ pub(crate) struct State {
     /// The first `<time datetime>` values (at most
     /// [`crate::local_date::MAX_TIMES`]), in page order.
     pub(crate) time_datetimes: Vec<String>,
+    /// Whether the page's first Reddit post element was read (its
+    /// poster and time are the page's: `meta::read_meta`).
+    pub(crate) reddit_post_read: bool,
     pub(crate) microdata: MicrodataAuthor,
     pub(crate) linked_author: LinkAuthor,
     /// A forum thread's first poster, read until a microdata author is

@@ -228,6 +228,23 @@ fn json_ld_gives_author_and_date() {
     assert_eq!(meta.page_type.as_deref(), Some("NewsArticle"));
 }
 
+/// A Reddit thread: the first post element's attributes name its poster
+/// and time (a comment's after it do not); the page's own metadata wins.
+#[test]
+fn a_reddit_threads_first_post_gives_poster_and_time() {
+    let html = r#"<shreddit-post author="ControlCAD" created-timestamp="2026-03-05T01:53:41.845000+0000"><h1>FCC chair</h1><p>text</p></shreddit-post>
+        <shreddit-post author="someone-else" created-timestamp="2026-03-06T00:00:00+0000"><p>more</p></shreddit-post>"#;
+    let (_, meta, _) = clean_html(html).unwrap();
+    assert_eq!(meta.author.as_deref(), Some("ControlCAD"));
+    assert_eq!(
+        meta.date.as_deref(),
+        Some("2026-03-05T01:53:41.845000+0000")
+    );
+    let declared = format!(r#"<meta name="author" content="Mods">{html}"#);
+    let (_, meta, _) = clean_html(&declared).unwrap();
+    assert_eq!(meta.author.as_deref(), Some("Mods"));
+}
+
 #[test]
 fn page_type_from_json_ld_over_og_type() {
     let og = r#"<meta property="og:type" content="article"><p>x</p>"#;

@@ -120,6 +120,20 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 s.meta.canonical_url = Some(href);
             }
         }
+        // Reddit writes each post's poster and time as attributes of its
+        // element (`<shreddit-post author="..." created-timestamp="...">`),
+        // not as text: the first post, the thread's, is the page's. A
+        // per-site rule for one of the most crawled forums.
+        "shreddit-post" if !s.reddit_post_read => {
+            s.reddit_post_read = true;
+            if s.poster.found.is_none() {
+                s.poster.found = attr("author").filter(|a| a.len() <= 64);
+            }
+            if let Some(at) = attr("created-timestamp").filter(|d| d.len() <= 64) {
+                s.time_datetimes.insert(0, at);
+                s.time_datetimes.truncate(crate::local_date::MAX_TIMES);
+            }
+        }
         "time" if s.time_datetimes.len() < crate::local_date::MAX_TIMES => {
             // A date-time is short; a longer value is none (and not kept).
             s.time_datetimes
