@@ -252,6 +252,22 @@ fn unwrapped(script: &str) -> &str {
     s
 }
 
+/// JSON with each control character a space: templates write a
+/// description's line breaks raw into its string (GameFAQs does), which
+/// JSON forbids and search engines' readers let pass. Outside a string a
+/// control character is whitespace or an error, so a space loses nothing.
+fn without_controls(json: &str) -> String {
+    json.chars()
+        .map(|c| {
+            if c.is_control() && (c as u32) < 0x20 {
+                ' '
+            } else {
+                c
+            }
+        })
+        .collect()
+}
+
 /// A JSON-LD name as text. Some publishers (WordPress's Yoast among them)
 /// escape its HTML entities ("Maria &amp; Katerina"), which a script's text
 /// keeps as written; a name never means them literally. Nor the quotes
@@ -434,7 +450,10 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
     let mut body = None;
     let mut found = Found::default();
     for s in scripts {
-        if let Ok(v) = serde_json::from_str::<serde_json::Value>(unwrapped(s)) {
+        let json = unwrapped(s);
+        let parsed = serde_json::from_str::<serde_json::Value>(json)
+            .or_else(|_| serde_json::from_str(&without_controls(json)));
+        if let Ok(v) = parsed {
             visit(&v, meta, &mut body, &mut found, 0);
         }
     }
@@ -449,6 +468,14 @@ pub(crate) fn read_json_ld(meta: &mut PageMeta, scripts: &[String]) -> Option<St
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn json_ld_with_raw_line_breaks_in_its_strings_is_read() {
+        let html = "<script type=\"application/ld+json\">{\"@type\":\"DiscussionForumPosting\",\n\t\"description\":\"One line.\n\nAnother.\",\"datePublished\":\"2024-02-21 13:00:00\",\"author\":{\"@type\":\"Person\",\"name\":\"Need2KnowLion\"}}</script><p>x</p>";
+        let (_, meta, _) = crate::clean_html(html).unwrap();
+        assert_eq!(meta.author.as_deref(), Some("Need2KnowLion"));
+        assert_eq!(meta.date.as_deref(), Some("2024-02-21 13:00:00"));
+    }
 
     #[test]
     fn json_ld_wrapped_for_xhtml_parsers_is_read() {
