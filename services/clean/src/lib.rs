@@ -136,14 +136,13 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 if attrs.rel_author && s.dropped_depth == 0 && s.hidden_depth == 0 {
                     s.linked_author.start(serial);
                 }
-                if is_link
-                    && s.dropped_depth == 0
+                if s.dropped_depth == 0
                     && s.microdata.found.is_none()
                     && !s.microdata.is_open()
                     && attrs
                         .class
                         .as_deref()
-                        .is_some_and(microdata::is_poster_link)
+                        .is_some_and(|c| microdata::is_poster(is_link, c))
                 {
                     s.poster.start(serial);
                 }

@@ -112,15 +112,23 @@ impl MicrodataAuthor {
 /// thread's starter lost to it, none found). Links only: any element so
 /// named took readability-articles' author from 0.873 to 0.803 (a
 /// `div.author` box names the article's author and more).
-pub(crate) fn is_poster_link(class: &str) -> bool {
-    class.split_ascii_whitespace().any(|c| {
+pub(crate) fn is_poster(link: bool, class: &str) -> bool {
+    let names: &[&str] = if link {
         POSTER_CLASSES
-            .iter()
-            .any(|name| c.eq_ignore_ascii_case(name))
-    })
+    } else {
+        POSTER_ELEMENT_CLASSES
+    };
+    class
+        .split_ascii_whitespace()
+        .any(|c| names.iter().any(|name| c.eq_ignore_ascii_case(name)))
 }
 
-/// The classes of [`is_poster_link`].
+/// Classes that name a poster on an element other than a link
+/// (Flarum's post header, a WordPress forum plugin's): only these, as a
+/// `div.author` box often says more than a name.
+const POSTER_ELEMENT_CLASSES: &[&str] = &["PostUser-name", "forum-post-author"];
+
+/// The classes of [`is_poster`].
 const POSTER_CLASSES: &[&str] = &[
     "username",
     "bigusername",
@@ -132,7 +140,7 @@ const POSTER_CLASSES: &[&str] = &[
 
 /// The text of the page's first link marked `rel="author"` with a text:
 /// blogs mark their byline so when nothing else names the author. Also
-/// reads the first poster's link ([`is_poster_link`]).
+/// reads the first poster's link ([`is_poster`]).
 #[derive(Default)]
 pub(crate) struct LinkAuthor {
     /// Serial of the open link (0: none open).
@@ -253,6 +261,13 @@ mod tests {
             r#"<a class="Post-Author" href="/profile/x">InsaneSnow45</a>"#,
         ] {
             assert_eq!(author(link).as_deref(), Some("InsaneSnow45"), "{link}");
+        }
+        // Flarum's post header and a WordPress forum's, not links.
+        for header in [
+            r#"<div class="PostUser"><h3 class="PostUser-name">antonjw</h3></div><p>Post.</p>"#,
+            r#"<div class="forum-post-meta"><span class="forum-post-author">Pepper Pot</span></div>"#,
+        ] {
+            assert!(author(header).is_some(), "{header}");
         }
         // Not a box named so: it holds more than a name.
         let box_ = r#"<div class="author">Written by Jane Doe, our tech editor</div>"#;
