@@ -58,8 +58,10 @@ fn byline_in(
     site_named: &std::cell::RefCell<Option<String>>,
 ) -> Option<String> {
     let (mut after_label, mut after_starter) = (false, false);
-    let blocks = c.blocks.iter().take(400).skip(within.start);
-    for b in blocks.take(within.end.saturating_sub(within.start)) {
+    // At most 400 blocks from where the range starts (a headline deep in
+    // a page, after a long menu, still has its neighbourhood read).
+    let end = within.end.min(within.start.saturating_add(400));
+    for b in c.blocks.iter().take(end).skip(within.start) {
         let t = b.text.trim();
         if t.chars().count() > 80 {
             after_label = false;
@@ -254,6 +256,19 @@ pub(crate) mod tests {
             meta,
             blocks,
         }
+    }
+
+    /// A headline after a menu of 500 entries still has its byline read.
+    #[test]
+    fn a_headline_deep_in_the_page_has_its_byline_read() {
+        let menu: String = (0..500)
+            .map(|i| format!("<li><a href='/c{i}'>Section {i}</a></li>"))
+            .collect();
+        let c = page_of(&format!(
+            "<ul>{menu}</ul><h1>Easy Everyday Sourdough Bread</h1><div>Recipe by <a href='/author/pj'>PJ Hamel</a></div><p>The text of the recipe, long enough.</p>"
+        ));
+        assert!(c.blocks.len() > 400);
+        assert_eq!(author(&c).as_deref(), Some("PJ Hamel"));
     }
 
     #[test]
