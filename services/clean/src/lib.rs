@@ -9,6 +9,7 @@ mod bench;
 mod blocks;
 mod entities;
 mod images;
+mod json_ld;
 mod local_date;
 mod meta;
 mod microdata;
@@ -123,7 +124,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 attrs.hidden |= tag == "dialog" && !el.has_attribute("open");
                 let is_link = tag == "a";
                 let serial = s.push(tag, &attrs);
-                if let Some(t) = attrs.itemtype.as_deref().and_then(meta::page_type_named) {
+                if let Some(t) = attrs.itemtype.as_deref().and_then(json_ld::page_type_named) {
                     s.microdata_type.get_or_insert(t);
                     s.microdata_typed_items += 1;
                 }
@@ -230,7 +231,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
     }
     let citation_authors = std::mem::take(&mut s.citation_authors);
     meta::set_citation_authors(&mut s.meta, citation_authors);
-    let article_body = read_json_ld(&mut s.meta, &s.ld_json);
+    let article_body = json_ld::read_json_ld(&mut s.meta, &s.ld_json);
     if s.meta.author.is_none() {
         s.meta.author = s.poster.found.take().or(s.microdata.found.take());
     }
