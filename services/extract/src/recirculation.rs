@@ -54,6 +54,19 @@ const RECIRCULATION: &[&str] = &[
     "call-to-action",
     "calltoaction",
     "disclaimer",
+    // What a tooltip shows on hover, written into the page beside the
+    // word it explains: a glossary's definition (`Term_tooltipBubble`,
+    // `tooltiptext`) or the byline's author card (Dotdash Meredith's
+    // `mntl-author-tooltip`, on its forty-odd magazines). Not the
+    // `tooltip` element itself, which holds the word.
+    "tooltiptext",
+    "tooltip-text",
+    "tooltip_text",
+    "tooltipbubble",
+    "tooltip-bubble",
+    "tooltip-content",
+    "tooltip__content",
+    "author-tooltip",
 ];
 
 /// Whether one of a block's elements is named as recirculation (a class
@@ -193,7 +206,13 @@ mod tests {
                 30,
             ),
             block("html/body/div.disclaimer-container/p", &[0, 1, 16], 30),
+            block(
+                "html/body/p/span.Term_tooltip/span.Term_tooltipBubble__muCRN",
+                &[0, 1, 17, 18, 19],
+                30,
+            ),
+            block("html/body/p/span.tooltip", &[0, 1, 20, 21], 30),
         ];
-        assert_eq!(kept(&page, true), vec![0, 3, 5, 8]);
+        assert_eq!(kept(&page, true), vec![0, 3, 5, 8, 13]);
     }
 }
