@@ -229,11 +229,18 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
     if let (Some(t), 1) = (s.microdata_type, s.microdata_typed_items) {
         s.meta.page_type = Some(t.to_string());
     }
+    // An author given only as a profile's URL gives way to any name.
+    let profile = s.meta.author.take_if(|a| a.starts_with("http"));
     let citation_authors = std::mem::take(&mut s.citation_authors);
     meta::set_citation_authors(&mut s.meta, citation_authors);
     let article_body = json_ld::read_json_ld(&mut s.meta, &s.ld_json);
     if s.meta.author.is_none() {
-        s.meta.author = s.poster.found.take().or(s.microdata.found.take());
+        s.meta.author = s
+            .poster
+            .found
+            .take()
+            .or(s.microdata.found.take())
+            .or(profile);
     }
     s.meta.linked_author = s.linked_author.found.take();
     s.meta.date = match s.meta.date.take() {

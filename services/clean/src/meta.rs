@@ -48,9 +48,13 @@ pub(crate) fn read_meta(s: &mut State, tag: &str, el: &lol_html::html_content::E
                 "description" | "og:description" if m.description.is_none() => {
                     m.description = Some(content)
                 }
+                // A profile's URL (`article:author` is one, by Open Graph's
+                // rule) is kept only until a name comes: the extract stage
+                // reads the login off it when no byline names anyone.
                 "author" | "article:author" | "og:article:author" | "dc.creator"
                 | "sailthru.author" | "parsely-author" | "cxenseparse:author"
-                    if m.author.is_none() && !content.starts_with("http") =>
+                    if m.author.as_deref().is_none_or(|a| a.starts_with("http"))
+                        && (m.author.is_none() || !content.starts_with("http")) =>
                 {
                     m.author = Some(content)
                 }

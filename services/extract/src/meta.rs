@@ -189,6 +189,60 @@ fn names_no_one(author: &str) -> bool {
     email || key_path || author.contains(['{', '}']) || author.chars().all(|c| c.is_ascii_digit())
 }
 
+/// The host and path of an author given as a URL ("https://lobste.rs/~x",
+/// "www.facebook.com/x"), if it is one.
+fn profile_url(author: &str) -> Option<&str> {
+    let rest = author
+        .strip_prefix("https://")
+        .or_else(|| author.strip_prefix("http://"))
+        .or_else(|| author.starts_with("www.").then_some(author))?;
+    let host = rest.split('/').next()?;
+    (host.contains('.') && !rest.contains(char::is_whitespace)).then_some(rest)
+}
+
+/// The login a profile's URL ends in: its last path segment without a
+/// `~` or `@` before it, if it reads as one (letters, digits, dots,
+/// dashes, underscores; not a page's name such as "index.html", nor a
+/// number).
+fn login_in(profile: &str) -> Option<&str> {
+    let path = profile.split(['?', '#']).next()?;
+    let last = path.split('/').skip(1).filter(|p| !p.is_empty()).last()?;
+    let login = last.trim_start_matches(['~', '@']);
+    let reads = (2..=40).contains(&login.len())
+        && login
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"._-".contains(&b))
+        && !login.bytes().all(|b| b.is_ascii_digit())
+        && !login.contains(".htm")
+        && !login.ends_with(".php");
+    reads.then_some(login)
+}
+
+/// Whether a profile's URL (host and path) is on the page's own site.
+fn on_the_site(c: &Cleaned, profile: &str) -> bool {
+    let page = if c.final_url.is_empty() {
+        &c.url
+    } else {
+        &c.final_url
+    };
+    let domain = |host: &str| gleaner_core::util::registered_domain(host);
+    let host = profile.split('/').next().unwrap_or("");
+    let page_host = gleaner_core::util::host_of(page);
+    !page_host.is_empty() && domain(host) == domain(&page_host)
+}
+
+/// Whether a login is the site's own account (a publisher's Facebook
+/// page, "allrecipes" on allrecipes.com): its letters are the host's
+/// name or the site's.
+fn names_the_site(c: &Cleaned, login: &str) -> bool {
+    let login = crate::title::squeezed(login);
+    crate::title::host_name(c).is_some_and(|h| login.starts_with(&h))
+        || c.meta
+            .site_name
+            .as_deref()
+            .is_some_and(|s| crate::title::squeezed(s) == login)
+}
+
 /// Metadata that is an account's login ("kffnirmitap", "andrew.keaveney"):
 /// one word of lowercase Latin letters, digits, dots, dashes and
 /// underscores, which a byline on the page may put a name to.
@@ -218,6 +272,19 @@ fn named_author(c: &Cleaned) -> Option<String> {
     else {
         return byline_author(c);
     };
+    // A profile's URL names an account: a byline's name first, else the
+    // login of a member's profile on the site itself
+    // ("https://lobste.rs/~scvalex" on lobste.rs is scvalex); a profile
+    // elsewhere (a Facebook page) is more often the publisher's account.
+    if let Some(profile) = profile_url(meta) {
+        return byline_author(c).or_else(|| {
+            Some(profile)
+                .filter(|p| on_the_site(c, p))
+                .and_then(login_in)
+                .filter(|login| !names_the_site(c, login))
+                .map(str::to_string)
+        });
+    }
     let is_site = c
         .meta
         .site_name
@@ -256,6 +323,44 @@ pub(crate) mod tests {
             meta,
             blocks,
         }
+    }
+
+    /// An author given as a profile's URL: a byline's name first, else a
+    /// member's login on the site itself, never the URL; a Facebook page
+    /// names the publisher's account, and a name anywhere wins over it.
+    #[test]
+    fn a_profiles_url_names_a_member_of_the_site_only() {
+        let at = |url: &str, html: &str| {
+            let mut c = page_of(html);
+            c.url = url.to_string();
+            author(&c)
+        };
+        let story =
+            "<h1>Rust Project goals for 2024</h1><p>The story's text, long enough to read.</p>";
+        let own = format!(
+            r#"<meta property="article:author" content="https://lobste.rs/~scvalex">{story}"#
+        );
+        assert_eq!(
+            at("https://lobste.rs/s/dwip3v", &own).as_deref(),
+            Some("scvalex")
+        );
+        let facebook = format!(
+            r#"<meta property="article:author" content="https://www.facebook.com/yonhapenglish">{story}"#
+        );
+        assert_eq!(at("https://en.yna.co.kr/view/1", &facebook), None);
+        let bare = format!(r#"<meta name="author" content="www.facebook.com/tinyhouse">{story}"#);
+        assert_eq!(at("https://tinyhouse.com/a", &bare), None);
+        let named = format!(
+            r#"<meta property="article:author" content="https://lobste.rs/~scvalex"><meta name="author" content="Alex Sc">{story}"#
+        );
+        assert_eq!(
+            at("https://lobste.rs/s/dwip3v", &named).as_deref(),
+            Some("Alex Sc")
+        );
+        assert_eq!(login_in("lobste.rs/~scvalex?x=1"), Some("scvalex"));
+        assert_eq!(login_in("example.com/users/12345"), None);
+        assert_eq!(login_in("example.com/author/index.html"), None);
+        assert_eq!(login_in("example.com/"), None);
     }
 
     /// A headline after a menu of 500 entries still has its byline read.

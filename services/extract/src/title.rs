@@ -235,7 +235,7 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
 /// The name a page's host goes by: the first label of its registered
 /// domain ("newegg" for promotions.newegg.com), of three characters or
 /// more.
-fn host_name(c: &Cleaned) -> Option<String> {
+pub(crate) fn host_name(c: &Cleaned) -> Option<String> {
     let url = if c.final_url.is_empty() {
         &c.url
     } else {
@@ -249,7 +249,7 @@ fn host_name(c: &Cleaned) -> Option<String> {
 
 /// A part's letters and digits run together, in lower case ("Newegg.com"
 /// is "neweggcom").
-fn squeezed(part: &str) -> String {
+pub(crate) fn squeezed(part: &str) -> String {
     part.chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
