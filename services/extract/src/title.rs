@@ -33,24 +33,48 @@ pub(crate) fn page_title_of(c: &Cleaned, title_repeats: bool) -> String {
         let site_name = c.meta.site_name.as_deref().unwrap_or("");
         let site = words(site_name);
         let title = words(&c.title);
-        let own = c
-            .blocks
-            .iter()
-            .filter(|b| b.tag == "h1")
-            .take(3)
-            .map(|b| heading_text(&b.text))
-            .find(|h| {
-                let heading = words(h);
-                !heading.is_empty()
-                    && !heading
-                        .iter()
-                        .all(|w| site.contains(w) || title.contains(w))
-            });
+        let h1s: Vec<_> = h1_texts(c).take(3).collect();
+        let own = h1s.iter().map(|t| heading_text(t)).find(|h| {
+            let heading = words(h);
+            !heading.is_empty()
+                && !heading
+                    .iter()
+                    .all(|w| site.contains(w) || title.contains(w))
+        });
         if let Some(h1) = own {
             return without_site_suffix(h1, site_name, last_part(&c.title)).to_string();
         }
     }
     titled(c)
+}
+
+/// The text of each of the page's `<h1>` elements, in order: the blocks
+/// a `<br>` split one into (the same element, one after another: a
+/// poster headline set "WEEKEND<br>CODING<br>AGENT") joined by a space.
+fn h1_texts(c: &Cleaned) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
+    let blocks = &c.blocks;
+    let element = |i: usize| blocks[i].ancestors.last().copied();
+    (0..blocks.len())
+        .filter(move |&i| {
+            blocks[i].tag == "h1"
+                && (i == 0 || blocks[i - 1].tag != "h1" || element(i - 1) != element(i))
+        })
+        .map(move |i| {
+            let parts = blocks[i..]
+                .iter()
+                .take_while(|b| b.tag == "h1" && b.ancestors.last().copied() == element(i))
+                .count();
+            match parts {
+                1 => std::borrow::Cow::Borrowed(blocks[i].text.as_str()),
+                n => std::borrow::Cow::Owned(
+                    blocks[i..i + n]
+                        .iter()
+                        .map(|b| b.text.trim())
+                        .collect::<Vec<_>>()
+                        .join(" "),
+                ),
+            }
+        })
 }
 
 /// The distinct words of a text.
@@ -93,13 +117,8 @@ fn titled(c: &Cleaned) -> String {
     // Mercurial" over a project's heading "evolve extension for
     // Mercurial").
     let mut best: Option<((usize, usize), &str)> = None;
-    for h1 in c
-        .blocks
-        .iter()
-        .filter(|b| b.tag == "h1")
-        .take(3)
-        .map(|b| heading_text(&b.text))
-    {
+    let h1s: Vec<_> = h1_texts(c).take(3).collect();
+    for h1 in h1s.iter().map(|t| heading_text(t)) {
         let heading = words(h1);
         let shared = heading.iter().filter(|w| titles.contains(*w)).count();
         let in_rest = heading.iter().filter(|w| rest.contains(*w)).count();
@@ -126,9 +145,33 @@ fn titled(c: &Cleaned) -> String {
         }
     }
     match best {
-        Some((_, h1)) => without_site_suffix(h1, site, last_part(&c.title)).to_string(),
+        Some((_, h1)) => {
+            let headline = without_site_suffix(h1, site, last_part(&c.title));
+            as_the_titles_write_it(headline, og.unwrap_or(""), &c.title).to_string()
+        }
         None => title_with(c, |_, _, _| false),
     }
+}
+
+/// A headline set in capitals ("WEEKEND CODING AGENT", a style more
+/// than a spelling) as the page's titles write it, when one of them, or
+/// its part before the site's name, is the same words in another case.
+fn as_the_titles_write_it<'a>(headline: &'a str, og: &'a str, title: &'a str) -> &'a str {
+    let shouting =
+        headline.chars().any(char::is_alphabetic) && !headline.chars().any(char::is_lowercase);
+    if !shouting {
+        return headline;
+    }
+    [og, title]
+        .into_iter()
+        .flat_map(|t| {
+            [
+                t.trim(),
+                last_split(t.trim()).map_or("", |(rest, _)| rest.trim()),
+            ]
+        })
+        .find(|t| t.to_lowercase() == headline.to_lowercase())
+        .unwrap_or(headline)
 }
 
 /// A title split before its last part at the title separator that
@@ -212,12 +255,9 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
     let raw = c.title.trim();
     let site = c.meta.site_name.as_deref().unwrap_or("");
     let og = og_title(c);
-    let h1 = c
-        .blocks
-        .iter()
-        .find(|b| b.tag == "h1")
-        // Documentation headings end in a permalink sign.
-        .map(|b| heading_text(&b.text));
+    let first = h1_texts(c).next();
+    // Documentation headings end in a permalink sign.
+    let h1 = first.as_deref().map(heading_text);
     if let Some(h1) = h1 {
         if use_h1(h1, raw, og) {
             return h1.to_string();

@@ -284,3 +284,32 @@ fn a_title_the_site_repeats_gives_way_to_the_heading() {
     let c = cleaned("Reddit - The heart of the internet", "Reddit");
     assert_eq!(page_title_of(&c, true), page_title(&c));
 }
+
+/// A headline set on lines of its own (`<br>` in the `<h1>`) is one
+/// title; two headings one after another stay two.
+#[test]
+fn a_headline_broken_into_lines_is_one_title() {
+    let c = page_of(
+        "<html><head><title>Weekend Coding Agent | TheFocus.AI Labs</title></head>\
+        <body><h1>WEEKEND<br>CODING<br> <span>AGENT</span></h1><p>Body text.</p></body></html>",
+    );
+    assert_eq!(page_title(&c), "Weekend Coding Agent");
+    let c = page_of(
+        "<html><head><title>Bridge reopens | Quay News</title></head>\
+        <body><h1>Quay News</h1><h1>Bridge reopens</h1><p>Body.</p></body></html>",
+    );
+    assert_eq!(page_title(&c), "Bridge reopens");
+}
+
+/// Capitals are the headline's style when the titles spell it otherwise;
+/// a headline in capitals that no title spells stays as it is.
+#[test]
+fn a_headline_in_capitals_is_written_as_its_titles_write_it() {
+    let c = cleaned(
+        "Best Drip Coffee Maker | Brew Lab",
+        "BEST DRIP COFFEE MAKER",
+    );
+    assert_eq!(page_title(&c), "Best Drip Coffee Maker");
+    let c = cleaned("Nasa tests coffee in orbit | Brew Lab", "NASA TESTS COFFEE");
+    assert_eq!(page_title(&c), "NASA TESTS COFFEE");
+}
