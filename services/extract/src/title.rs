@@ -50,9 +50,21 @@ pub(crate) fn page_title_of(c: &Cleaned, title_repeats: bool) -> String {
 
 /// The text of each of the page's `<h1>` elements, in order: the blocks
 /// a `<br>` split one into (the same element, one after another: a
-/// poster headline set "WEEKEND<br>CODING<br>AGENT") joined by a space.
+/// poster headline set "WEEKEND<br>CODING<br>AGENT") joined by a space,
+/// while most words of the next are in the page's titles (a byline set
+/// in the headline's element under a `<br>`, Nikkei's "編集委員 中沢克二",
+/// is not the headline's).
 fn h1_texts(c: &Cleaned) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
     let blocks = &c.blocks;
+    let titles = word_set(&format!(
+        "{} {}",
+        c.title,
+        c.meta.og_title.as_deref().unwrap_or("")
+    ));
+    let in_titles = move |text: &str| {
+        let words = gleaner_text::words(text);
+        !words.is_empty() && words.iter().filter(|w| titles.contains(*w)).count() * 2 >= words.len()
+    };
     let element = |i: usize| blocks[i].ancestors.last().copied();
     (0..blocks.len())
         .filter(move |&i| {
@@ -60,9 +72,11 @@ fn h1_texts(c: &Cleaned) -> impl Iterator<Item = std::borrow::Cow<'_, str>> {
                 && (i == 0 || blocks[i - 1].tag != "h1" || element(i - 1) != element(i))
         })
         .map(move |i| {
-            let parts = blocks[i..]
+            let parts = 1 + blocks[i + 1..]
                 .iter()
-                .take_while(|b| b.tag == "h1" && b.ancestors.last().copied() == element(i))
+                .take_while(|b| {
+                    b.tag == "h1" && b.ancestors.last().copied() == element(i) && in_titles(&b.text)
+                })
                 .count();
             match parts {
                 1 => std::borrow::Cow::Borrowed(blocks[i].text.as_str()),
@@ -147,10 +161,57 @@ fn titled(c: &Cleaned) -> String {
     match best {
         Some((_, h1)) => {
             let headline = without_site_suffix(h1, site, last_part(&c.title));
+            let headline = without_label(headline, og.unwrap_or(""), &c.title);
             as_the_titles_write_it(headline, og.unwrap_or(""), &c.title).to_string()
         }
         None => title_with(c, |_, _, _| false),
     }
+}
+
+/// A headline without the few words set before it in the `<h1>` that
+/// neither title has: a label ("Thread: ...", arXiv's "Title:..."), a
+/// date ("Dec 18 2025 Preparing a transition"), a section's name ("Blog:
+/// Best Social Media ..."), when a title, or a title before its last
+/// part (the site's name), is the rest of the heading: three words at
+/// least, starting as a headline does (not in lower case), after a label
+/// that is more than a lone short word ("The Best Home Security Cameras"
+/// keeps its "The").
+fn without_label<'a>(headline: &'a str, og: &str, title: &str) -> &'a str {
+    const MOST_LABEL_WORDS: usize = 4;
+    fn headline_part(t: &str) -> Option<&str> {
+        last_split(t.trim()).map(|(rest, _)| rest.trim())
+    }
+    let candidates = [og.trim(), title.trim()]
+        .into_iter()
+        .chain(headline_part(og))
+        .chain(headline_part(title));
+    candidates
+        .filter(|t| gleaner_text::word_count(t) >= 3 && t.len() < headline.len())
+        .filter_map(|t| {
+            let at = headline.len().checked_sub(t.len())?;
+            let tail = headline.get(at..)?;
+            if tail.starts_with(char::is_lowercase) || tail.to_lowercase() != t.to_lowercase() {
+                return None;
+            }
+            let head = headline[..at].trim_end();
+            let glued = !headline[..at].ends_with(char::is_whitespace);
+            // The label ends where the headline starts: at a space, or
+            // glued only after a colon ("Title:AlignMerge").
+            let ends = !head.is_empty() && (!glued || head.ends_with(':'));
+            let label = head.trim_end_matches([':', '-', '–', '—', '|', ' ']);
+            let lone_short_word = !head.ends_with(':')
+                && gleaner_text::word_count(label) == 1
+                && label.chars().count() <= 3
+                && label.chars().all(char::is_alphabetic);
+            (ends
+                && !lone_short_word
+                && gleaner_text::word_count(label) <= MOST_LABEL_WORDS
+                && !title.contains(label)
+                && !og.contains(label))
+            .then_some(tail)
+        })
+        .max_by_key(|t| t.len())
+        .unwrap_or(headline)
 }
 
 /// A headline set in capitals ("WEEKEND CODING AGENT", a style more

@@ -299,6 +299,56 @@ fn a_headline_broken_into_lines_is_one_title() {
         <body><h1>Quay News</h1><h1>Bridge reopens</h1><p>Body.</p></body></html>",
     );
     assert_eq!(page_title(&c), "Bridge reopens");
+    // A byline set in the headline's element under a <br> is not the
+    // headline's.
+    let c = page_of(
+        "<html><head><title>米朝首脳直通電話　習氏に挑むトランプ戦術の成否：日本経済新聞</title></head>\
+        <body><h1>米朝首脳直通電話 習氏に挑むトランプ戦術の成否<br><span>編集委員 中沢克二</span></h1><p>本文。</p></body></html>",
+    );
+    assert_eq!(
+        page_title(&c),
+        "米朝首脳直通電話 習氏に挑むトランプ戦術の成否"
+    );
+}
+
+/// The few words an `<h1>` sets before the headline that neither title
+/// has go: a label, a date, a section's name; a leading "The" stays.
+#[test]
+fn a_label_before_the_headline_goes() {
+    for (title, h1, expected) in [
+        (
+            "What do you pay attention to when buying hosting? - Web Hosting Talk",
+            "Thread: What do you pay attention to when buying hosting?",
+            "What do you pay attention to when buying hosting?",
+        ),
+        (
+            "Preparing a transition in Debusine | Colin Watson's blog",
+            "Dec 18 2025 Preparing a transition in Debusine",
+            "Preparing a transition in Debusine",
+        ),
+        (
+            "Best Home Security Cameras of 2026 | Security.org",
+            "The Best Home Security Cameras of 2026",
+            "The Best Home Security Cameras of 2026",
+        ),
+        (
+            "In The News | Harbour School",
+            "Our Programs in the News",
+            "Our Programs in the News",
+        ),
+    ] {
+        assert_eq!(page_title(&cleaned(title, h1)), expected, "{h1}");
+    }
+    // arXiv's descriptor, glued to the title, and og:title without it.
+    let c = page_of(
+        "<html><head><title>[2512.16245] AlignMerge - Alignment-Preserving Model Merging</title>\
+        <meta property='og:title' content='AlignMerge - Alignment-Preserving Model Merging'></head>\
+        <body><h1><span>Title:</span>AlignMerge - Alignment-Preserving Model Merging</h1><p>Abstract.</p></body></html>",
+    );
+    assert_eq!(
+        page_title(&c),
+        "AlignMerge - Alignment-Preserving Model Merging"
+    );
 }
 
 /// Capitals are the headline's style when the titles spell it otherwise;
