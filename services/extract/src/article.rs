@@ -147,10 +147,30 @@ fn without_bylines(
         let mut k = 0;
         chosen.retain(|&i| {
             k += 1;
-            !(k <= BYLINE_BLOCKS + 1 && no_sentence(i) && byline(i))
+            let near_the_top = k <= BYLINE_BLOCKS + 1;
+            !(near_the_top && ((no_sentence(i) && byline(i)) || bio_byline(&blocks[i], author)))
         });
     }
     chosen
+}
+
+/// Whether a block is a byline that goes on into its author's bio ("By
+/// Alex Heath, a deputy editor and author of the Command Line
+/// newsletter. He's covered ..."), in an element named as the byline:
+/// its label, then the metadata's author, then a sentence or two. A
+/// sentence, so not a byline to [`is_byline`].
+fn bio_byline(b: &Block, author: Option<&str>) -> bool {
+    let Some(author) = author.map(str::trim).filter(|a| a.chars().count() >= 3) else {
+        return false;
+    };
+    let t = b.text.trim();
+    let named = crate::byline::strip_byline_label(t);
+    t.len() <= 600
+        && named.len() < t.len()
+        && crate::tree::near_names(&b.path, &["byline"])
+        && named
+            .get(..author.len())
+            .is_some_and(|n| n.eq_ignore_ascii_case(author))
 }
 
 /// Most words of a line above a byline that is no sentence: a time, a
@@ -347,7 +367,7 @@ pub(crate) fn extract_chosen(
 
 #[cfg(test)]
 mod tests {
-    use super::is_byline;
+    use super::{bio_byline, is_byline, without_bylines};
     use crate::Extractor;
 
     /// In a stream of one host's pages that all have the same `<title>`
@@ -514,6 +534,31 @@ mod tests {
             "{:?}",
             a.text
         );
+    }
+
+    /// A byline that goes on into a bio, in the byline's element, goes
+    /// from a declared article; a paragraph that starts "By" and names
+    /// the author outside one stays, and so does any on other pages.
+    #[test]
+    fn a_byline_with_its_authors_bio_goes() {
+        let mut page = crate::testing::paragraphs(&[
+            "By Alex Heath, a deputy editor and author of the Command Line newsletter. He has covered the tech industry for a decade.",
+            "I tried the headset for a week, and there is no going back from here.",
+            "By Alex Heath's count, the launch was the biggest in years.",
+        ]);
+        page[0].path = "html/body/article/p.duet--article--article-byline".into();
+        let author = Some("Alex Heath");
+        assert!(bio_byline(&page[0], author));
+        assert!(!bio_byline(&page[2], author));
+        assert_eq!(
+            without_bylines(&page, vec![0, 1, 2], author, true),
+            vec![1, 2]
+        );
+        assert_eq!(
+            without_bylines(&page, vec![0, 1, 2], author, false),
+            vec![0, 1, 2]
+        );
+        assert!(!bio_byline(&page[0], None));
     }
 
     #[test]
