@@ -243,6 +243,12 @@ fn names_the_site(c: &Cleaned, login: &str) -> bool {
             .is_some_and(|s| crate::title::squeezed(s) == login)
 }
 
+/// Whether metadata is a name's initials only: two to five capital
+/// letters, one word ("AFP", "DPA", "EFE").
+fn is_an_acronym(author: &str) -> bool {
+    (2..=5).contains(&author.chars().count()) && author.chars().all(|c| c.is_uppercase())
+}
+
 /// Metadata that is an account's login ("kffnirmitap", "andrew.keaveney"):
 /// one word of lowercase Latin letters, digits, dots, dashes and
 /// underscores, which a byline on the page may put a name to.
@@ -300,10 +306,15 @@ fn named_author(c: &Cleaned) -> Option<String> {
             .or_else(|| name_in(rest).map(str::to_string))
             .or_else(|| Some(meta.to_string())),
         _ if is_site => byline_author(c).or_else(|| Some(meta.to_string())),
-        // A login gives way to a byline's full name only.
-        _ if is_a_login(meta) => byline_author(c)
-            .filter(|name| name.contains(' '))
-            .or_else(|| Some(meta.to_string())),
+        // A login, or on an article an agency's initials ("AFP", "DPA":
+        // what a template fills in for wire copy; on a listing, a
+        // station's call sign, "WRAL", over other stories' bylines), gives
+        // way to a byline's full name only.
+        _ if is_a_login(meta) || (is_an_acronym(meta) && crate::boundary::declared(c)) => {
+            byline_author(c)
+                .filter(|name| name.contains(' '))
+                .or_else(|| Some(meta.to_string()))
+        }
         _ => Some(meta.to_string()),
     }
 }

@@ -285,3 +285,19 @@ fn a_page_hidden_whole_until_a_script_shows_it_keeps_its_byline() {
     let c = page_of("<div hidden><h1>Story</h1><div class='post-author'>Chris Winter</div><p>The text of the story, long enough.</p></div>");
     assert_eq!(author(&c).as_deref(), Some("Chris Winter"));
 }
+
+/// An agency's initials in the metadata give way, on an article, to the
+/// byline's full name; elsewhere (a station's listing) they stay.
+#[test]
+fn an_agencys_initials_give_way_to_the_bylines_name_on_an_article() {
+    let article = page_of(
+        "<meta property='og:type' content='article'><meta name='author' content='AFP'>\
+        <h1>Inde : la mousson</h1><p class='byline'>Par Sébastien Farcis</p><p>Le texte de l'article, assez long pour être lu.</p>",
+    );
+    assert_eq!(author(&article).as_deref(), Some("Sébastien Farcis"));
+    let listing = page_of(
+        "<meta name='author' content='WRAL'><h1>Vehicle rental news</h1>\
+        <p class='byline'>By Clare Duffy</p><p>One story among many on this page.</p>",
+    );
+    assert_eq!(author(&listing).as_deref(), Some("WRAL"));
+}
