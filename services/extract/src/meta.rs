@@ -120,13 +120,36 @@ fn byline_in(
                         .borrow_mut()
                         .get_or_insert_with(|| name.to_string());
                 }
-                Some(name) => return Some(name.to_string()),
+                Some(name) => return Some(linked_name(b, name).to_string()),
                 None => {}
             }
         }
         after_label = labelled && strip_byline_label(t).is_empty();
     }
     None
+}
+
+/// A byline's name without the role or affiliation after it, when the
+/// block's only link is the name ("Brian Truitt USA TODAY", "Celeste
+/// Longacre Gardener & Astrologer": the name links to the author's
+/// page, the rest is plain text): the name's first characters, as many
+/// as the link holds, if they end a word and read as a name of two words
+/// or more.
+fn linked_name<'a>(b: &gleaner_core::messages::Block, name: &'a str) -> &'a str {
+    let linked = b.link_text_len as usize;
+    if b.link_count != 1 || linked == 0 || linked >= name.chars().count() {
+        return name;
+    }
+    let at = name
+        .char_indices()
+        .nth(linked)
+        .map_or(name.len(), |(i, _)| i);
+    let (head, rest) = name.split_at(at);
+    let ends_a_word = rest.starts_with(char::is_whitespace) || rest.starts_with(',');
+    match name_in(head.trim()) {
+        Some(n) if ends_a_word && n == head.trim() && n.contains(' ') => n,
+        _ => name,
+    }
 }
 
 /// Whether a block that starts with a byline label is a menu's entry or

@@ -301,3 +301,28 @@ fn an_agencys_initials_give_way_to_the_bylines_name_on_an_article() {
     );
     assert_eq!(author(&listing).as_deref(), Some("WRAL"));
 }
+
+/// A byline whose only link is the name loses the role or affiliation
+/// written after the link; two linked names, or a link that is not the
+/// name's start, leave the byline as read.
+#[test]
+fn a_bylines_linked_name_leaves_its_role_out() {
+    let byline = |line: &str| {
+        author(&page_of(&format!(
+            "<h1>Story</h1><div class='byline'>{line}</div><p>The text of the story, long enough.</p>"
+        )))
+    };
+    assert_eq!(
+        byline("<a href='/staff/bt'>Brian Truitt</a> USA TODAY").as_deref(),
+        Some("Brian Truitt")
+    );
+    assert_eq!(
+        byline("Written By: <a href='/u/cl'>Celeste Longacre</a> Gardener &amp; Astrologer")
+            .as_deref(),
+        Some("Celeste Longacre")
+    );
+    assert_eq!(
+        byline("By <a href='/a'>Ann Lee</a> and <a href='/b'>Bo Chen</a>").as_deref(),
+        Some("Ann Lee and Bo Chen")
+    );
+}
