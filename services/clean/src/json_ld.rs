@@ -88,19 +88,14 @@ fn unwrapped(script: &str) -> &str {
     s
 }
 
-/// JSON with each control character a space: templates write a
-/// description's line breaks raw into its string (GameFAQs does), which
-/// JSON forbids and search engines' readers let pass. Outside a string a
-/// control character is whitespace or an error, so a space loses nothing.
+/// JSON with each control character (below U+0020) a space: templates
+/// write a description's line breaks raw into its string (GameFAQs
+/// does), which JSON forbids and search engines' readers let pass.
+/// Outside a string a control character is whitespace or an error, so a
+/// space loses nothing.
 fn without_controls(json: &str) -> String {
     json.chars()
-        .map(|c| {
-            if c.is_control() && (c as u32) < 0x20 {
-                ' '
-            } else {
-                c
-            }
-        })
+        .map(|c| if c < ' ' { ' ' } else { c })
         .collect()
 }
 

@@ -102,41 +102,31 @@ impl MicrodataAuthor {
     }
 }
 
-/// Whether a link's classes name it a forum member's name, as the
-/// forum packages print each post's poster (`a.username`: phpBB, XenForo;
-/// vBulletin's `bigusername`; old Reddit's and bbPress-style forums'
-/// `a.author`, `post-author`, Flarum's `PostUser-name`): the first such
-/// link is the thread's starter, and on an article the byline's. Not
-/// phpBB's `username-coloured`, its staff's: a style that leaves its
-/// members' links unclassed colours a moderator's reply (wcxb-dev: one
-/// thread's starter lost to it, none found). Links only: any element so
-/// named took readability-articles' author from 0.873 to 0.803 (a
-/// `div.author` box names the article's author and more).
+/// Whether an element's classes name it a forum member's name, as the
+/// forum packages print each post's poster: a link classed so
+/// (`a.username`: phpBB, XenForo; vBulletin's `bigusername`; old
+/// Reddit's and bbPress-style forums' `a.author`, `post-author`), or any
+/// element with one of [`POSTER_ELEMENT_CLASSES`]. The first such is the
+/// thread's starter, and on an article the byline's. Not phpBB's
+/// `username-coloured`, its staff's: a style that leaves its members'
+/// links unclassed colours a moderator's reply (wcxb-dev: one thread's
+/// starter lost to it, none found). The link classes name no poster on
+/// another element: any element classed `author` took
+/// readability-articles' author from 0.873 to 0.803 (a `div.author` box
+/// names the article's author and more).
 pub(crate) fn is_poster(link: bool, class: &str) -> bool {
-    let names: &[&str] = if link {
-        POSTER_CLASSES
-    } else {
-        POSTER_ELEMENT_CLASSES
-    };
-    class
-        .split_ascii_whitespace()
-        .any(|c| names.iter().any(|name| c.eq_ignore_ascii_case(name)))
+    class.split_ascii_whitespace().any(|c| {
+        let named = |names: &[&str]| names.iter().any(|name| c.eq_ignore_ascii_case(name));
+        named(POSTER_ELEMENT_CLASSES) || (link && named(POSTER_LINK_CLASSES))
+    })
 }
 
-/// Classes that name a poster on an element other than a link
-/// (Flarum's post header, a WordPress forum plugin's): only these, as a
-/// `div.author` box often says more than a name.
-const POSTER_ELEMENT_CLASSES: &[&str] = &["PostUser-name", "forum-post-author"];
+/// Classes that name a poster on a link only.
+const POSTER_LINK_CLASSES: &[&str] = &["username", "bigusername", "author", "post-author"];
 
-/// The classes of [`is_poster`].
-const POSTER_CLASSES: &[&str] = &[
-    "username",
-    "bigusername",
-    "author",
-    "post-author",
-    "forum-post-author",
-    "PostUser-name",
-];
+/// Classes that name a poster on any element (Flarum's post header, a
+/// WordPress forum plugin's).
+const POSTER_ELEMENT_CLASSES: &[&str] = &["PostUser-name", "forum-post-author"];
 
 /// The text of the page's first link marked `rel="author"` with a text:
 /// blogs mark their byline so when nothing else names the author. Also
@@ -263,11 +253,17 @@ mod tests {
             assert_eq!(author(link).as_deref(), Some("InsaneSnow45"), "{link}");
         }
         // Flarum's post header and a WordPress forum's, not links.
-        for header in [
-            r#"<div class="PostUser"><h3 class="PostUser-name">antonjw</h3></div><p>Post.</p>"#,
-            r#"<div class="forum-post-meta"><span class="forum-post-author">Pepper Pot</span></div>"#,
+        for (header, poster) in [
+            (
+                r#"<div class="PostUser"><h3 class="PostUser-name">antonjw</h3></div><p>Post.</p>"#,
+                "antonjw",
+            ),
+            (
+                r#"<div class="forum-post-meta"><span class="forum-post-author">Pepper Pot</span></div>"#,
+                "Pepper Pot",
+            ),
         ] {
-            assert!(author(header).is_some(), "{header}");
+            assert_eq!(author(header).as_deref(), Some(poster), "{header}");
         }
         // Not a box named so: it holds more than a name.
         let box_ = r#"<div class="author">Written by Jane Doe, our tech editor</div>"#;

@@ -229,6 +229,18 @@ pub struct Cleaned {
     pub blocks: Vec<Block>,
 }
 
+impl Cleaned {
+    /// The address the page came from: where its redirects ended, else
+    /// the one asked for.
+    pub fn address(&self) -> &str {
+        if self.final_url.is_empty() {
+            &self.url
+        } else {
+            &self.final_url
+        }
+    }
+}
+
 /// `gleaner.articles` and `gleaner.unique`: the main content of a page.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, JsonSchema)]
 pub struct Article {

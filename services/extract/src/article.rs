@@ -270,12 +270,7 @@ pub(crate) fn site_view(st: &mut SiteState, host: &str, cleaned: &Cleaned) -> Si
 /// A URL the page gives, made absolute against the address it was fetched
 /// from.
 fn absolute(cleaned: &Cleaned, href: &str) -> Option<String> {
-    let base = if cleaned.final_url.is_empty() {
-        &cleaned.url
-    } else {
-        &cleaned.final_url
-    };
-    gleaner_core::util::absolute_url(base, href)
+    gleaner_core::util::absolute_url(cleaned.address(), href)
 }
 
 /// The lead image where the metadata names none: the page's first image

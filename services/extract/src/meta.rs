@@ -243,20 +243,15 @@ fn login_in(profile: &str) -> Option<&str> {
 
 /// Whether a profile's URL (host and path) is on the page's own site.
 fn on_the_site(c: &Cleaned, profile: &str) -> bool {
-    let page = if c.final_url.is_empty() {
-        &c.url
-    } else {
-        &c.final_url
-    };
     let domain = |host: &str| gleaner_core::util::registered_domain(host);
     let host = profile.split('/').next().unwrap_or("");
-    let page_host = gleaner_core::util::host_of(page);
+    let page_host = gleaner_core::util::host_of(c.address());
     !page_host.is_empty() && domain(host) == domain(&page_host)
 }
 
 /// Whether a login is the site's own account (a publisher's Facebook
-/// page, "allrecipes" on allrecipes.com): its letters are the host's
-/// name or the site's.
+/// page, "allrecipes" on allrecipes.com): its letters start with the
+/// host's name or are the site's.
 fn names_the_site(c: &Cleaned, login: &str) -> bool {
     let login = crate::title::squeezed(login);
     crate::title::host_name(c).is_some_and(|h| login.starts_with(&h))

@@ -176,16 +176,9 @@ fn titled(c: &Cleaned) -> String {
 /// least, starting as a headline does (not in lower case), after a label
 /// that is more than a lone short word ("The Best Home Security Cameras"
 /// keeps its "The").
-fn without_label<'a>(headline: &'a str, og: &str, title: &str) -> &'a str {
+fn without_label<'a>(headline: &'a str, og: &'a str, title: &'a str) -> &'a str {
     const MOST_LABEL_WORDS: usize = 4;
-    fn headline_part(t: &str) -> Option<&str> {
-        last_split(t.trim()).map(|(rest, _)| rest.trim())
-    }
-    let candidates = [og.trim(), title.trim()]
-        .into_iter()
-        .chain(headline_part(og))
-        .chain(headline_part(title));
-    candidates
+    title_forms(og, title)
         .filter(|t| gleaner_text::word_count(t) >= 3 && t.len() < headline.len())
         .filter_map(|t| {
             let at = headline.len().checked_sub(t.len())?;
@@ -223,16 +216,19 @@ fn as_the_titles_write_it<'a>(headline: &'a str, og: &'a str, title: &'a str) ->
     if !shouting {
         return headline;
     }
-    [og, title]
-        .into_iter()
-        .flat_map(|t| {
-            [
-                t.trim(),
-                last_split(t.trim()).map_or("", |(rest, _)| rest.trim()),
-            ]
-        })
+    title_forms(og, title)
         .find(|t| t.to_lowercase() == headline.to_lowercase())
         .unwrap_or(headline)
+}
+
+/// The ways the page's titles may write its headline: `og:title` and
+/// `<title>` whole, then each before its last part (the site's name).
+fn title_forms<'a>(og: &'a str, title: &'a str) -> impl Iterator<Item = &'a str> {
+    let headline_part = |t: &'a str| last_split(t.trim()).map(|(rest, _)| rest.trim());
+    [og.trim(), title.trim()]
+        .into_iter()
+        .chain(headline_part(og))
+        .chain(headline_part(title))
 }
 
 /// A title split before its last part at the title separator that
@@ -337,12 +333,7 @@ fn title_with(c: &Cleaned, use_h1: impl Fn(&str, &str, Option<&str>) -> bool) ->
 /// domain ("newegg" for promotions.newegg.com), of three characters or
 /// more.
 pub(crate) fn host_name(c: &Cleaned) -> Option<String> {
-    let url = if c.final_url.is_empty() {
-        &c.url
-    } else {
-        &c.final_url
-    };
-    let host = gleaner_core::util::host_of(url);
+    let host = gleaner_core::util::host_of(c.address());
     let domain = gleaner_core::util::registered_domain(&host);
     let label = domain.split('.').next()?;
     (label.len() >= 3).then(|| label.to_string())
