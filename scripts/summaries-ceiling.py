@@ -12,7 +12,8 @@ For each pair it scores every sentence of the text, as ROUGE-1 / ROUGE-2 F1
 against the reference minus the same for the text's first words cut to the
 sentence's length (what `gleaner eval-summaries` prints as the gain), and
 reports the mean gain of:
-  - the best sentence of each text (the oracle: knows the reference);
+  - the best sentence of each text by ROUGE-1 gain (the oracle: knows the
+    reference), with its ROUGE-2 gain beside;
   - the longest sentence the reference itself contains (knows it too);
   - the lead sentence (0 by construction);
   - with a dump, the engine's own one-sentence summaries, scored here the
@@ -54,10 +55,10 @@ def main():
         if p["id"] in engine:
             ours.append(gain(p["text"], p["summary"], engine[p["id"]]))
     print(f"{len(pairs)} pairs; gain in ROUGE-1 / ROUGE-2 F1 x100 over the lead cut to as many words")
-    print("oracle sentence                   %+.1f / %+.1f" % mean(oracle))
+    print("oracle sentence                     %+.1f / %+.1f" % mean(oracle))
     print("longest sentence of the reference %+.1f / %+.1f (%d pairs)" % (*mean(longest), len(longest)))
     if ours:
-        print("the engine's one sentence           %+.1f / %+.1f (%d pairs)" % (*mean(ours), len(ours)))
+        print("the engine's one sentence             %+.1f / %+.1f (%d pairs)" % (*mean(ours), len(ours)))
 
 
 if __name__ == "__main__":
