@@ -423,6 +423,12 @@ async fn run_stage(
     // What the stage holds counts as in flight, so the run waits for it.
     let mut held = 0i64;
     loop {
+        // A stop outranks queued input: `select!` picks among ready branches
+        // at random, so without this check a busy stage went on through its
+        // queue after the stop, which `shutdown_keeping` should hand back.
+        if *stop.borrow() {
+            break;
+        }
         let next = async {
             let mut rx = rx.lock().await;
             let mut batch = vec![rx.recv().await?];
