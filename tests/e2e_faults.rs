@@ -130,7 +130,8 @@ async fn kafka_fetch_killed_between_fetch_and_acknowledgement_loses_nothing() {
 /// The same crash in a chain (`gleaner stage fetch+clean+extract`): the
 /// pages of the batch that died were never written anywhere, and the
 /// restarted chain fetches them again, so every page still ends as an
-/// article, once.
+/// article, and only a page fetched again (its article produced but not
+/// yet acknowledged at the crash) can be there twice.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn kafka_chain_killed_before_producing_loses_nothing() {
     let Some(brokers) = test_brokers("kafka_chain_killed_before_producing") else {
@@ -190,16 +191,33 @@ async fn kafka_chain_killed_before_producing_loses_nothing() {
     let missing: Vec<_> = all.difference(&got).collect();
     let log_text = std::fs::read_to_string(tmp.path().join("chain-2.log")).unwrap_or_default();
     assert!(missing.is_empty(), "pages lost: {missing:?}\n{log_text}");
-    let articles = doubled(&brokers, &format!("{prefix}.articles"));
-    assert!(articles.is_empty(), "articles twice: {articles:?}");
     for topic in ["pages", "cleaned"] {
         assert!(read_topic(&brokers, &format!("{prefix}.{topic}")).is_empty());
     }
     let requests = log.lock().unwrap().clone();
-    let again = (0..PAGES)
-        .filter(|i| requests.iter().filter(|r| **r == format!("/p/{i}")).count() > 1)
-        .count();
+    let fetched_again = |url: &str| {
+        let path = url.strip_prefix(base.as_str()).unwrap_or(url);
+        requests.iter().filter(|r| *r == path).count() > 1
+    };
+    let again = all.iter().filter(|u| fetched_again(u)).count();
     assert!(again > 0, "the crash was to come after fetching");
+    // A crash replays at most the batches in flight: a page whose article
+    // was produced but not yet acknowledged is fetched again, and its
+    // article (fetched anew, so not the same record) is on `articles`
+    // twice, for dedup to recognise (DESIGN: no topic a user reads carries
+    // it twice). A page fetched once is there once.
+    let mut per_url: BTreeMap<String, usize> = BTreeMap::new();
+    for url in answered() {
+        *per_url.entry(url).or_default() += 1;
+    }
+    let doubled_once_fetched: Vec<_> = per_url
+        .iter()
+        .filter(|(u, c)| **c > 1 && !fetched_again(u))
+        .collect();
+    assert!(
+        doubled_once_fetched.is_empty(),
+        "articles twice of pages fetched once: {doubled_once_fetched:?}"
+    );
     eprintln!("chain crash before producing: {again} page(s) fetched again, none lost");
 }
 
