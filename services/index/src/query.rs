@@ -96,7 +96,7 @@ impl SearchIndex {
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
         let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(q));
-        let ast = without_dangling_operators(ast);
+        let ast = any_value_as_all(without_dangling_operators(ast));
         let needs_words = needs_words(&ast);
         let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
@@ -148,6 +148,26 @@ impl SearchIndex {
         out.into_iter()
             .map(|q| Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>)
             .collect()
+    }
+}
+
+/// `ast` with each `field:*` ("any value") asking nothing: every article
+/// has a title and a text, the fields a query names. Tantivy reads it as
+/// an exists query, which needs a fast field, and failed the whole search
+/// with a schema error ("Field title is not a fast field").
+fn any_value_as_all(ast: UserInputAst) -> UserInputAst {
+    match ast {
+        UserInputAst::Clause(clauses) => UserInputAst::Clause(
+            clauses
+                .into_iter()
+                .map(|(occur, a)| (occur, any_value_as_all(a)))
+                .collect(),
+        ),
+        UserInputAst::Boost(a, boost) => UserInputAst::Boost(Box::new(any_value_as_all(*a)), boost),
+        UserInputAst::Leaf(leaf) => match *leaf {
+            UserInputLeaf::Exists { .. } => UserInputAst::Leaf(Box::new(UserInputLeaf::All)),
+            other => UserInputAst::Leaf(Box::new(other)),
+        },
     }
 }
 

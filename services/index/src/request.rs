@@ -111,6 +111,8 @@ impl SearchRequest {
             let op = if quoted { None } else { token.split_once(':') };
             quoted ^= token.matches('"').count() % 2 == 1;
             match op {
+                // `site:*`, `lang:*`: any site or language, no filter.
+                Some(("site" | "lang" | "language", "*")) => {}
                 Some(("site", v)) if !v.is_empty() => self.sites.push(v.to_string()),
                 Some(("lang" | "language", v)) if !v.is_empty() => self.lang = Some(v.to_string()),
                 Some(("after", v)) => self.from = Some(parse_date(v, false)?),

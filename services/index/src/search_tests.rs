@@ -316,6 +316,12 @@ async fn the_documented_query_language_works() {
     assert_eq!(got("\"harbour bridge\" -mayor"), ["a1s"]);
     assert_eq!(got("title:a2"), ["a2"]);
     assert_eq!(got("council OR pont"), ["a2", "a3s"]);
+    // `field:*` is any value: no restriction, never a schema error.
+    assert_eq!(got("council title:*"), ["a2"]);
+    assert_eq!(got("council body:* site:*"), ["a2"]);
+    assert_eq!(got("harbour lang:*"), got("harbour"));
+    assert_eq!(got("title:*").len(), got("").len());
+    assert_eq!(got("(council author:*) OR pont"), ["a2", "a3s"]);
 }
 
 #[tokio::test]
