@@ -174,14 +174,22 @@ pub fn parse_date(s: &str, end_of_day: bool) -> anyhow::Result<i64> {
             "not a date: {s:?} (give RFC 3339, 2026-03-02T10:00:00Z, or a day, 2026-03-02)"
         )
     })?;
-    let day = if end_of_day {
-        day.tomorrow().map_err(|e| anyhow::anyhow!("{s}: {e}"))?
+    // A day at the edge of the calendar (9999-12-31, whose midnight is past
+    // the last instant jiff holds) stands for that edge: a filter, not an
+    // error.
+    let edge = if day.year() > 0 {
+        jiff::Timestamp::MAX
     } else {
-        day
+        jiff::Timestamp::MIN
+    };
+    let day = if end_of_day {
+        day.tomorrow().ok()
+    } else {
+        Some(day)
     };
     Ok(day
-        .to_zoned(jiff::tz::TimeZone::UTC)?
-        .timestamp()
+        .and_then(|d| d.to_zoned(jiff::tz::TimeZone::UTC).ok())
+        .map_or(edge, |z| z.timestamp())
         .as_second())
 }
 
@@ -256,6 +264,15 @@ mod tests {
         assert_eq!(
             parse_date("2026-03-02T01:00:00+01:00", false).unwrap(),
             1_772_409_600
+        );
+        // The calendar's edges are filters at its ends, not errors.
+        let last = jiff::Timestamp::MAX.as_second();
+        assert_eq!(parse_date("9999-12-31", false).unwrap(), last);
+        assert_eq!(parse_date("9999-12-31", true).unwrap(), last);
+        assert!(parse_date("9999-12-30", false).unwrap() < last);
+        assert_eq!(
+            parse_date("-009999-01-01", false).unwrap(),
+            jiff::Timestamp::MIN.as_second()
         );
         for bad in ["yesterday", "2026-13-01", "", "2026-03-02T25:00:00Z"] {
             assert!(parse_date(bad, false).is_err(), "{bad}");
