@@ -92,7 +92,13 @@ fn html_of(bytes: Vec<u8>, name: &str) -> anyhow::Result<String> {
     // BOM decides the encoding first, as in a browser).
     let utf16 = encoding_rs::Encoding::for_bom(&bytes)
         .is_some_and(|(e, _)| e == encoding_rs::UTF_16LE || e == encoding_rs::UTF_16BE);
-    if !utf16 && bytes[..bytes.len().min(8192)].contains(&0) {
+    // A file that opens with a tag is markup whatever stray NUL it holds
+    // (a browser sniffs it as HTML by its first tag, and fetch keeps such a
+    // page); `<` then NUL is UTF-16 without its BOM.
+    let start = bytes.iter().position(|b| !b.is_ascii_whitespace());
+    let tagged =
+        start.is_some_and(|i| bytes[i] == b'<' && bytes.get(i + 1).is_some_and(|&b| b != 0));
+    if !utf16 && !tagged && bytes[..bytes.len().min(8192)].contains(&0) {
         return Err(crate::commands::bad_input(format!(
             "{name} is not HTML (binary data)"
         )));
@@ -286,7 +292,7 @@ mod tests {
     use super::html_of;
 
     #[test]
-    fn nul_bytes_are_binary_unless_a_utf16_bom_says_otherwise() {
+    fn nul_bytes_are_binary_unless_a_utf16_bom_or_a_first_tag_says_otherwise() {
         let page = "<html><title>Brücke</title><p>Die Brücke ist offen.</p></html>";
         let utf16 = |le: bool| {
             let mut b: Vec<u8> = if le {
@@ -308,5 +314,8 @@ mod tests {
         assert!(err.contains("binary data"), "{err}");
         let png = b"\x89PNG\r\n\x1a\n\0\0\0\rIHDR".to_vec();
         assert!(html_of(png, "photo.html").is_err());
+        // A page with a stray NUL in its text is still the page.
+        let stray = b"\n<html><body><p>Hello\0 world</p></body></html>".to_vec();
+        assert!(html_of(stray, "page.html").unwrap().contains("world"));
     }
 }
