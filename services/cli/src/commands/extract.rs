@@ -47,9 +47,15 @@ fn read_html_stdin() -> anyhow::Result<String> {
 /// stream without end is refused, not read into memory.
 fn read_at_most(from: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    from.take(MAX_HTML_BYTES + 1)
-        .read_to_end(&mut bytes)
-        .with_context(|| format!("reading {name}"))?;
+    if let Err(e) = from.take(MAX_HTML_BYTES + 1).read_to_end(&mut bytes) {
+        use std::io::ErrorKind::{InvalidData, InvalidInput, UnexpectedEof};
+        // A broken or cut gzip is the input's fault (exit 2), a failing
+        // disk is not.
+        if matches!(e.kind(), InvalidData | InvalidInput | UnexpectedEof) {
+            return Err(crate::commands::bad_input(format!("broken: {e}")));
+        }
+        return Err(e).with_context(|| format!("reading {name}"));
+    }
     if bytes.len() as u64 > MAX_HTML_BYTES {
         return Err(crate::commands::bad_input(format!(
             "more than {} MiB of HTML",
@@ -289,7 +295,25 @@ impl ExtractCmd {
 
 #[cfg(test)]
 mod tests {
-    use super::html_of;
+    use super::{html_of, read_at_most};
+
+    /// A broken or cut gzip is bad input (exit 2); the caller names the file.
+    #[test]
+    fn a_broken_gzip_is_bad_input() {
+        let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+        std::io::Write::write_all(&mut gz, b"<p>The harbour bridge reopened.</p>").unwrap();
+        let whole = gz.finish().unwrap();
+        for broken in [&whole[..whole.len() / 2], b"\x1f\x8b\x08\0garbage"] {
+            let err = read_at_most(flate2::read::GzDecoder::new(broken), "a.html.gz").unwrap_err();
+            assert!(
+                err.downcast_ref::<crate::commands::BadInput>().is_some(),
+                "{err:#}"
+            );
+            assert!(err.to_string().starts_with("broken: "), "{err}");
+        }
+        let read = read_at_most(flate2::read::GzDecoder::new(&whole[..]), "a.html.gz").unwrap();
+        assert!(read.starts_with(b"<p>The harbour"));
+    }
 
     #[test]
     fn nul_bytes_are_binary_unless_a_utf16_bom_or_a_first_tag_says_otherwise() {
