@@ -151,66 +151,61 @@ impl SearchIndex {
     }
 }
 
+/// `ast` with each leaf replaced by what `f` makes of it, the clauses and
+/// boosts around it kept.
+fn map_leaves(ast: UserInputAst, f: &impl Fn(UserInputLeaf) -> UserInputAst) -> UserInputAst {
+    match ast {
+        UserInputAst::Clause(clauses) => UserInputAst::Clause(
+            clauses
+                .into_iter()
+                .map(|(occur, a)| (occur, map_leaves(a, f)))
+                .collect(),
+        ),
+        UserInputAst::Boost(a, boost) => UserInputAst::Boost(Box::new(map_leaves(*a, f)), boost),
+        UserInputAst::Leaf(leaf) => f(*leaf),
+    }
+}
+
 /// `ast` with each `field:*` ("any value") asking nothing: every article
 /// has a title and a text, the fields a query names. Tantivy reads it as
 /// an exists query, which needs a fast field, and failed the whole search
 /// with a schema error ("Field title is not a fast field").
 fn any_value_as_all(ast: UserInputAst) -> UserInputAst {
-    match ast {
-        UserInputAst::Clause(clauses) => UserInputAst::Clause(
-            clauses
-                .into_iter()
-                .map(|(occur, a)| (occur, any_value_as_all(a)))
-                .collect(),
-        ),
-        UserInputAst::Boost(a, boost) => UserInputAst::Boost(Box::new(any_value_as_all(*a)), boost),
-        UserInputAst::Leaf(leaf) => match *leaf {
-            UserInputLeaf::Exists { .. } => UserInputAst::Leaf(Box::new(UserInputLeaf::All)),
-            other => UserInputAst::Leaf(Box::new(other)),
-        },
-    }
+    map_leaves(ast, &|leaf| match leaf {
+        UserInputLeaf::Exists { .. } => UserInputAst::Leaf(Box::new(UserInputLeaf::All)),
+        other => UserInputAst::Leaf(Box::new(other)),
+    })
 }
 
 /// `ast` with each word or phrase addressed to a name that `spread` maps to
 /// several fields (`title:` to every title field) asked of each of them,
 /// any one matching.
 fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInputAst {
-    match ast {
-        UserInputAst::Clause(clauses) => UserInputAst::Clause(
-            clauses
-                .into_iter()
-                .map(|(occur, a)| (occur, spread_field(a, spread)))
-                .collect(),
-        ),
-        UserInputAst::Boost(a, boost) => {
-            UserInputAst::Boost(Box::new(spread_field(*a, spread)), boost)
-        }
-        UserInputAst::Leaf(leaf) => match *leaf {
-            UserInputLeaf::Literal(literal) => {
-                let named = spread
-                    .iter()
-                    .find(|(name, _)| literal.field_name.as_deref() == Some(*name))
-                    .map(|(_, fields)| *fields);
-                match named {
-                    Some(fields) => UserInputAst::Clause(
-                        fields
-                            .iter()
-                            .map(|field| {
-                                let mut one = literal.clone();
-                                one.field_name = Some(field.clone());
-                                (
-                                    Some(query_grammar::Occur::Should),
-                                    UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(one))),
-                                )
-                            })
-                            .collect(),
-                    ),
-                    None => UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
-                }
+    map_leaves(ast, &|leaf| match leaf {
+        UserInputLeaf::Literal(literal) => {
+            let named = spread
+                .iter()
+                .find(|(name, _)| literal.field_name.as_deref() == Some(*name))
+                .map(|(_, fields)| *fields);
+            match named {
+                Some(fields) => UserInputAst::Clause(
+                    fields
+                        .iter()
+                        .map(|field| {
+                            let mut one = literal.clone();
+                            one.field_name = Some(field.clone());
+                            (
+                                Some(query_grammar::Occur::Should),
+                                UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(one))),
+                            )
+                        })
+                        .collect(),
+                ),
+                None => UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
             }
-            other => UserInputAst::Leaf(Box::new(other)),
-        },
-    }
+        }
+        other => UserInputAst::Leaf(Box::new(other)),
+    })
 }
 
 /// `q` with each run of operator words typed one after another (`ferry OR
