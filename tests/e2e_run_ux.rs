@@ -8,8 +8,9 @@ use common::*;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-/// A limit that cuts something says so: with one link taken per page, the
-/// run reports the links left out and the setting that raises the cap.
+/// A limit that cuts something says so: with two links taken per page, the
+/// run reports the links left out and the setting that raises the cap; with
+/// URLs capped at 30 characters (the seed's fit), the links longer.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn links_beyond_the_cap_are_reported() {
     let (base, _log) = start_site().await;
@@ -17,7 +18,10 @@ async fn links_beyond_the_cap_are_reported() {
     let cfg = test_config(tmp.path(), None);
     edit_config(
         &cfg,
-        &[("max_links_per_page = 500", "max_links_per_page = 1")],
+        &[
+            ("max_links_per_page = 500", "max_links_per_page = 2"),
+            ("max_url_length = 2083", "max_url_length = 30"),
+        ],
     );
     let data = tmp.path().join("data");
     let out = run_on_site(&cfg, &data, &base).await;
@@ -28,6 +32,13 @@ async fn links_beyond_the_cap_are_reported() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(
         stdout.contains("links cut") && stdout.contains("raise fetch.max_links_per_page"),
+        "{stdout}"
+    );
+    let too_long = &summary["links_too_long"];
+    assert!(too_long["links"].as_u64().unwrap() > 0, "{summary}");
+    assert_eq!(too_long["max_url_length"], 30, "{summary}");
+    assert!(
+        stdout.contains("links too long") && stdout.contains("fetch.max_url_length"),
         "{stdout}"
     );
 }

@@ -8,8 +8,11 @@ use gleaner_core::outcome::Reason;
 pub mod reasons {
     use gleaner_core::outcome::Reason;
 
-    pub const BAD_URL: Reason =
-        Reason::failure("bad_url", "bad URL", "only http(s) URLs are fetched");
+    pub const BAD_URL: Reason = Reason::failure(
+        "bad_url",
+        "bad URL",
+        "only http(s) URLs are fetched, of at most fetch.max_url_length characters",
+    );
     pub const PRIVATE_ADDRESS: Reason = Reason::failure(
         "private_address",
         "private address refused",
@@ -123,6 +126,13 @@ pub mod reasons {
 pub enum FetchError {
     #[error("not an http(s) URL: {0}")]
     BadUrl(String),
+    #[error("URL of {length} characters, longer than fetch.max_url_length ({max}): {start}...")]
+    UrlTooLong {
+        /// The URL's first characters, enough to recognise it.
+        start: String,
+        length: usize,
+        max: usize,
+    },
     #[error("refused: {0} is a private or reserved address (--allow-private or fetch.allow_private to fetch it)")]
     Private(String),
     #[error("disallowed by robots.txt: {0}")]
@@ -186,7 +196,7 @@ impl FetchError {
     pub fn reason(&self) -> Reason {
         use reasons::*;
         match self {
-            FetchError::BadUrl(_) => BAD_URL,
+            FetchError::BadUrl(_) | FetchError::UrlTooLong { .. } => BAD_URL,
             FetchError::Private(_) => PRIVATE_ADDRESS,
             FetchError::Robots(_) => ROBOTS_DISALLOWED,
             FetchError::RobotsUnavailable { .. } => ROBOTS_UNAVAILABLE,

@@ -61,6 +61,10 @@ pub const METRICS: &[Metric] = &[
         "Links not followed because their page had more than fetch.max_links_per_page.",
     ),
     Metric::counter(
+        "gleaner_fetch_links_too_long_total",
+        "Links not followed because they were longer than fetch.max_url_length.",
+    ),
+    Metric::counter(
         "gleaner_fetch_pages_links_cut_total",
         "Pages whose links were cut at fetch.max_links_per_page.",
     ),

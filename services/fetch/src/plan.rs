@@ -3,7 +3,7 @@
 //! page becomes the page record plus its in-scope links not yet seen.
 
 use crate::schedule::Validators;
-use crate::scope::{parse_http, Job};
+use crate::scope::{check_length, parse_http, Job};
 use crate::stage::FetchStage;
 use crate::Fetched;
 use gleaner_core::messages::{FrontierLink, Scope, Seed};
@@ -24,7 +24,7 @@ impl FetchStage {
         let job = match input.topic {
             Topic::SEEDS => {
                 let seed: Seed = input.decode()?;
-                let url = parse_http(&seed.url, &cfg.strip_params)?;
+                let url = parse_http(&seed.url, &cfg.strip_params, cfg.max_url_length)?;
                 self.schedule
                     .add(url.as_str(), &seed, gleaner_core::util::unix_now())?;
                 if self.seen.insert(url.as_str()) && !seed.recrawl {
@@ -34,7 +34,7 @@ impl FetchStage {
             }
             Topic::FRONTIER => {
                 let link: FrontierLink = input.decode()?;
-                let url = parse_http(&link.url, &cfg.strip_params)?;
+                let url = parse_http(&link.url, &cfg.strip_params, cfg.max_url_length)?;
                 let planned = self.seen.insert(url.as_str());
                 // A link handed back unfetched (deferred) was planned here
                 // before: it is fetched unless its page is known to be out.
@@ -69,10 +69,15 @@ impl FetchStage {
             return outs;
         }
         let mut emitted = HashSet::new();
-        let (seen, strip) = (&self.seen, &self.crawler.cfg.strip_params);
+        let (seen, cfg) = (&self.seen, &self.crawler.cfg);
         let linked = &mut self.linked;
         let mut next = |url: &str, depth: u32, emitted: &mut HashSet<String>| -> Option<Output> {
-            let u = normalise_url_stripping(url, strip).ok()?;
+            let u = normalise_url_stripping(url, &cfg.strip_params).ok()?;
+            if check_length(&u, cfg.max_url_length).is_err() {
+                // A trap's ever longer links, or a page's data URL in an href.
+                metrics::inc("gleaner_fetch_links_too_long_total", &[]);
+                return None;
+            }
             // Links that differ only in tracking parameters are one link.
             if !job.admits(&u) || seen.contains(u.as_str()) || !emitted.insert(u.to_string()) {
                 return None;

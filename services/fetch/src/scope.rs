@@ -95,14 +95,38 @@ impl Job {
     }
 }
 
-/// A normalised http(s) URL, or why not.
-pub(crate) fn parse_http(raw: &str, strip: &[String]) -> Result<Url, FetchError> {
+/// A normalised http(s) URL of at most `max_length` characters, or why not.
+pub(crate) fn parse_http(
+    raw: &str,
+    strip: &[String],
+    max_length: usize,
+) -> Result<Url, FetchError> {
     let u = normalise_url_stripping(raw, strip)
-        .map_err(|e| FetchError::BadUrl(format!("{raw}: {e}")))?;
+        .map_err(|e| FetchError::BadUrl(format!("{}: {e}", first_chars(raw, 200))))?;
     if !matches!(u.scheme(), "http" | "https") || u.host_str().is_none() {
-        return Err(FetchError::BadUrl(raw.to_string()));
+        return Err(FetchError::BadUrl(first_chars(raw, 200).to_string()));
     }
+    check_length(&u, max_length)?;
     Ok(u)
+}
+
+/// A URL longer than `max` is refused (a normalised URL is ASCII, so its
+/// bytes are its characters).
+pub(crate) fn check_length(u: &Url, max: usize) -> Result<(), FetchError> {
+    let length = u.as_str().len();
+    if length > max {
+        return Err(FetchError::UrlTooLong {
+            start: first_chars(u.as_str(), 100).to_string(),
+            length,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// At most the first `n` characters of `s`, so that a reason stays a line.
+fn first_chars(s: &str, n: usize) -> &str {
+    s.char_indices().nth(n).map_or(s, |(at, _)| &s[..at])
 }
 
 /// A URL pattern: `*` matches any run of characters and the pattern must
@@ -206,9 +230,36 @@ mod tests {
         );
         assert_eq!(registered_domain("www.example.com.au"), "example.com.au");
         assert_eq!(registered_domain("localhost"), "localhost");
-        assert!(parse_http("ftp://x.org/", &[]).is_err());
-        assert!(parse_http("not a url", &[]).is_err());
-        assert!(parse_http("http://x.org/?utm_source=a", &["utm_*".into()])
-            .is_ok_and(|u| u.query().is_none()));
+        assert!(parse_http("ftp://x.org/", &[], 2083).is_err());
+        assert!(parse_http("not a url", &[], 2083).is_err());
+        assert!(
+            parse_http("http://x.org/?utm_source=a", &["utm_*".into()], 2083)
+                .is_ok_and(|u| u.query().is_none())
+        );
+    }
+
+    #[test]
+    fn a_url_longer_than_the_cap_is_refused_with_its_length() {
+        let at_cap = format!("http://x.org/{}", "a".repeat(2083 - 13));
+        assert_eq!(at_cap.len(), 2083);
+        assert!(parse_http(&at_cap, &[], 2083).is_ok());
+        let trap = format!("{at_cap}/");
+        let said = parse_http(&trap, &[], 2083).unwrap_err().to_string();
+        assert!(
+            said.starts_with(
+                "URL of 2084 characters, longer than fetch.max_url_length (2083): http://x.org/aaa"
+            ),
+            "{said}"
+        );
+        assert!(said.len() < 200, "{said}");
+        // Measured after normalisation: a space is three characters.
+        let spaced = format!("http://x.org/{}", " a".repeat(600));
+        assert!(matches!(
+            parse_http(&spaced, &[], 2083),
+            Err(FetchError::UrlTooLong { length: 2413, .. })
+        ));
+        // A bad URL's reason is cut too, and never splits a character.
+        let bad = format!("http://[::1/{}", "é".repeat(5000));
+        assert!(parse_http(&bad, &[], 2083).unwrap_err().to_string().len() < 600);
     }
 }

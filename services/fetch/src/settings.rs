@@ -16,6 +16,7 @@ pub struct FetchSettings {
     pub concurrency: usize,
     pub default_depth: u32,
     pub max_links_per_page: usize,
+    pub max_url_length: usize,
     pub respect_robots: bool,
     pub follow_sitemaps: bool,
     pub robots_cache_secs: u64,
@@ -52,6 +53,7 @@ impl Default for FetchSettings {
             concurrency: 16,
             default_depth: 2,
             max_links_per_page: 500,
+            max_url_length: 2083,
             respect_robots: true,
             follow_sitemaps: true,
             robots_cache_secs: 86_400,
@@ -106,6 +108,8 @@ impl gleaner_core::config::Section for FetchSettings {
                 1,
             ),
             ("fetch.concurrency", self.concurrency as i64, 1),
+            // No http URL is shorter than `http://a.b`.
+            ("fetch.max_url_length", self.max_url_length as i64, 10),
             ("fetch.bloom_capacity", self.bloom_capacity as i64, 1),
             ("fetch.block_window", self.block_window as i64, 1),
         ])

@@ -231,3 +231,33 @@ async fn a_link_many_pages_give_is_sent_once() {
         .collect();
     assert_eq!(sent, want);
 }
+
+/// A link longer than fetch.max_url_length (a trap's ever deeper path) is
+/// not followed, and counted; a seed that long is refused with its reason.
+#[tokio::test]
+async fn a_url_past_the_length_cap_is_neither_followed_nor_fetched() {
+    let trap = "/loop".repeat(500);
+    let page = format!("<a href='{trap}'>deeper</a><a href='/next'>next</a>");
+    let app = Router::new().fallback(move || {
+        let page = page.clone();
+        async move { axum::response::Html(page) }
+    });
+    let base = serve(app).await;
+    let mut f = gleaner_fetch::FetchStage::new(&fetch_cfg(), true).unwrap();
+    let before = gleaner_core::metrics::value("gleaner_fetch_links_too_long_total", &[]);
+    let outs = f.handle(&seed(&format!("{base}/"), 1)).await.unwrap();
+    let links: Vec<String> = outs
+        .iter()
+        .filter(|o| o.topic == Topic::FRONTIER)
+        .map(|o| o.decode::<FrontierLink>().unwrap().url)
+        .collect();
+    assert_eq!(links, vec![format!("{base}/next")]);
+    let after = gleaner_core::metrics::value("gleaner_fetch_links_too_long_total", &[]);
+    assert_eq!(after - before, 1.0);
+
+    let said = fetch_error(&mut f, &format!("{base}{trap}")).await;
+    assert!(
+        said.contains("characters, longer than fetch.max_url_length (2083)"),
+        "{said}"
+    );
+}

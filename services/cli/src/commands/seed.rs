@@ -48,12 +48,15 @@ fn read_seeds(from: impl std::io::Read, name: &str) -> anyhow::Result<String> {
     String::from_utf8(bytes).map_err(|_| bad_input(format!("seeds from {name}: not UTF-8 text")))
 }
 
-/// Seed messages for URLs, or files of URLs (one per line, `#` comments).
+/// Seed messages for URLs, or files of URLs (one per line, `#` comments),
+/// each URL at most `max_url_length` characters once normalised (fetch
+/// would refuse a longer one).
 pub(crate) fn seed_outputs(
     args: &[String],
     depth: Option<u32>,
     recrawl: bool,
     schedule: &SeedOptions,
+    max_url_length: usize,
 ) -> anyhow::Result<Vec<Output>> {
     // Each URL with where it came from (`seeds.txt:4: `, for a file's
     // line), so that a bad one is named where the user can find it.
@@ -113,6 +116,13 @@ pub(crate) fn seed_outputs(
                 .map_err(|e| bad_input(format!("{at}bad seed URL {u:?}: {e:#}")))?;
             if !matches!(parsed.scheme(), "http" | "https") {
                 return Err(bad_input(format!("{at}seed {u:?} is not an http(s) URL")));
+            }
+            let length = parsed.as_str().len();
+            if length > max_url_length {
+                let start: String = u.chars().take(60).collect();
+                return Err(bad_input(format!(
+                    "{at}seed URL of {length} characters ({start}...) is longer than fetch.max_url_length ({max_url_length})"
+                )));
             }
             let seed = Seed {
                 url: parsed.to_string(),
@@ -192,7 +202,16 @@ impl SeedCmd {
     pub async fn run(self) -> anyhow::Result<ExitCode> {
         init_logs("warn");
         let cfg = config(&self.common)?;
-        let seeds = seed_outputs(&self.urls, self.depth, self.recrawl, &self.schedule)?;
+        let max_url = cfg
+            .section::<gleaner_fetch::FetchSettings>()?
+            .max_url_length;
+        let seeds = seed_outputs(
+            &self.urls,
+            self.depth,
+            self.recrawl,
+            &self.schedule,
+            max_url,
+        )?;
         match self.data {
             Some(dir) => post(&dir, &seeds)?,
             None => produce(&cfg, &self.kafka, &seeds).await?,
@@ -222,6 +241,7 @@ mod tests {
                 depth,
                 false,
                 &SeedOptions::default(),
+                2083,
             )
         };
         let seeds = seeds_of(Some(1)).unwrap();
@@ -242,13 +262,32 @@ mod tests {
         let e = seeds_of(None).unwrap_err();
         assert!(format!("{e:#}").contains("no URL in it"), "{e:#}");
         // A device or a pipe reads as a file; a directory is named as one.
-        let null = seed_outputs(&["/dev/null".into()], None, false, &SeedOptions::default());
+        let null = seed_outputs(
+            &["/dev/null".into()],
+            None,
+            false,
+            &SeedOptions::default(),
+            2083,
+        );
         assert!(format!("{:#}", null.unwrap_err()).contains("no URL in it"));
         // A device without end is refused at the bound, not read forever.
-        let zero = seed_outputs(&["/dev/zero".into()], None, false, &SeedOptions::default());
+        let zero = seed_outputs(
+            &["/dev/zero".into()],
+            None,
+            false,
+            &SeedOptions::default(),
+            2083,
+        );
         assert!(format!("{:#}", zero.unwrap_err()).contains("more than 256 MiB"));
         let d = dir.path().to_string_lossy().into_owned();
-        let e = seed_outputs(&[d], None, false, &SeedOptions::default()).unwrap_err();
+        let e = seed_outputs(&[d], None, false, &SeedOptions::default(), 2083).unwrap_err();
         assert!(format!("{e:#}").contains("is a directory"), "{e:#}");
+        // A URL past fetch.max_url_length is named with its length.
+        let long = format!("https://example.com/{}", "a".repeat(2100));
+        let e = seed_outputs(&[long], None, false, &SeedOptions::default(), 2083).unwrap_err();
+        assert!(
+            format!("{e:#}").contains("seed URL of 2120 characters (https://example.com/aaa"),
+            "{e:#}"
+        );
     }
 }

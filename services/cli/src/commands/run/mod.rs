@@ -66,7 +66,10 @@ pub(crate) async fn run_embedded(
         refetch,
     } = opts;
     let started = Instant::now();
-    let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope)?;
+    let max_url = cfg
+        .section::<gleaner_fetch::FetchSettings>()?
+        .max_url_length;
+    let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope, max_url)?;
     // One run per data directory; seeds left for it by `gleaner seed
     // --data` while no run was active go in first.
     let _lock = DataLock::acquire(&data)?;
@@ -225,9 +228,8 @@ pub(crate) async fn run_embedded(
     write_status(&data, &c, &kept, unhandled.len() as i64);
     keep_for_next_run(&data, unhandled)?;
     let secs = started.elapsed().as_secs_f64();
-    let max_links = cfg
-        .section::<gleaner_fetch::FetchSettings>()?
-        .max_links_per_page;
+    let fetch_cfg = cfg.section::<gleaner_fetch::FetchSettings>()?;
+    let (max_links, max_url) = (fetch_cfg.max_links_per_page, fetch_cfg.max_url_length);
     let in_index = gleaner_index::SearchIndex::open(
         &index_dir,
         cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
@@ -243,6 +245,7 @@ pub(crate) async fn run_embedded(
     // Limits that cut something say so.
     let links_cut = gleaner_core::metrics::value("gleaner_fetch_links_cut_total", &[]) as u64;
     let pages_cut = gleaner_core::metrics::value("gleaner_fetch_pages_links_cut_total", &[]) as u64;
+    let too_long = gleaner_core::metrics::value("gleaner_fetch_links_too_long_total", &[]) as u64;
     let report = std::mem::take(
         &mut *report
             .lock()
@@ -256,6 +259,7 @@ pub(crate) async fn run_embedded(
         "index_docs": in_index,
         "fetch_to_searchable_seconds": searchable,
         "links_cut": {"links": links_cut, "pages": pages_cut, "max_links_per_page": max_links},
+        "links_too_long": {"links": too_long, "max_url_length": max_url},
     });
     std::fs::write(
         data.join("summary.json"),
@@ -297,6 +301,11 @@ pub(crate) async fn run_embedded(
         println!(
             "  links cut       {links_cut} on {pages_cut} page(s) with more than {} links, not followed (raise fetch.max_links_per_page)",
             max_links
+        );
+    }
+    if too_long > 0 {
+        println!(
+            "  links too long  {too_long} longer than {max_url} characters, not followed (fetch.max_url_length)"
         );
     }
     eprint!("{}", report.render());
