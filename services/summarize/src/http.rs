@@ -56,7 +56,10 @@ impl HttpEngine {
             .send()
             .await?
             .error_for_status()?;
-        Ok(resp.json::<EngineResponse>().await?.summaries)
+        let body = crate::body::read_capped(resp, crate::body::MAX_ANSWER_BYTES)
+            .await
+            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        Ok(serde_json::from_slice::<EngineResponse>(&body)?.summaries)
     }
 
     /// The engine's summaries, retried with exponential, jittered pauses

@@ -12,6 +12,7 @@
 //!   falls back to the built-in engine.
 
 pub mod answer;
+mod body;
 pub mod cache;
 pub mod centrality;
 pub mod extractive;

@@ -8,6 +8,7 @@
 //! what they say), since servers truncate or refuse past their context.
 
 use crate::answer::accept;
+use crate::body::BodyError;
 use crate::{SummarizeSettings, SummaryLength};
 use futures::future::try_join_all;
 use gleaner_core::messages::{Article, Summary};
@@ -125,17 +126,20 @@ impl OpenAiEngine {
             return Err(Failure::Retry(format!("HTTP {}", status.as_u16()), after));
         }
         if !status.is_success() {
-            let text = resp.text().await.unwrap_or_default();
+            let text = crate::body::excerpt(resp, 4096).await;
             let excerpt: String = text.chars().take(200).collect();
             return Err(Failure::Fatal(format!(
                 "HTTP {}: {excerpt}",
                 status.as_u16()
             )));
         }
-        let bytes = resp
-            .bytes()
+        let bytes = crate::body::read_capped(resp, crate::body::MAX_ANSWER_BYTES)
             .await
-            .map_err(|_| Failure::Retry("answer cut short".into(), None))?;
+            .map_err(|e| match e {
+                BodyError::Cut => Failure::Retry(e.to_string(), None),
+                // The same question gets the same answer: not asked again.
+                BodyError::TooLong => Failure::Fatal(e.to_string()),
+            })?;
         let c: Completion = serde_json::from_slice(&bytes)
             .map_err(|_| Failure::Fatal("malformed answer (not a chat completion)".into()))?;
         Ok(c.choices

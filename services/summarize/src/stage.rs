@@ -161,6 +161,7 @@ fn reason_code(why: &str) -> &'static str {
         w if w.contains("timed out") => "timeout",
         w if w.contains("unreachable") => "unreachable",
         w if w.contains("malformed") => "malformed",
+        w if w.starts_with("answer over") => "too_long",
         "empty answer" => "empty",
         "refusal" => "refusal",
         "too long" => "too_long",

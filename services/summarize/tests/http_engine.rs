@@ -114,3 +114,40 @@ async fn summarize_http_engine_times_out_and_falls_back() {
     );
     assert_eq!(out.summaries[0].text, "The bridge reopened on Monday.");
 }
+
+/// An engine that streams without end (a broken proxy, a server gone
+/// wrong) is read only up to the answer cap, and the article goes on with
+/// the built-in summary.
+#[tokio::test]
+async fn an_endless_answer_is_cut_at_the_cap_and_falls_back() {
+    let sent = Arc::new(AtomicUsize::new(0));
+    let counter = sent.clone();
+    let app = Router::new().route(
+        "/summarize",
+        post(move || {
+            let counter = counter.clone();
+            async move {
+                let chunk = axum::body::Bytes::from(vec![b' '; 64 << 10]);
+                let endless = futures::stream::repeat_with(move || {
+                    counter.fetch_add(chunk.len(), Ordering::SeqCst);
+                    Ok::<_, std::io::Error>(chunk.clone())
+                });
+                axum::body::Body::from_stream(endless)
+            }
+        }),
+    );
+    let base = serve(app).await;
+    let s = stage(&format!("{base}/summarize"), 5000, 1);
+    let outs = s.map(&article()).await.unwrap();
+    let out: Summarized = outs[0].decode().unwrap();
+    assert!(
+        out.engine.starts_with("extractive (fallback") && out.engine.contains("answer over 1 MiB"),
+        "{}",
+        out.engine
+    );
+    assert_eq!(out.summaries[0].text, "The bridge reopened on Monday.");
+    // Two attempts, each read to about the cap (what the server wrote
+    // ahead into the socket's buffers aside), not for the whole time-out.
+    let n = sent.load(Ordering::SeqCst);
+    assert!(n < 64 << 20, "{n} bytes sent");
+}

@@ -223,6 +223,7 @@ async fn slow_malformed_empty_and_refused_answers_fall_back() {
             "refusal",
         ),
         (Reply::Status(400, None), "HTTP 400"),
+        (Reply::Raw(" ".repeat(2 << 20)), "answer over 1 MiB"),
     ];
     for (reply, says) in cases {
         let (url, _server) = start(move |_| reply.clone()).await;
