@@ -89,6 +89,10 @@ impl SearchIndex {
         // Every word must match, as people expect of a search box; OR says
         // otherwise.
         parser.set_conjunction_by_default();
+        // `title:/bridg.*/`: a regular expression over a field's words. One
+        // without a field is left out (a pasted `/r/rust` or `https://` is
+        // no pattern), as the lenient parser leaves out what it cannot ask.
+        parser.allow_regexes();
         for &title in titles.iter().chain([&self.fields.title_pairs]) {
             parser.set_field_boost(title, 2.0);
         }
@@ -177,35 +181,52 @@ fn any_value_as_all(ast: UserInputAst) -> UserInputAst {
     })
 }
 
-/// `ast` with each word or phrase addressed to a name that `spread` maps to
-/// several fields (`title:` to every title field) asked of each of them,
-/// any one matching.
+/// `ast` with each word, phrase, set or regular expression addressed to a
+/// name that `spread` maps to several fields (`title:` to every title
+/// field) asked of each of them, any one matching.
 fn spread_field(ast: UserInputAst, spread: &[(&str, &Vec<String>)]) -> UserInputAst {
-    map_leaves(ast, &|leaf| match leaf {
-        UserInputLeaf::Literal(literal) => {
-            let named = spread
-                .iter()
-                .find(|(name, _)| literal.field_name.as_deref() == Some(*name))
-                .map(|(_, fields)| *fields);
-            match named {
-                Some(fields) => UserInputAst::Clause(
-                    fields
-                        .iter()
-                        .map(|field| {
-                            let mut one = literal.clone();
-                            one.field_name = Some(field.clone());
-                            (
-                                Some(query_grammar::Occur::Should),
-                                UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(one))),
-                            )
-                        })
-                        .collect(),
-                ),
-                None => UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
-            }
+    map_leaves(ast, &|leaf| {
+        let named = spread
+            .iter()
+            .find(|(name, _)| field_named(&leaf) == Some(*name))
+            .map(|(_, fields)| *fields);
+        match named {
+            Some(fields) => UserInputAst::Clause(
+                fields
+                    .iter()
+                    .map(|field| {
+                        let one = with_field(leaf.clone(), field);
+                        (
+                            Some(query_grammar::Occur::Should),
+                            UserInputAst::Leaf(Box::new(one)),
+                        )
+                    })
+                    .collect(),
+            ),
+            None => UserInputAst::Leaf(Box::new(leaf)),
         }
-        other => UserInputAst::Leaf(Box::new(other)),
     })
+}
+
+/// The field a leaf names, if it is one `spread_field` spreads.
+fn field_named(leaf: &UserInputLeaf) -> Option<&str> {
+    match leaf {
+        UserInputLeaf::Literal(literal) => literal.field_name.as_deref(),
+        UserInputLeaf::Regex { field, .. } | UserInputLeaf::Set { field, .. } => field.as_deref(),
+        _ => None,
+    }
+}
+
+/// `leaf` addressed to `name` instead.
+fn with_field(mut leaf: UserInputLeaf, name: &str) -> UserInputLeaf {
+    match &mut leaf {
+        UserInputLeaf::Literal(literal) => literal.field_name = Some(name.to_string()),
+        UserInputLeaf::Regex { field, .. } | UserInputLeaf::Set { field, .. } => {
+            *field = Some(name.to_string())
+        }
+        _ => {}
+    }
+    leaf
 }
 
 /// `q` with each run of operator words typed one after another (`ferry OR
@@ -427,5 +448,16 @@ mod tests {
         );
         assert!(spread.contains("body_en"), "{spread}");
         assert!(!spread.contains("\"title\":"), "{spread}");
+        let (ast, _) = query_grammar::parse_query_lenient("title:/br.*/ title: IN [a b] /x/");
+        let spread = format!("{:?}", spread_field(ast, &[("title", &titles)]));
+        assert!(
+            spread.contains("\"title_de\":/br.*/")
+                && spread.contains("\"title_en\": IN [\"a\" \"b\"]"),
+            "{spread}"
+        );
+        assert!(
+            spread.contains("/x/") && !spread.contains("\"title\""),
+            "{spread}"
+        );
     }
 }

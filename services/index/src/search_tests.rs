@@ -322,6 +322,11 @@ async fn the_documented_query_language_works() {
     assert_eq!(got("harbour lang:*"), got("harbour"));
     assert_eq!(got("title:*").len(), got("").len());
     assert_eq!(got("(council author:*) OR pont"), ["a2", "a3s"]);
+    // A regular expression over a field's words; one without a field (a
+    // pasted path or URL) asks nothing.
+    assert_eq!(got("body:/harb.*/ council"), ["a2"]);
+    assert_eq!(got("title:/a[23]s?/"), ["a2", "a3s"]);
+    assert_eq!(got("/r/ council"), ["a2"]);
 }
 
 #[tokio::test]
