@@ -262,32 +262,20 @@ mod tests {
         let e = seeds_of(None).unwrap_err();
         assert!(format!("{e:#}").contains("no URL in it"), "{e:#}");
         // A device or a pipe reads as a file; a directory is named as one.
-        let null = seed_outputs(
-            &["/dev/null".into()],
-            None,
-            false,
-            &SeedOptions::default(),
-            2083,
-        );
-        assert!(format!("{:#}", null.unwrap_err()).contains("no URL in it"));
+        let refused = |arg: String| {
+            let e = seed_outputs(&[arg], None, false, &SeedOptions::default(), 2083);
+            format!("{:#}", e.unwrap_err())
+        };
+        assert!(refused("/dev/null".into()).contains("no URL in it"));
         // A device without end is refused at the bound, not read forever.
-        let zero = seed_outputs(
-            &["/dev/zero".into()],
-            None,
-            false,
-            &SeedOptions::default(),
-            2083,
-        );
-        assert!(format!("{:#}", zero.unwrap_err()).contains("more than 256 MiB"));
-        let d = dir.path().to_string_lossy().into_owned();
-        let e = seed_outputs(&[d], None, false, &SeedOptions::default(), 2083).unwrap_err();
-        assert!(format!("{e:#}").contains("is a directory"), "{e:#}");
+        assert!(refused("/dev/zero".into()).contains("more than 256 MiB"));
+        let e = refused(dir.path().to_string_lossy().into_owned());
+        assert!(e.contains("is a directory"), "{e}");
         // A URL past fetch.max_url_length is named with its length.
-        let long = format!("https://example.com/{}", "a".repeat(2100));
-        let e = seed_outputs(&[long], None, false, &SeedOptions::default(), 2083).unwrap_err();
+        let e = refused(format!("https://example.com/{}", "a".repeat(2100)));
         assert!(
-            format!("{e:#}").contains("seed URL of 2120 characters (https://example.com/aaa"),
-            "{e:#}"
+            e.contains("seed URL of 2120 characters (https://example.com/aaa"),
+            "{e}"
         );
     }
 }
