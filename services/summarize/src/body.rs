@@ -24,6 +24,8 @@ impl std::fmt::Display for BodyError {
     }
 }
 
+impl std::error::Error for BodyError {}
+
 /// The body of `resp`, at most `max` bytes.
 pub(crate) async fn read_capped(
     mut resp: reqwest::Response,

@@ -56,9 +56,7 @@ impl HttpEngine {
             .send()
             .await?
             .error_for_status()?;
-        let body = crate::body::read_capped(resp, crate::body::MAX_ANSWER_BYTES)
-            .await
-            .map_err(|e| anyhow::anyhow!("{e}"))?;
+        let body = crate::body::read_capped(resp, crate::body::MAX_ANSWER_BYTES).await?;
         Ok(serde_json::from_slice::<EngineResponse>(&body)?.summaries)
     }
 
@@ -93,6 +91,10 @@ impl HttpEngine {
         loop {
             match self.ask(&req).await {
                 Ok(s) => return Ok(s),
+                // The same question gets the same answer: not asked again.
+                Err(e) if e.downcast_ref() == Some(&crate::body::BodyError::TooLong) => {
+                    return Err(e)
+                }
                 Err(e) => {
                     tracing::warn!(id = %a.id, attempt, error = %e, "summary engine failed");
                     match pauses.next() {
