@@ -27,32 +27,39 @@ impl std::fmt::Display for BodyError {
 impl std::error::Error for BodyError {}
 
 /// The body of `resp`, at most `max` bytes.
-pub(crate) async fn read_capped(
-    mut resp: reqwest::Response,
-    max: usize,
-) -> Result<Vec<u8>, BodyError> {
+pub(crate) async fn read_capped(resp: reqwest::Response, max: usize) -> Result<Vec<u8>, BodyError> {
     if resp.content_length().is_some_and(|n| n > max as u64) {
         return Err(BodyError::TooLong);
     }
-    let mut body = Vec::new();
-    while let Some(chunk) = resp.chunk().await.map_err(|_| BodyError::Cut)? {
-        if body.len() + chunk.len() > max {
-            return Err(BodyError::TooLong);
-        }
-        body.extend_from_slice(&chunk);
+    match read_up_to(resp, max).await {
+        Ok((body, false)) => Ok(body),
+        Ok((_, true)) => Err(BodyError::TooLong),
+        Err(_) => Err(BodyError::Cut),
     }
-    Ok(body)
 }
 
 /// The first `max` bytes of `resp`'s body as text (an error page's excerpt),
 /// whatever its length.
-pub(crate) async fn excerpt(mut resp: reqwest::Response, max: usize) -> String {
+pub(crate) async fn excerpt(resp: reqwest::Response, max: usize) -> String {
+    read_up_to(resp, max)
+        .await
+        .map(|(body, _)| String::from_utf8_lossy(&body).into_owned())
+        .unwrap_or_default()
+}
+
+/// At most `max` bytes of `resp`'s body, and whether it went on.
+async fn read_up_to(
+    mut resp: reqwest::Response,
+    max: usize,
+) -> Result<(Vec<u8>, bool), reqwest::Error> {
     let mut body = Vec::new();
-    while let Ok(Some(chunk)) = resp.chunk().await {
-        body.extend_from_slice(&chunk[..chunk.len().min(max - body.len())]);
-        if body.len() >= max {
-            break;
+    while let Some(chunk) = resp.chunk().await? {
+        let room = max - body.len();
+        if chunk.len() > room {
+            body.extend_from_slice(&chunk[..room]);
+            return Ok((body, true));
         }
+        body.extend_from_slice(&chunk);
     }
-    String::from_utf8_lossy(&body).into_owned()
+    Ok((body, false))
 }

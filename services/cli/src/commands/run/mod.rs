@@ -66,9 +66,8 @@ pub(crate) async fn run_embedded(
         refetch,
     } = opts;
     let started = Instant::now();
-    let max_url = cfg
-        .section::<gleaner_fetch::FetchSettings>()?
-        .max_url_length;
+    let fetch_cfg = cfg.section::<gleaner_fetch::FetchSettings>()?;
+    let (max_links, max_url) = (fetch_cfg.max_links_per_page, fetch_cfg.max_url_length);
     let mut seed_msgs = crate::commands::seed::seed_outputs(seeds, depth, false, scope, max_url)?;
     // One run per data directory; seeds left for it by `gleaner seed
     // --data` while no run was active go in first.
@@ -228,8 +227,6 @@ pub(crate) async fn run_embedded(
     write_status(&data, &c, &kept, unhandled.len() as i64);
     keep_for_next_run(&data, unhandled)?;
     let secs = started.elapsed().as_secs_f64();
-    let fetch_cfg = cfg.section::<gleaner_fetch::FetchSettings>()?;
-    let (max_links, max_url) = (fetch_cfg.max_links_per_page, fetch_cfg.max_url_length);
     let in_index = gleaner_index::SearchIndex::open(
         &index_dir,
         cfg.section::<gleaner_index::IndexSettings>()?.snippet_chars,
