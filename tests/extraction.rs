@@ -56,6 +56,50 @@ fn cjk_pages_are_extracted() {
     }
 }
 
+#[test]
+fn pages_labelled_empty_are_counted_apart() {
+    // The metric scores a page whose reference is empty 1 when nothing is
+    // extracted and 0 otherwise; eval says how many such pages a set has.
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(tmp.path().join("html")).unwrap();
+    std::fs::create_dir_all(tmp.path().join("ground-truth")).unwrap();
+    let story =
+        "<p>The harbour bridge reopened on Monday after eight months of repairs, the city said, \
+                 and traffic was flowing normally by the evening rush hour across the river.</p>";
+    let pages = [
+        (
+            "shell",
+            "<html><body><div id=\"root\"></div><script>render()</script></body></html>"
+                .to_string(),
+            "",
+        ),
+        (
+            "served",
+            format!("<html><body><article>{story}{story}</article></body></html>"),
+            "",
+        ),
+        (
+            "labelled",
+            format!("<html><body><article>{story}</article></body></html>"),
+            "The harbour bridge reopened on Monday",
+        ),
+    ];
+    for (id, html, reference) in &pages {
+        std::fs::write(tmp.path().join(format!("html/{id}.html")), html).unwrap();
+        let truth = serde_json::json!({"url": format!("https://example.com/{id}"),
+            "_internal": {"page_type": {"primary": "article"}},
+            "ground_truth": {"title": "", "main_content": reference, "with": [], "without": []}});
+        std::fs::write(
+            tmp.path().join(format!("ground-truth/{id}.json")),
+            truth.to_string(),
+        )
+        .unwrap();
+    }
+    let r = eval(tmp.path(), "auto");
+    assert_eq!(r["empty_references"], 2, "{r}");
+    assert_eq!(r["empty_references_kept_empty"], 1, "{r}");
+}
+
 fn extract_file(name: &str, bytes: &[u8]) -> (std::process::Output, Duration) {
     let tmp = tempfile::tempdir().unwrap();
     let path = tmp.path().join(name);

@@ -225,6 +225,11 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
     // By the labelled language's primary subtag, on sets that label it.
     let mut by_language: BTreeMap<String, Scores> = BTreeMap::new();
     let (mut with, mut without) = (Hits::default(), Hits::default());
+    // Pages whose reference holds no words, and whether the extractor kept
+    // none either: the metric scores such a page 1 or 0, so a set with many
+    // (wcxb-dev labels script-rendered pages so, whatever their HTML
+    // serves) moves its mean by them alone.
+    let mut empty_reference = Hits::default();
     let (mut title, mut author, mut date) = (Hits::default(), Hits::default(), Hits::default());
     // Titles the label's site name aside (the labels keep `<title>`'s).
     let mut headline = Hits::default();
@@ -277,6 +282,9 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
         busy += t0.elapsed();
         let text = article.as_ref().map(|a| a.text.as_str()).unwrap_or("");
         let score = prf(text, &s.truth.main_content);
+        if tokens(&s.truth.main_content).is_empty() {
+            empty_reference.add(tokens(text).is_empty());
+        }
         if let Some(w) = per_page.as_mut() {
             let row = serde_json::json!({"id": s.id, "type": s.page_type, "url": s.url,
                 "f1": score.2, "precision": score.0, "recall": score.1, "text": text,
@@ -338,6 +346,7 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             "per_type": by_type.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
             "per_language": by_language.iter().map(|(k, v)| (k.clone(), v.mean())).collect::<BTreeMap<_, _>>(),
             "with_found": with.share(), "without_kept": without.share(),
+            "empty_references": empty_reference.total, "empty_references_kept_empty": empty_reference.right,
             "title_accuracy": title.share(), "title_site_aside_accuracy": headline.share(), "carried_site_name": carried[0].share(), "carried_canonical_url": carried[1].share(), "carried_image": carried[2].share(), "author_accuracy": author.share(), "date_accuracy": date.share(),
             "language_accuracy": language.share(), "language_pages": language.total,
             "language_detected_accuracy": detected.share(),
@@ -364,6 +373,12 @@ pub fn run(dir: &Path, which: Extractor, opts: &Options) -> anyhow::Result<()> {
             without.share(),
             without.total
         );
+        if empty_reference.total > 0 {
+            println!(
+                "empty references: {} pages, {} extracted empty (each of the others scores 0)",
+                empty_reference.total, empty_reference.right
+            );
+        }
         println!(
             "metadata: title {:.3} ({}; the label's site name aside {:.3}), author {:.3} ({}), date {:.3} ({}), language {:.3} ({}; from the text alone {:.3})",
             title.share(),

@@ -2,7 +2,7 @@
 
 #[derive(Default)]
 pub(crate) struct Hits {
-    right: usize,
+    pub(crate) right: usize,
     pub(crate) total: usize,
 }
 
