@@ -330,3 +330,29 @@ fn extract_json_carries_the_articles_metadata() {
     assert_eq!(v["date"], "2026-03-02T08:00:00+01:00", "{v}");
     assert_eq!(v["title"], "Bridge reopens", "{v}");
 }
+
+/// A poem's lines and a hard-wrapped paragraph, parted by single
+/// `<br>`s, keep their lines within one paragraph of the text; `<br><br>`
+/// and paragraphs still part paragraphs.
+#[test]
+fn single_line_breaks_stay_in_their_paragraph() {
+    let page = "<html><head><title>The ferry</title></head><body><article><h1>The ferry</h1>\
+        <p>The harbour ferry crossed for the last time on Sunday, after ninety years of service to the islands, the operator said.</p>\
+        <p>The gulls came down to meet her,<br>the tide ran out to sea,<br/>and every bell in harbour town<br>\n   rang once for her and me.</p>\
+        <p>Passengers gathered on the quay before dawn to watch her leave, and many had brought flowers for the crew.<br><br>\
+        The council has not said what will replace the service, but a bridge is planned for the next decade.</p>\
+        </article></body></html>";
+    let (out, _) = extract_file("poem.html", page.as_bytes());
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let text = v["text"].as_str().unwrap();
+    assert!(
+        text.contains("meet her,\nthe tide ran out to sea,\nand every bell in harbour town\nrang once for her and me."),
+        "{text:?}"
+    );
+    assert!(
+        text.contains("islands, the operator said.\n\nThe gulls"),
+        "{text:?}"
+    );
+    assert!(text.contains("for the crew.\n\nThe council"), "{text:?}");
+}

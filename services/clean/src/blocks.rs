@@ -57,6 +57,12 @@ pub(crate) struct State {
     /// text may be a template's syntax shown as such.
     pub(crate) has_code: bool,
     pub(crate) markup_bytes: u32,
+    /// `<br>`s since the last block was recorded, and whether any other
+    /// block boundary (an element's start or end) came since: the next
+    /// block is on the next line of the last one when a single `<br>`
+    /// and nothing else parted them (`Block::line_break`).
+    pub(crate) breaks: u32,
+    pub(crate) boundary: bool,
     pub(crate) blocks: Vec<Block>,
     pub(crate) meta: PageMeta,
     /// The first `<time datetime>` values (at most
@@ -160,6 +166,7 @@ impl State {
             self.blocks.push(Block {
                 hidden_len: (f64::from(text_len) * hidden_share).round() as u32,
                 chrome_role: self.chrome_role,
+                line_break: self.breaks == 1 && !self.boundary && !self.blocks.is_empty(),
                 text_len,
                 link_text_len: link_text.chars().count() as u32,
                 text,
@@ -170,6 +177,7 @@ impl State {
                 image_count: self.image_count,
                 markup_bytes: self.markup_bytes,
             });
+            (self.breaks, self.boundary) = (0, false);
         }
         self.link_raw.clear();
         self.hidden_raw_bytes = 0;

@@ -65,6 +65,10 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                 let is_block = is_block(&tag);
                 if is_block {
                     s.flush();
+                    match tag.as_str() {
+                        "br" => s.breaks += 1,
+                        _ => s.boundary = true,
+                    }
                 }
                 match tag.as_str() {
                     "img" if s.dropped_depth == 0 => {
@@ -153,6 +157,7 @@ fn clean_inner(html: &str, nested: bool) -> Result<(String, PageMeta, Vec<Block>
                     let mut s = s_end.borrow_mut();
                     if is_block {
                         s.flush();
+                        s.boundary = true;
                     }
                     s.in_title = false;
                     s.in_ld_json = false;

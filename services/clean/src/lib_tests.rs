@@ -384,3 +384,32 @@ fn a_script_rendered_pages_noscript_bylines_are_its_own() {
         "the page's own stays"
     );
 }
+
+/// A single `<br>` inside an element puts the next text on the next
+/// line of the same paragraph; two `<br>`s, or an element between, part
+/// paragraphs.
+#[test]
+fn a_single_br_breaks_the_line_and_two_part_paragraphs() {
+    let html = "<html><body><article>\
+        <p>These are Headers, Request and<br/>Response, mapped to HTTP<br>\n  concepts.<br><br>Two breaks part them.</p>\
+        <p>A paragraph of its own.</p><div>Before a list<ul><li>one</li></ul>after it</div>\
+        </article></body></html>";
+    let (_, _, blocks) = clean_html(html).unwrap();
+    let lines: Vec<(&str, bool)> = blocks
+        .iter()
+        .map(|b| (b.text.as_str(), b.line_break))
+        .collect();
+    assert_eq!(
+        lines,
+        [
+            ("These are Headers, Request and", false),
+            ("Response, mapped to HTTP", true),
+            ("concepts.", true),
+            ("Two breaks part them.", false),
+            ("A paragraph of its own.", false),
+            ("Before a list", false),
+            ("one", false),
+            ("after it", false),
+        ]
+    );
+}

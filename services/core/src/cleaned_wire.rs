@@ -64,6 +64,8 @@ struct Pathless<'a> {
     hidden_len: u32,
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     chrome_role: bool,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    line_break: bool,
 }
 
 impl<'a> Pathless<'a> {
@@ -82,6 +84,7 @@ impl<'a> Pathless<'a> {
             markup_bytes,
             hidden_len,
             chrome_role,
+            line_break,
         } = b;
         Pathless {
             text,
@@ -94,6 +97,7 @@ impl<'a> Pathless<'a> {
             markup_bytes: *markup_bytes,
             hidden_len: *hidden_len,
             chrome_role: *chrome_role,
+            line_break: *line_break,
         }
     }
 }

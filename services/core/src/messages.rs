@@ -148,6 +148,12 @@ pub struct Block {
     /// banner, contentinfo, complementary, search, menu, dialog, ...).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub chrome_role: bool,
+    /// The block goes on the line after the one before it: a single
+    /// `<br>` ended that one within the same element (a hard-wrapped
+    /// paragraph, a poem's lines, a forum post's), so the article's text
+    /// breaks the line there instead of starting a paragraph.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub line_break: bool,
 }
 
 pub(crate) fn is_zero_u32(v: &u32) -> bool {
