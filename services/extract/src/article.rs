@@ -4,44 +4,13 @@
 use crate::choice::select_titled;
 use crate::date::normalise_date;
 use crate::extractor::Extractor;
-use crate::features::{collapsed, pre_of};
+use crate::features::collapsed;
+use crate::join::join_blocks;
 use crate::language;
 use crate::meta;
 use crate::site::{apply_rules, Templates};
 use crate::title::{page_title_of, site_name_in_title};
 use gleaner_core::messages::{Article, Block, Cleaned, SiteRules};
-
-/// Joins blocks as plain text: one block per line, a blank line between
-/// paragraphs, list items and table cells on consecutive lines, and so
-/// the lines of one `<pre>` (code that a highlighter writes a line per
-/// element) and the lines a single `<br>` parts within one element. A
-/// block of joiners alone (an empty paragraph as Webflow writes it,
-/// which the clean stage keeps for the page's shape) shows nothing and is
-/// left out.
-pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
-    let mut out = String::new();
-    let (mut prev_item, mut prev_pre, mut prev) = (false, None, None);
-    for &i in chosen {
-        let b = &blocks[i];
-        if b.text.chars().all(|c| matches!(c, '\u{200c}' | '\u{200d}')) {
-            continue;
-        }
-        let item = matches!(b.tag.as_str(), "li" | "dd" | "dt" | "td" | "th");
-        let pre = pre_of(b);
-        if !out.is_empty() {
-            let same_pre = pre.is_some() && pre == prev_pre;
-            let next_line = b.line_break && prev == i.checked_sub(1);
-            out.push_str(if (item && prev_item) || same_pre || next_line {
-                "\n"
-            } else {
-                "\n\n"
-            });
-        }
-        out.push_str(&b.text);
-        (prev_item, prev_pre, prev) = (item, pre, Some(i));
-    }
-    out
-}
 
 /// Blocks at the top of the text looked at for a byline or dateline.
 const BYLINE_BLOCKS: usize = 3;

@@ -23,13 +23,16 @@ pub fn ends_a_sentence(text: &str) -> bool {
 
 /// Splits text into sentences: at `.`, `!`, `?` followed by space and a
 /// capital, digit or quote (not after a common abbreviation or an initial),
-/// at CJK full stops, and at line breaks.
+/// at CJK full stops, at line breaks and at tabs (between a table's cells).
 /// The sentences are slices of `text`, trimmed.
 pub fn sentences(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
     // One buffer for every line: a summary splits every article.
     let mut chars: Vec<(usize, char)> = Vec::new();
-    for line in text.lines() {
+    // A tab parts a table's cells (an article's text has a row per
+    // line): each cell is a line of its own here.
+    for line in text.split(['\n', '\t']) {
+        let line = line.strip_suffix('\r').unwrap_or(line);
         chars.clear();
         chars.extend(line.char_indices());
         let mut start = 0;
@@ -128,6 +131,15 @@ mod tests {
         ] {
             assert!(!ends_a_sentence(t), "{t}");
         }
+    }
+
+    /// A table row's cells are sentences apart, as a list's lines are.
+    #[test]
+    fn a_tab_parts_sentences() {
+        assert_eq!(
+            sentences("Repeat Performance\t1947\tA woman wishes she could live the year again.\r\nNext line."),
+            ["Repeat Performance", "1947", "A woman wishes she could live the year again.", "Next line."]
+        );
     }
 
     #[test]
