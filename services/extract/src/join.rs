@@ -58,7 +58,6 @@ fn next_cell_of_a_row(prev: &Block, b: &Block) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::*;
     use crate::extractor::Extractor;
 
     /// A data table reads a row per line, its cells parted by tabs; a
