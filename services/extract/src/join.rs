@@ -24,12 +24,11 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
         if let Some(p) = prev {
             let same_pre = pre.is_some() && pre == prev_pre;
             let next_line = b.line_break && p + 1 == i;
-            out.push_str(if next_cell_of_a_row(&blocks[p], b) {
-                "\t"
-            } else if (item && prev_item) || same_pre || next_line {
-                "\n"
-            } else {
-                "\n\n"
+            out.push_str(match between_cells(&blocks[p], b) {
+                Some(Cells::SameRow) => "\t",
+                Some(Cells::NextRow) => "\n",
+                None if (item && prev_item) || same_pre || next_line => "\n",
+                None => "\n\n",
             });
         }
         out.push_str(&b.text);
@@ -38,22 +37,53 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
     out
 }
 
-/// Whether `b` is a table cell after `prev`, another cell of the same
-/// row: their elements differ and their parents (the row) are one. A
-/// table read a cell per line ("Film", "Year", "Description", "Repeat
-/// Performance", "1947", ...) no longer says which cells go together; a
-/// tab keeps them apart as whitespace, which every word count reads as
-/// a space (a `|` would be a word to a tokenizer that splits at spaces).
-fn next_cell_of_a_row(prev: &Block, b: &Block) -> bool {
-    let cell = |b: &Block| matches!(b.tag.as_str(), "td" | "th");
-    let (a, pa) = (&b.ancestors, &prev.ancestors);
-    cell(prev)
-        && cell(b)
-        && !b.line_break
-        && a.len() >= 2
-        && a.len() == pa.len()
-        && a[..a.len() - 1] == pa[..pa.len() - 1]
-        && a.last() != pa.last()
+/// Where a block that begins a table cell lies from the one before it,
+/// which ended another cell of the table.
+enum Cells {
+    SameRow,
+    NextRow,
+}
+
+/// Whether `b` begins a table cell after `prev` ended another, in the
+/// same row (the cells' parent is one) or in another row of the same
+/// table (the rows' parent is one). A table read a cell per line
+/// ("Film", "Year", "Description", "Repeat Performance", "1947", ...)
+/// no longer says which cells go together: a row is a line, its cells
+/// parted by tabs, whitespace to every word count (a `|` would be a
+/// word to a tokenizer that splits at spaces). A cell's paragraph of
+/// prose is no data table's (a page laid out in a table, the article in
+/// one cell): it keeps its own lines.
+fn between_cells(prev: &Block, b: &Block) -> Option<Cells> {
+    /// Longest block that shares a line, or a table, with the cell beside it.
+    const MAX_CELL_CHARS: u32 = 400;
+    if b.line_break || prev.text_len > MAX_CELL_CHARS || b.text_len > MAX_CELL_CHARS {
+        return None;
+    }
+    let ((table, row, cell), (b_table, b_row, b_cell)) = (cell_of(prev)?, cell_of(b)?);
+    match (row == b_row, cell == b_cell) {
+        (true, false) => Some(Cells::SameRow),
+        (false, _) if table == b_table => Some(Cells::NextRow),
+        _ => None,
+    }
+}
+
+/// The element numbers of the rows' parent (a `<tbody>`, or the
+/// table), the row and the innermost table cell (`<td>`, `<th>`) a block
+/// is in, read off its path's labels (tag, `#id`, `.class`es), one per
+/// element of `ancestors`; `None` outside a table, or where a class
+/// name's `/` splits a label in two.
+fn cell_of(b: &Block) -> Option<(u32, u32, u32)> {
+    if b.path.split('/').count() != b.ancestors.len() {
+        return None;
+    }
+    let (k, _) = b
+        .path
+        .split('/')
+        .enumerate()
+        .filter(|(_, label)| matches!(label.split(['#', '.']).next(), Some("td" | "th")))
+        .last()?;
+    let a = &b.ancestors;
+    Some((a[k.checked_sub(2)?], a[k - 1], a[k]))
 }
 
 #[cfg(test)]
@@ -69,7 +99,7 @@ mod tests {
             "<html><body><article><h1>Bridge</h1><p>{long}</p>\
              <table><tr><th>Film</th><th>Year</th><th>Description</th></tr>\
              <tr><td><a href=\"/r\">Repeat Performance</a></td><td>1947</td><td>A woman who shot her husband wishes she could live the year again.</td></tr>\
-             <tr><td>The Time Travelers</td><td>1964</td><td>Scientists test a time-viewing device that becomes a portal.</td></tr></table>\
+             <tr><td><p>The Time Travelers</p></td><td><p><b>1964</b></p></td><td>Scientists test a time-viewing device that becomes a portal.</td></tr></table>\
              <p>{long} Commuters welcomed the news.</p><p>The new timetable lists the stops:</p><ul><li>The ferry terminal on the north shore of the harbour.</li><li>The old market hall beside the town square.</li></ul></article></body></html>"
         );
         let a = crate::extract(&crate::meta::tests::page_of(&html), Extractor::Auto);
@@ -86,5 +116,18 @@ mod tests {
             "{:?}",
             a.text
         );
+    }
+
+    /// A page laid out in a table keeps its paragraphs apart, though
+    /// they sit in two cells of one row.
+    #[test]
+    fn a_layout_tables_cells_of_prose_stay_paragraphs() {
+        let para = "The harbour bridge reopened to traffic on Monday after eight months of repairs to its deck, and the council said that the cost had run to forty million, twice the first estimate, because the steel of the old span was found to be worse than the survey of two years ago had shown. Engineers replaced four hundred bolts, repainted the whole structure and laid a new surface on the road, while the ferries ran every ten minutes to carry the commuters across the water.";
+        let html = format!(
+            "<html><body><table><tr><td><h1>Bridge</h1><p>{para}</p></td>\
+             <td><p>{para} Commuters welcomed the news.</p></td></tr></table></body></html>"
+        );
+        let a = crate::extract(&crate::meta::tests::page_of(&html), Extractor::Auto);
+        assert!(a.text.contains("the water.\n\nThe harbour"), "{:?}", a.text);
     }
 }
