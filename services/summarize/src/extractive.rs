@@ -4,7 +4,9 @@ use crate::centrality::{centrality, cosine};
 use crate::stop_list::stop_list;
 use crate::SummaryLength;
 use gleaner_core::messages::Summary;
-use gleaner_text::{ends_a_sentence, is_cjk, sentences, word_count, Vocabulary};
+use gleaner_text::{
+    ends_a_sentence, is_cjk, rejoin_wrapped_lines, sentences, word_count, Vocabulary,
+};
 use rustc_hash::{FxHashMap, FxHashSet};
 
 /// Each sentence's terms as (term id, count), sorted by id, without the
@@ -173,7 +175,8 @@ pub fn extractive(
     language: Option<&str>,
     lengths: &[SummaryLength],
 ) -> Vec<Summary> {
-    let mut sents = sentences(text);
+    let text = rejoin_wrapped_lines(text);
+    let mut sents = sentences(&text);
     if sents.iter().any(|s| ends_a_sentence(s)) {
         sents.retain(|s| ends_a_sentence(s));
     }
@@ -436,5 +439,28 @@ mod tests {
         let ja = "市議会は月曜日に港の橋の修理予算を承認した。橋のケーブルは一年以内に交換される。";
         let s = &extractive("", ja, None, &one)[0].text;
         assert!(s.ends_with('。') && s.matches('。').count() == 1, "{s}");
+    }
+
+    /// Text wrapped at a width (a preformatted draft) is summarised in
+    /// whole sentences, not the fragments its lines hold.
+    #[test]
+    fn a_hard_wrapped_text_is_summarised_in_whole_sentences() {
+        let three = [SummaryLength {
+            name: "three".into(),
+            sentences: Some(3),
+            words: None,
+        }];
+        let draft = "The harbour bridge reopened on Monday after eight months\n   of repairs to its deck, the council said in a statement.\n   Engineers replaced the worn cables of the bridge and\n   resurfaced its deck before the buses crossed it at dawn.\n   The council said the bridge repairs cost forty million,\n   twice the first estimate for the harbour bridge.\n   Commuters welcomed the reopening of the bridge.";
+        let s = &extractive("Harbour bridge reopens", draft, Some("en"), &three)[0].text;
+        assert!(
+            s.starts_with("The harbour bridge reopened on Monday after eight months of repairs"),
+            "{s}"
+        );
+        for sentence in sentences(s) {
+            assert!(
+                sentence.starts_with(char::is_uppercase) && !sentence.contains('\n'),
+                "{sentence:?} in {s:?}"
+            );
+        }
     }
 }

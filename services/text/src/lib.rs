@@ -5,7 +5,7 @@
 
 pub mod docfreq;
 mod sentences;
-pub use sentences::{ends_a_sentence, sentences};
+pub use sentences::{ends_a_sentence, rejoin_wrapped_lines, sentences};
 
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;

@@ -80,6 +80,49 @@ pub fn sentences(text: &str) -> Vec<&str> {
     out
 }
 
+/// `text` with each line break that a hard wrap put inside a sentence
+/// turned back into a space: text kept as preformatted (an RFC, a mail
+/// archive) or parted by `<br>`s breaks its lines at a width, not where
+/// its sentences end, and [`sentences`] ends one at every line break, so
+/// a summary would pick up the fragments. A line that does not end a
+/// sentence goes on into the next when that one starts in lowercase, or
+/// when it ends in a comma. A blank line still parts paragraphs, a tab
+/// (a table's row) keeps its line, and a list's items each ending a
+/// sentence stay apart; a list whose items end no sentence becomes one
+/// line that ends none either, which a summary leaves out as it left
+/// the items out.
+pub fn rejoin_wrapped_lines(text: &str) -> std::borrow::Cow<'_, str> {
+    let wraps = |line: &str, next: &str| {
+        let (line, next) = (line.trim(), next.trim_start());
+        !line.is_empty()
+            && !next.is_empty()
+            && !line.contains('\t')
+            && !next.contains('\t')
+            && !ends_a_sentence(line)
+            && (line.ends_with(',') || next.chars().next().is_some_and(char::is_lowercase))
+    };
+    let lines: Vec<&str> = text.split('\n').collect();
+    if !lines.windows(2).any(|w| wraps(w[0], w[1])) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len());
+    for (i, line) in lines.iter().enumerate() {
+        match i.checked_sub(1).map(|p| wraps(lines[p], line)) {
+            Some(true) => {
+                out.truncate(out.trim_end().len());
+                out.push(' ');
+                out.push_str(line.trim_start());
+            }
+            Some(false) => {
+                out.push('\n');
+                out.push_str(line);
+            }
+            None => out.push_str(line),
+        }
+    }
+    std::borrow::Cow::Owned(out)
+}
+
 /// Closing and opening quotes and brackets around CJK text.
 const CJK_CLOSING: &str = "”’」』）\"'";
 const CJK_OPENING: &str = "“‘「『（";
@@ -130,6 +173,29 @@ mod tests {
             "The \"Big\" deal\"",
         ] {
             assert!(!ends_a_sentence(t), "{t}");
+        }
+    }
+
+    /// A sentence a hard wrap broke over lines is one again; list items,
+    /// paragraphs and table rows keep their lines.
+    #[test]
+    fn wrapped_lines_are_rejoined() {
+        let rfc = "This document describes a protocol by which client-side\n   applications can store per-user data on a server,\n   Michiel said. A bearer token represents one or more\n   access scopes.\n\nNext paragraph.";
+        assert_eq!(
+            sentences(&rejoin_wrapped_lines(rfc)),
+            [
+                "This document describes a protocol by which client-side applications can store per-user data on a server, Michiel said.",
+                "A bearer token represents one or more access scopes.",
+                "Next paragraph."
+            ]
+        );
+        for kept in [
+            "Improve the offline experience.\nexpose the building blocks.",
+            "Headline\n\nthe story starts here.",
+            "Film\tYear\nthe loop\t1947",
+            "No wrap here.\nNone at all.",
+        ] {
+            assert_eq!(rejoin_wrapped_lines(kept), kept);
         }
     }
 
