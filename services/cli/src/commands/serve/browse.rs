@@ -233,7 +233,12 @@ pub fn article(a: &ArticleView, style: &str) -> String {
     page.push_str("<section class=\"text\" aria-label=\"Text\">");
     for para in a.text.split("\n\n").filter(|p| !p.trim().is_empty()) {
         let para = para.trim_start_matches('\n').trim_end();
-        let _ = write!(page, "<p>{}</p>", escape_text(para));
+        match para.lines().all(|line| line.contains('\t')) {
+            true => push_table(&mut page, para),
+            false => {
+                let _ = write!(page, "<p>{}</p>", escape_text(para));
+            }
+        }
     }
     page.push_str("</section>");
     if a.copies.len() > 1 {
@@ -288,6 +293,20 @@ fn worth_showing<'a>(summaries: &'a serde_json::Value, text: &str) -> Vec<(&'a s
         }
     }
     shown
+}
+
+/// A table of the text (extract writes its rows a line each, the cells
+/// parted by tabs) as a table again.
+fn push_table(page: &mut String, para: &str) {
+    page.push_str("<table>");
+    for row in para.lines() {
+        page.push_str("<tr>");
+        for cell in row.split('\t') {
+            let _ = write!(page, "<td>{}</td>", escape_text(cell.trim()));
+        }
+        page.push_str("</tr>");
+    }
+    page.push_str("</table>");
 }
 
 #[cfg(test)]
@@ -358,7 +377,7 @@ mod tests {
             id: "1".into(),
             url: "https://a.com/1".into(),
             title: "Bridge <reopens>".into(),
-            text: "The bridge reopened.\n\n  let x = 1;\n  y(x)\n\nOne\nTwo".into(),
+            text: "The bridge reopened.\n\n  let x = 1;\n  y(x)\n\nOne\nTwo\n\nSpan\tLength\n<Main>\t1.2 km".into(),
             author: None,
             date: None,
             language: Some("en".into()),
@@ -389,6 +408,11 @@ mod tests {
             "{page}"
         );
         assert!(super::super::page::STYLE.contains(".text p{white-space:pre-wrap}"));
+        // A table's rows, a line each with tabs between the cells.
+        assert!(
+            page.contains("<table><tr><td>Span</td><td>Length</td></tr><tr><td>&lt;Main&gt;</td><td>1.2 km</td></tr></table>"),
+            "{page}"
+        );
         assert!(page.contains("Copies, earliest first"), "{page}");
         assert!(
             page.contains("b.org/2</a> <span class=\"meta\">a.com · 2026-03-03T08:30:00Z</span>"),

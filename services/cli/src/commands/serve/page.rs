@@ -13,7 +13,7 @@ form{display:flex;flex-wrap:wrap;gap:.5rem;margin-bottom:1.5rem}.dates{flex-basi
 .dates legend{float:left;margin-right:.5rem;padding:0}input[type=search]{flex:1;font-size:1rem;padding:.4rem}\
 button{font-size:1rem;padding:.4rem 1rem}mark{background:#fff2a8;color:inherit}.hit{margin-bottom:1.4rem}.hit h2{font-size:1.1rem;margin:0}\
 .meta{color:#666;font-size:.85rem}.url{color:#1a6b1a;font-size:.85rem;word-break:break-all}\
-.text p{white-space:pre-wrap}.summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}\
+.text p{white-space:pre-wrap}.text table{border-collapse:collapse;margin:0 0 1rem}.text td{border:1px solid #ddd;padding:.2rem .5rem;vertical-align:top}.summary{margin:.3rem 0}.snippet{color:#444;margin:.3rem 0}.note{color:#666}\
 .layout{display:flex;gap:2rem}.layout main{flex:1;min-width:0}.facets{width:12rem;font-size:.9rem}\
 .facets h3{font-size:.9rem;margin:.8rem 0 .3rem}.facets ul{list-style:none;padding:0;margin:0}.n{color:#888}\
 .paging{display:flex;gap:1rem;margin:1rem 0}a:focus{outline:2px solid #1a5fb4}\
