@@ -261,6 +261,10 @@ pub struct Article {
     pub date: Option<String>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub language: Option<String>,
+    /// The article's body as plain text, without its headline or byline:
+    /// paragraphs parted by a blank line; a list's items, a `<br>`'s
+    /// lines and code's lines on consecutive lines; a table a row per
+    /// line with its cells parted by tabs.
     pub text: String,
     /// Which extractor produced `text`. Every stage writes it and the
     /// fetch time; a line written by hand for `gleaner dedup --input` or
