@@ -7,8 +7,8 @@ use gleaner_core::messages::Block;
 /// Joins blocks as plain text: one block per line, a blank line between
 /// paragraphs; list items on consecutive lines, and so the lines of one
 /// `<pre>` (code that a highlighter writes a line per element) and the
-/// lines a single `<br>` parts within one element; a table's cells one
-/// row per line, each cell after a tab. A block of joiners alone (an
+/// lines a single `<br>` parts within one element; a table a row per
+/// line, its cells parted by tabs. A block of joiners alone (an
 /// empty paragraph as Webflow writes it, which the clean stage keeps for
 /// the page's shape) shows nothing and is left out.
 pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
