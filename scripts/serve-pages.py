@@ -8,6 +8,10 @@ import sys
 
 directory, port = sys.argv[1], int(sys.argv[2])
 http.server.ThreadingHTTPServer.request_queue_size = 1024
-handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=directory)
-handler.log_message = lambda *a: None
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+handler = functools.partial(Quiet, directory=directory)
 http.server.ThreadingHTTPServer(("127.0.0.1", port), handler).serve_forever()
