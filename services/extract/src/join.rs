@@ -13,7 +13,7 @@ use gleaner_core::messages::Block;
 /// the page's shape) shows nothing and is left out.
 pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
     let mut out = String::new();
-    let (mut prev_item, mut prev_pre, mut prev) = (false, None, None);
+    let (mut prev_item, mut prev_pre, mut prev_cell, mut prev) = (false, None, None, None);
     for &i in chosen {
         let b = &blocks[i];
         if b.text.chars().all(|c| matches!(c, '\u{200c}' | '\u{200d}')) {
@@ -21,10 +21,11 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
         }
         let item = matches!(b.tag.as_str(), "li" | "dd" | "dt" | "td" | "th");
         let pre = pre_of(b);
+        let cell = table_cell(b);
         if let Some(p) = prev {
             let same_pre = pre.is_some() && pre == prev_pre;
             let next_line = b.line_break && p + 1 == i;
-            out.push_str(match between_cells(&blocks[p], b) {
+            out.push_str(match between_cells(prev_cell, cell, b.line_break) {
                 Some(Cells::SameRow) => "\t",
                 Some(Cells::NextRow) => "\n",
                 None if (item && prev_item) || same_pre || next_line => "\n",
@@ -32,7 +33,7 @@ pub fn join_blocks(blocks: &[Block], chosen: &[usize]) -> String {
             });
         }
         out.push_str(&b.text);
-        (prev_item, prev_pre, prev) = (item, pre, Some(i));
+        (prev_item, prev_pre, prev_cell, prev) = (item, pre, cell, Some(i));
     }
     out
 }
@@ -44,46 +45,52 @@ enum Cells {
     NextRow,
 }
 
-/// Whether `b` begins a table cell after `prev` ended another, in the
-/// same row (the cells' parent is one) or in another row of the same
-/// table (the rows' parent is one). A table read a cell per line
-/// ("Film", "Year", "Description", "Repeat Performance", "1947", ...)
-/// no longer says which cells go together: a row is a line, its cells
-/// parted by tabs, whitespace to every word count (a `|` would be a
-/// word to a tokenizer that splits at spaces). A cell's paragraph of
-/// prose is no data table's (a page laid out in a table, the article in
-/// one cell): it keeps its own lines.
-fn between_cells(prev: &Block, b: &Block) -> Option<Cells> {
-    /// Longest block that shares a line, or a table, with the cell beside it.
-    const MAX_CELL_CHARS: u32 = 400;
-    if b.line_break || prev.text_len > MAX_CELL_CHARS || b.text_len > MAX_CELL_CHARS {
-        return None;
-    }
-    let ((table, row, cell), (b_table, b_row, b_cell)) = (cell_of(prev)?, cell_of(b)?);
-    match (row == b_row, cell == b_cell) {
-        (true, false) => Some(Cells::SameRow),
-        (false, _) if table == b_table => Some(Cells::NextRow),
+/// Whether a block in `cell` begins a table cell after the block before
+/// it ended `prev` (each as [`table_cell`] reads it), in the same row
+/// (the cells' parent is one) or in another row of the same table (the
+/// rows' parent is one). A table read a cell per line ("Film", "Year",
+/// "Description", "Repeat Performance", "1947", ...) no longer says
+/// which cells go together: a row is a line, its cells parted by tabs,
+/// whitespace to every word count (a `|` would be a word to a tokenizer
+/// that splits at spaces). A block after a `<br>` stays on its own line.
+fn between_cells(
+    prev: Option<[u32; 3]>,
+    cell: Option<[u32; 3]>,
+    line_break: bool,
+) -> Option<Cells> {
+    let ([table, row, cell], [b_table, b_row, b_cell]) = (prev?, cell?);
+    match (line_break, row == b_row, cell == b_cell) {
+        (true, ..) => None,
+        (false, true, false) => Some(Cells::SameRow),
+        (false, false, _) if table == b_table => Some(Cells::NextRow),
         _ => None,
     }
 }
 
-/// The element numbers of the rows' parent (a `<tbody>`, or the
-/// table), the row and the innermost table cell (`<td>`, `<th>`) a block
-/// is in, read off its path's labels (tag, `#id`, `.class`es), one per
-/// element of `ancestors`; `None` outside a table, or where a class
-/// name's `/` splits a label in two.
-fn cell_of(b: &Block) -> Option<(u32, u32, u32)> {
-    if b.path.split('/').count() != b.ancestors.len() {
+/// Longest block that shares a line, or a table, with the cells beside
+/// it: a cell's paragraph of prose is no data table's (a page laid out in
+/// a table, the article in one cell), and keeps its own lines.
+const MAX_CELL_CHARS: u32 = 400;
+
+/// The element numbers of the rows' parent (a `<tbody>`, or the table),
+/// the row and the innermost table cell (`<td>`, `<th>`) a block of at
+/// most [`MAX_CELL_CHARS`] is in, read off its path's labels (tag, `#id`,
+/// `.class`es), one per element of `ancestors`; `None` outside a table,
+/// for a longer block, or where a class name's `/` splits a label in two.
+fn table_cell(b: &Block) -> Option<[u32; 3]> {
+    if b.text_len > MAX_CELL_CHARS {
         return None;
     }
-    let (k, _) = b
-        .path
-        .split('/')
-        .enumerate()
-        .filter(|(_, label)| matches!(label.split(['#', '.']).next(), Some("td" | "th")))
-        .last()?;
+    let (mut labels, mut cell_at) = (0, None);
+    for (k, label) in b.path.split('/').enumerate() {
+        labels += 1;
+        if matches!(label.split(['#', '.']).next(), Some("td" | "th")) {
+            cell_at = Some(k);
+        }
+    }
     let a = &b.ancestors;
-    Some((a[k.checked_sub(2)?], a[k - 1], a[k]))
+    let k = cell_at.filter(|_| labels == a.len())?;
+    Some([a[k.checked_sub(2)?], a[k - 1], a[k]])
 }
 
 #[cfg(test)]
