@@ -94,7 +94,42 @@ pub fn check_query(q: &str) -> anyhow::Result<()> {
     if deepest > MAX_QUERY_NESTING {
         anyhow::bail!("the query nests parentheses {deepest} deep; at most {MAX_QUERY_NESTING}");
     }
-    Ok(())
+    check_patterns(q)
+}
+
+/// Why a pattern of `q` addressed to a field (`title:/bridg.*/`) cannot
+/// be matched: not a regular expression, or one whose automaton is past
+/// tantivy-fst's size limits (`/a{99999}/`). The lenient parser leaves
+/// such a pattern out, so a query of one asked nothing and found every
+/// article. A pattern without a field (a pasted `/r/rust`) is no pattern
+/// and stays left out.
+fn check_patterns(q: &str) -> anyhow::Result<()> {
+    use tantivy::query_grammar::{UserInputAst, UserInputLeaf};
+    fn first_bad(ast: &UserInputAst) -> Option<(String, String, String)> {
+        match ast {
+            UserInputAst::Clause(clauses) => clauses.iter().find_map(|(_, a)| first_bad(a)),
+            UserInputAst::Boost(a, _) => first_bad(a),
+            UserInputAst::Leaf(leaf) => match leaf.as_ref() {
+                UserInputLeaf::Regex {
+                    field: Some(field),
+                    pattern,
+                } => tantivy_fst::Regex::new(pattern)
+                    .err()
+                    .map(|e| (field.clone(), pattern.clone(), e.to_string())),
+                _ => None,
+            },
+        }
+    }
+    let (ast, _) = tantivy::query_grammar::parse_query_lenient(q);
+    match first_bad(&ast) {
+        // regex-syntax's message draws the pattern with a caret over
+        // several lines; its last line says what is wrong.
+        Some((field, pattern, e)) => {
+            let why = e.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("");
+            anyhow::bail!("{field}:/{pattern}/ is not a pattern the index can match ({why})")
+        }
+        None => Ok(()),
+    }
 }
 
 impl SearchRequest {
@@ -327,5 +362,21 @@ mod tests {
             ..SearchRequest::default()
         };
         assert!(req.lift_operators().is_err());
+    }
+
+    #[test]
+    fn a_pattern_that_cannot_be_matched_is_refused() {
+        let e = check_query("bridge title:/(/").unwrap_err().to_string();
+        assert!(
+            e.contains("title:/(/") && e.contains("unclosed group"),
+            "{e}"
+        );
+        let e = check_query("body:/a{99999}/").unwrap_err().to_string();
+        assert!(e.contains("size limit"), "{e}");
+        assert!(check_query("title:/bridg.*/ OR body:/ferr(y|ies)/").is_ok());
+        // No field: a pasted path, no pattern, left out as before.
+        assert!(check_query("/r/rust (").is_ok());
+        // In quotes it is words.
+        assert!(check_query("\"title:/(/\"").is_ok());
     }
 }

@@ -203,6 +203,7 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
         ("qq=bridge", "unknown parameter"),
         ("cursor=zzz", "not a cursor"),
         ("q=bridge+after:soon", "not a date"),
+        ("q=title:/(/", "not a pattern"),
         ("cursor=o10&offset=3", "not both"),
         ("q=bridge&q=ferry", "q given twice"),
         ("limit=5&limit=6", "limit given twice"),
