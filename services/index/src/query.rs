@@ -101,6 +101,10 @@ impl SearchIndex {
         let body_names: Vec<String> = bodies.iter().map(name).collect();
         let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(q));
         let ast = any_value_as_all(without_dangling_operators(ast));
+        let schema = self.index.schema();
+        let ast = unknown_fields_as_words(ast, &|name| {
+            matches!(name, "title" | "body") || schema.get_field(name).is_ok()
+        });
         let needs_words = needs_words(&ast);
         let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
@@ -177,6 +181,43 @@ fn map_leaves(ast: UserInputAst, f: &impl Fn(UserInputLeaf) -> UserInputAst) -> 
 fn any_value_as_all(ast: UserInputAst) -> UserInputAst {
     map_leaves(ast, &|leaf| match leaf {
         UserInputLeaf::Exists { .. } => UserInputAst::Leaf(Box::new(UserInputLeaf::All)),
+        other => UserInputAst::Leaf(Box::new(other)),
+    })
+}
+
+/// `ast` with each `name:word` whose name is no field (`Breaking: bridge`,
+/// `Re:ferry`, a headline's "Analysis:" pasted) read as the two words it
+/// is, both required. Tantivy leaves out a word addressed to a field it
+/// does not have, so such a query found nothing, or dropped the word.
+/// A value starting with `/` (`https://...`) stays as it was: a URL's
+/// scheme is no word to find.
+fn unknown_fields_as_words(ast: UserInputAst, known: &dyn Fn(&str) -> bool) -> UserInputAst {
+    use query_grammar::{Delimiter, Occur, UserInputLiteral};
+    map_leaves(ast, &|leaf| match leaf {
+        UserInputLeaf::Literal(literal)
+            if literal
+                .field_name
+                .as_deref()
+                .is_some_and(|name| !known(name))
+                && !literal.phrase.starts_with('/') =>
+        {
+            let name = UserInputLiteral {
+                field_name: None,
+                phrase: literal.field_name.clone().unwrap_or_default(),
+                delimiter: Delimiter::None,
+                slop: 0,
+                prefix: false,
+            };
+            let value = UserInputLiteral {
+                field_name: None,
+                ..literal
+            };
+            let must = |l| (Some(Occur::Must), UserInputAst::Leaf(Box::new(l)));
+            UserInputAst::Clause(vec![
+                must(UserInputLeaf::Literal(name)),
+                must(UserInputLeaf::Literal(value)),
+            ])
+        }
         other => UserInputAst::Leaf(Box::new(other)),
     })
 }

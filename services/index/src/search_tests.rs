@@ -327,6 +327,11 @@ async fn the_documented_query_language_works() {
     assert_eq!(got("body:/harb.*/ council"), ["a2"]);
     assert_eq!(got("title:/a[23]s?/"), ["a2", "a3s"]);
     assert_eq!(got("/r/ council"), ["a2"]);
+    // A name that is no field is a word: a pasted headline's "Breaking:".
+    assert_eq!(got("Votes: harbour"), ["a2"]);
+    assert_eq!(got("council:budget"), ["a2"]);
+    assert_eq!(got("breaking: council"), Vec::<String>::new());
+    assert_eq!(got("(rouvre:pont) OR council:votes"), ["a2", "a3s"]);
 }
 
 #[tokio::test]
