@@ -61,7 +61,10 @@ pub fn term_counts(
 /// word is capitalised) nor a stop word. Scripts without case give none.
 fn for_each_name(text: &str, mut f: impl FnMut(&str)) {
     let mut lower = String::new();
-    for sentence in gleaner_text::sentences(text) {
+    // A line a hard wrap broke is one sentence, so that the name opening
+    // its second line ("... said on Monday,\nBlunkett ...") is inside it.
+    let text = gleaner_text::rejoin_wrapped_lines(text);
+    for sentence in gleaner_text::sentences(&text) {
         let words = sentence
             .split(|c: char| !(c.is_alphanumeric() || c == '\'' || c == '-'))
             .map(|w| w.trim_matches(|c| c == '\'' || c == '-'))
@@ -124,6 +127,11 @@ mod tests {
             none += 1
         });
         assert_eq!(none, 0);
+        let mut wrapped = Vec::new();
+        for_each_name("The plan was delayed on Monday,\nBlunkett said.", |n| {
+            wrapped.push(n.to_string())
+        });
+        assert_eq!(wrapped, ["monday", "blunkett"]);
     }
 
     #[test]
