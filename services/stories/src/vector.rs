@@ -29,22 +29,32 @@ fn hash(kind: u8, term: &str) -> u32 {
 const WORD: u8 = 0;
 const NAME: u8 = 1;
 
-/// Term counts of an article, weighted as configured.
+/// Term counts of an article in `language` (ISO 639-1, English when not
+/// known), weighted as configured.
 pub fn term_counts(
     title: &str,
     text: &str,
+    language: Option<&str>,
     title_weight: f32,
     name_weight: f32,
 ) -> FxHashMap<u32, f32> {
+    // The article's language's stop words go: gleaner-text's own few are
+    // English, so two French reports shared "les", "des" and "dans", rare
+    // in a mostly English window and so weighed as topic words, and
+    // joined one story (readability-articles' Nepal earthquake and
+    // surveillance law). On stories-bbc-politics NLTK's English list
+    // took B-cubed F1 0.9276 -> 0.9294 and pairwise 0.781 -> 0.790.
+    let stop = gleaner_text::stop_list::stop_list(language);
+    let skip = |w: &str| stop.contains(w);
     let mut counts: FxHashMap<u32, f32> = FxHashMap::default();
-    for t in gleaner_text::terms(text) {
+    for t in gleaner_text::terms_except(text, skip) {
         // One-letter terms are initials and stray digits.
         if t.chars().count() > 1 || t.chars().any(gleaner_text::is_cjk) {
             *counts.entry(hash(WORD, &t)).or_default() += 1.0;
         }
     }
     if title_weight > 0.0 {
-        for t in gleaner_text::terms(title) {
+        for t in gleaner_text::terms_except(title, skip) {
             *counts.entry(hash(WORD, &t)).or_default() += title_weight;
         }
     }
@@ -135,10 +145,26 @@ mod tests {
     }
 
     #[test]
+    fn the_languages_stop_words_are_no_terms() {
+        let words = |text: &str, lang| {
+            let mut keys: Vec<u32> = term_counts("", text, lang, 0.0, 0.0).into_keys().collect();
+            keys.sort_unstable();
+            keys
+        };
+        let text = "Les ministres sont dans la salle avec les députés de la région";
+        assert_eq!(
+            words(text, Some("fr")),
+            words("ministres salle députés région", Some("fr"))
+        );
+        // English's list does not know French.
+        assert!(words(text, Some("en")).len() > words(text, Some("fr")).len());
+    }
+
+    #[test]
     fn the_heaviest_terms_at_unit_length() {
         let mut df = DocFreq::for_window(1000);
         let text: String = (0..200).map(|i| format!("word{i} ")).collect::<String>() + "headline";
-        let counts = term_counts("Headline words", &text, 1.0, 1.0);
+        let counts = term_counts("Headline words", &text, None, 1.0, 1.0);
         df.add(counts.keys().copied());
         let v = weigh(&counts, &df);
         assert_eq!(v.len(), ARTICLE_TERMS);

@@ -193,6 +193,7 @@ impl Stories {
         let counts = term_counts(
             &a.title,
             &a.text,
+            a.language.as_deref(),
             self.settings.title_weight,
             self.settings.name_weight,
         );

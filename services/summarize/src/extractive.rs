@@ -1,9 +1,9 @@
 //! The built-in extractive engine.
 
 use crate::centrality::{centrality, cosine};
-use crate::stop_list::stop_list;
 use crate::SummaryLength;
 use gleaner_core::messages::Summary;
+use gleaner_text::stop_list::stop_list;
 use gleaner_text::{
     ends_a_sentence, is_cjk, rejoin_wrapped_lines, sentences, word_count, Vocabulary,
 };

@@ -3,7 +3,7 @@
 //! model server, or an HTTP engine of gleaner's own protocol.
 //!
 //! - [`extractive`]: the built-in engine, ranking sentences by their
-//!   [`centrality`], without the [`stop_list`] of the article's language;
+//!   [`centrality`], without the [`gleaner_text::stop_list`] of the article's language;
 //! - [`openai`]: the chat completions client, with [`answer`] checking
 //!   what a model answered;
 //! - [`http`]: the client of gleaner's own HTTP protocol;
@@ -22,7 +22,6 @@ pub mod openai;
 mod settings;
 mod spec;
 pub mod stage;
-pub mod stop_list;
 
 pub use extractive::extractive;
 pub use settings::{SummarizeSettings, SummaryLength};

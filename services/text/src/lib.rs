@@ -1,10 +1,12 @@
 //! Text handling shared by extract, dedup, summarize and index: Unicode word
 //! tokens with English stemming, CJK characters as bigrams, sentences, and
 //! term ids for TF-IDF (dedup and stories keep their own hashed vectors),
-//! and [`docfreq`], the streaming document frequencies behind their IDF.
+//! [`docfreq`], the streaming document frequencies behind their IDF, and
+//! [`stop_list`], each language's stop words (summaries and stories).
 
 pub mod docfreq;
 mod sentences;
+pub mod stop_list;
 pub use sentences::{ends_a_sentence, rejoin_wrapped_lines, sentences};
 
 use rust_stemmers::{Algorithm, Stemmer};
@@ -254,8 +256,17 @@ fn with_stem<R>(word: &str, f: impl FnOnce(&str) -> R) -> R {
 /// Index terms: stemmed lowercase words without stop words; CJK runs become
 /// overlapping character bigrams (a lone CJK character stays a unigram).
 pub fn terms(text: &str) -> Vec<String> {
+    terms_except(text, |_| false)
+}
+
+/// As [`terms`], leaving out the lowercase words `skip` names too (a
+/// language's stop list, [`stop_list::stop_list`]).
+pub fn terms_except(text: &str, skip: impl Fn(&str) -> bool) -> Vec<String> {
     let mut out = Vec::new();
     for_each_raw_term(text, |t, stem| {
+        if stem && skip(t) {
+            return;
+        }
         out.push(if stem {
             with_stem(t, str::to_string)
         } else {
