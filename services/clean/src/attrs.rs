@@ -18,6 +18,11 @@ pub(crate) struct Attrs<'a> {
     pub(crate) itemtype: Option<Cow<'a, str>>,
     /// Whether its `rel` names the author (`<a rel="author">`).
     pub(crate) rel_author: bool,
+    /// Whether it is MediaWiki's "[edit]" link beside each section's
+    /// heading (`mw-editsection`): the markup of every MediaWiki site
+    /// (Wikipedia, Fandom, a project's wiki), a control and no text, read
+    /// as "Software[edit]" in the heading it sits in.
+    pub(crate) edit_link: bool,
 }
 
 /// ARIA roles of page chrome: landmarks around the content, and dialogs
@@ -125,6 +130,9 @@ pub(crate) fn attrs_of<'a>(el: &lol_html::html_content::Element, html: &'a str) 
             out.id = Some(value);
         } else if out.class.is_none() && name.eq_ignore_ascii_case("class") {
             out.hidden |= classes_hide(&value);
+            out.edit_link = value
+                .split_ascii_whitespace()
+                .any(|c| c == "mw-editsection");
             out.class = Some(value);
         } else if name.eq_ignore_ascii_case("hidden") {
             out.hidden = true;

@@ -193,7 +193,9 @@ impl State {
         self.serial += 1;
         // A hidden formula is the copy of one shown as an image (for screen
         // readers, as on Wikipedia), whose alt text is kept.
-        let dropped = is_dropped(&tag) || (tag == "math" && (a.hidden || self.hidden_depth > 0));
+        let dropped = is_dropped(&tag)
+            || a.edit_link
+            || (tag == "math" && (a.hidden || self.hidden_depth > 0));
         let link = tag == "a";
         if tag == "a" {
             // A link inside a link is not HTML: a browser ends the open one

@@ -104,6 +104,17 @@ fn ruby_readings_stay_out_of_the_text() {
 }
 
 #[test]
+fn mediawikis_edit_links_stay_out_of_the_headings() {
+    let html = r#"<body><h2><span class="mw-headline" id="Software">Software</span><span class="mw-editsection"><span class="mw-editsection-bracket">[</span><a href="/w/index.php?action=edit&amp;section=3">edit</a><span class="mw-editsection-bracket">]</span></span></h2>
+        <p>Firefox is a web browser.</p><p class="mw-editsection-note">A note.</p></body>"#;
+    let (_, _, blocks) = clean_html(html).unwrap();
+    let texts: Vec<&str> = blocks.iter().map(|b| b.text.as_str()).collect();
+    assert_eq!(texts, ["Software", "Firefox is a web browser.", "A note."]);
+    // The heading holds no link any more.
+    assert_eq!(blocks[0].link_text_len, 0);
+}
+
+#[test]
 fn labels_carry_id_and_classes_as_written() {
     let html = r#"<body><DIV ID=main Class="story  wide x/y more" data-id="no"><p class=''>a</p>
         <section title="id" class="s1"><p id="p.1" CLASS='c&amp;d'>b</p></section><p class id>c</p></DIV></body>"#;
