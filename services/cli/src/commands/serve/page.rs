@@ -181,15 +181,25 @@ fn write_hit(page: &mut String, hit: &Hit) {
         "</h2><div class=\"url\">{}</div>",
         escape_text(&hit.url)
     );
-    let meta: Vec<&str> = [
-        hit.site_name.as_deref(),
-        hit.author.as_deref(),
-        hit.date.as_deref(),
-    ]
-    .into_iter()
-    .flatten()
-    .filter(|s| !s.is_empty())
-    .collect();
+    let meta: Vec<&str> = [hit.site_name.as_deref(), hit.author.as_deref()]
+        .into_iter()
+        .flatten()
+        .filter(|s| !s.is_empty())
+        .collect();
+    let mut meta = escape_text(meta.join(" · ")).into_owned();
+    // The day as the publisher dated it, the whole timestamp on hover
+    // ("2015-03-10T08:05:41-07:00" wrapped over two lines of the list).
+    if let Some(date) = hit.date.as_deref().filter(|d| !d.trim().is_empty()) {
+        if !meta.is_empty() {
+            meta.push_str(" · ");
+        }
+        let _ = write!(
+            meta,
+            "<time datetime=\"{0}\" title=\"{0}\">{1}</time>",
+            escape_attribute(date),
+            escape_text(browse::day(date))
+        );
+    }
     let mut copies = match hit.copies {
         0 => String::new(),
         1 => " · 1 copy elsewhere".to_string(),
@@ -206,12 +216,7 @@ fn write_hit(page: &mut String, hit: &Hit) {
         );
     }
     if !meta.is_empty() || !copies.is_empty() {
-        let _ = write!(
-            page,
-            "<div class=\"meta\">{}{}</div>",
-            escape_text(meta.join(" · ")),
-            copies
-        );
+        let _ = write!(page, "<div class=\"meta\">{meta}{copies}</div>");
     }
     let _ = write!(
         page,
@@ -268,7 +273,7 @@ mod tests {
             snippet: "the <b>bridge</b> reopened".into(),
             highlight: "the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened".into(),
             author: Some("A. Writer".into()),
-            date: Some("2024-05-01".into()),
+            date: Some("2024-05-01T08:05:41-07:00".into()),
             language: Some("en".into()),
             summaries: serde_json::json!([{"name": "one_sentence", "text": "The bridge reopened."}]),
             site: "example.com".into(),
@@ -322,9 +327,10 @@ mod tests {
         assert!(!page.contains("href=\"javascript:"), "{page}");
         assert!(page.contains("The bridge reopened."));
         assert!(page.contains("the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened"));
-        assert!(
-            page.contains("Example &lt;Times&gt; · A. Writer · 2024-05-01 · 2 copies elsewhere")
-        );
+        assert!(page.contains(
+            "Example &lt;Times&gt; · A. Writer · <time datetime=\"2024-05-01T08:05:41-07:00\" \
+                 title=\"2024-05-01T08:05:41-07:00\">2024-05-01</time> · 2 copies elsewhere"
+        ));
         // The count, the order, facets, paging and the article view.
         assert!(page.contains("25 articles"), "{page}");
         assert!(

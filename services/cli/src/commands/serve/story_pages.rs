@@ -3,7 +3,7 @@
 //! `/api/v1/stories`, whose parameters it takes), `/story/{id}` one
 //! story's reports, first report first. Plain HTML, every value escaped.
 
-use super::browse::Params;
+use super::browse::{day, Params};
 use super::page::STYLE;
 use super::page_errors::{PageError, PageId};
 use super::Shared;
@@ -31,10 +31,6 @@ fn story_link(id: &str) -> String {
         "/story/{}",
         url::form_urlencoded::byte_serialize(id.as_bytes()).collect::<String>()
     )
-}
-
-fn day(rfc3339: &str) -> &str {
-    rfc3339.get(..10).unwrap_or(rfc3339)
 }
 
 /// The list's page.
