@@ -183,6 +183,15 @@ pub fn rfc3339(secs: u64) -> String {
     format!("{:.0}", t)
 }
 
+/// The day of an RFC 3339 date as its writer dated it
+/// (`2026-03-01T10:00:00+02:00` is `2026-03-01`); anything else as it is.
+pub fn day_of(rfc3339: &str) -> &str {
+    match rfc3339.get(..10) {
+        Some(d) if d.bytes().filter(|b| *b == b'-').count() == 2 => d,
+        _ => rfc3339,
+    }
+}
+
 /// At most `max` bytes of `s`, cut on a char boundary.
 pub fn truncate_utf8(s: &str, max: usize) -> &str {
     if s.len() <= max {

@@ -34,7 +34,8 @@ pub fn search(
             header(found.total, found.took_ms, found.hits.len(), req.offset)
         );
     }
-    print_hits(&found.hits, req.offset, json)
+    let ranked = req.sort == gleaner_index::Sort::Relevance;
+    print_hits(&found.hits, req.offset, ranked, json)
 }
 
 /// The line above the hits: how many match, and which are shown.
@@ -51,8 +52,14 @@ fn header(total: u64, took_ms: f64, shown: usize, offset: usize) -> String {
     )
 }
 
-/// The hits, numbered from `offset` + 1 as the header counts them.
-fn print_hits(hits: &[gleaner_index::Hit], offset: usize, json: bool) -> anyhow::Result<()> {
+/// The hits, numbered from `offset` + 1 as the header counts them; their
+/// scores when `ranked` by them (sorted by date, every score is 0).
+fn print_hits(
+    hits: &[gleaner_index::Hit],
+    offset: usize,
+    ranked: bool,
+    json: bool,
+) -> anyhow::Result<()> {
     let mut out = std::io::stdout().lock();
     if json {
         for h in hits {
@@ -64,14 +71,15 @@ fn print_hits(hits: &[gleaner_index::Hit], offset: usize, json: bool) -> anyhow:
         writeln!(out, "no hits")?;
     }
     for (i, h) in hits.iter().enumerate() {
-        writeln!(
-            out,
-            "{}. {}  (score {:.2})\n   {}",
-            offset + i + 1,
-            h.title,
-            h.score,
-            h.url
-        )?;
+        let score = if ranked {
+            format!("  (score {:.2})", h.score)
+        } else {
+            String::new()
+        };
+        writeln!(out, "{}. {}{score}\n   {}", offset + i + 1, h.title, h.url)?;
+        if let Some(line) = byline(h) {
+            writeln!(out, "   {line}")?;
+        }
         // Where else the same article was published (its reposts).
         for url in &h.copy_urls {
             writeln!(out, "   also at {url}")?;
@@ -81,6 +89,24 @@ fn print_hits(hits: &[gleaner_index::Hit], offset: usize, json: bool) -> anyhow:
         writeln!(out, "   {snippet}\n")?;
     }
     Ok(())
+}
+
+/// Who published the hit and when: site name (else the site), author
+/// and the day as the publisher dated it (`2015-03-10T08:05:41-07:00`
+/// is 2015-03-10), as the search page shows them; none without a date
+/// or an author, since the site alone is in the URL above.
+fn byline(h: &gleaner_index::Hit) -> Option<String> {
+    fn given(s: &Option<String>) -> Option<&str> {
+        s.as_deref().map(str::trim).filter(|s| !s.is_empty())
+    }
+    let day = given(&h.date).map(gleaner_core::util::day_of);
+    let author = given(&h.author);
+    if day.is_none() && author.is_none() {
+        return None;
+    }
+    let site = given(&h.site_name).unwrap_or(&h.site);
+    let parts: Vec<&str> = [Some(site), author, day].into_iter().flatten().collect();
+    Some(parts.join(" · "))
 }
 
 /// The options of `gleaner search`.
@@ -178,7 +204,7 @@ fn at_least_one(v: &str) -> Result<usize, String> {
 
 #[cfg(test)]
 mod tests {
-    use super::{at_least_one, header};
+    use super::{at_least_one, byline, header};
 
     #[test]
     fn a_limit_is_a_whole_number_of_one_or_more() {
@@ -187,6 +213,37 @@ mod tests {
         assert!(at_least_one("0").unwrap_err().contains("1 or more"));
         assert!(at_least_one("-3").unwrap_err().contains("\"-3\""));
         assert!(at_least_one("").is_err());
+    }
+
+    #[test]
+    fn a_hit_says_who_published_it_and_on_which_day() {
+        let mut h = gleaner_index::Hit {
+            id: "1".into(),
+            url: "https://news.example.com/a".into(),
+            title: "Bridge".into(),
+            score: 1.0,
+            snippet: String::new(),
+            highlight: String::new(),
+            author: None,
+            date: None,
+            language: None,
+            summaries: serde_json::Value::Null,
+            site: "example.com".into(),
+            site_name: None,
+            image: None,
+            published: None,
+            cluster: None,
+            story: None,
+            more_reports: 0,
+            copies: 0,
+            copy_urls: vec![],
+        };
+        assert_eq!(byline(&h), None);
+        h.date = Some("2015-03-10T08:05:41-07:00".into());
+        assert_eq!(byline(&h).unwrap(), "example.com · 2015-03-10");
+        h.site_name = Some("The Example".into());
+        h.author = Some("Mara Olsen".into());
+        assert_eq!(byline(&h).unwrap(), "The Example · Mara Olsen · 2015-03-10");
     }
 
     #[test]

@@ -177,15 +177,6 @@ pub fn paging(page: &mut String, found: &SearchResults, p: &Params, offset: usiz
     page.push_str("</nav>");
 }
 
-/// The day of an RFC 3339 date (`2026-03-01T10:00:00+02:00` ->
-/// `2026-03-01`), as its writer dated it; anything else as it is.
-pub(super) fn day(rfc3339: &str) -> &str {
-    match rfc3339.get(..10) {
-        Some(d) if d.as_bytes().iter().filter(|b| **b == b'-').count() == 2 => d,
-        _ => rfc3339,
-    }
-}
-
 /// A date as shown: one given without its time (midnight UTC) as the day.
 fn shown_date(rfc3339: &str) -> &str {
     rfc3339.strip_suffix("T00:00:00Z").unwrap_or(rfc3339)

@@ -197,7 +197,7 @@ fn write_hit(page: &mut String, hit: &Hit) {
             meta,
             "<time datetime=\"{0}\" title=\"{0}\">{1}</time>",
             escape_attribute(date),
-            escape_text(browse::day(date))
+            escape_text(gleaner_core::util::day_of(date))
         );
     }
     let mut copies = match hit.copies {

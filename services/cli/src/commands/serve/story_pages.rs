@@ -3,13 +3,14 @@
 //! `/api/v1/stories`, whose parameters it takes), `/story/{id}` one
 //! story's reports, first report first. Plain HTML, every value escaped.
 
-use super::browse::{day, Params};
+use super::browse::Params;
 use super::page::STYLE;
 use super::page_errors::{PageError, PageId};
 use super::Shared;
 use axum::extract::{RawQuery, State};
 use axum::http::StatusCode;
 use axum::response::{Html, IntoResponse, Response};
+use gleaner_core::util::day_of as day;
 use gleaner_index::{StoryList, StoryView};
 use htmlize::{escape_attribute, escape_text};
 use std::fmt::Write;
