@@ -73,6 +73,7 @@ impl SearchIndex {
     /// weighing double; every article when `q` has none. `title:` and
     /// `body:` name every field of their kind.
     pub(crate) fn text_query(&self, searcher: &Searcher, q: &str, lang: Option<&str>) -> TextQuery {
+        let q = &*lone_signs_dropped(q);
         if q.trim().is_empty() {
             let all = || Box::new(tantivy::query::AllQuery) as Box<dyn Query>;
             return TextQuery {
@@ -99,7 +100,7 @@ impl SearchIndex {
         let name = |field: &Field| self.index.schema().get_field_name(*field).to_string();
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
-        let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(q));
+        let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(&q));
         let ast = any_value_as_all(without_dangling_operators(ast));
         let schema = self.index.schema();
         let ast = unknown_fields_as_words(ast, &|name| {
@@ -268,6 +269,32 @@ fn with_field(mut leaf: UserInputLeaf, name: &str) -> UserInputLeaf {
         _ => {}
     }
     leaf
+}
+
+/// `q` without a `-` or `+` standing alone between spaces: a dash in a
+/// pasted headline ("Friday Facts #282 - 0.17 in sight", "Brexit - what
+/// next"), not a sign. The grammar took it for the word after it, so
+/// that word was left out (`-` excludes) and the headline found nothing.
+/// `-closed` still excludes; in quotes it is text.
+fn lone_signs_dropped(q: &str) -> std::borrow::Cow<'_, str> {
+    let mut out = String::new();
+    let mut copied = 0;
+    let mut in_quotes = false;
+    let mut at = 0;
+    for token in q.split_inclusive(char::is_whitespace) {
+        let word = token.trim_end_matches(char::is_whitespace);
+        if !in_quotes && matches!(word, "-" | "+") {
+            out.push_str(&q[copied..at]);
+            copied = at + word.len();
+        }
+        in_quotes ^= word.matches('"').count() % 2 == 1;
+        at += token.len();
+    }
+    if copied == 0 {
+        return q.into();
+    }
+    out.push_str(&q[copied..]);
+    out.into()
 }
 
 /// `q` with each run of operator words typed one after another (`ferry OR
@@ -471,6 +498,11 @@ mod tests {
         );
         assert_eq!(operator_runs_collapsed("\"a OR\" OR OR b"), "\"a OR\" OR b");
         assert_eq!(operator_runs_collapsed("  ferry\tOR  "), "  ferry\tOR  ");
+        // A lone sign goes, in quotes it stays; one on a word is a sign.
+        assert_eq!(lone_signs_dropped("a - b + c"), "a  b  c");
+        assert_eq!(lone_signs_dropped("\"a - b\" -\tc -d"), "\"a - b\" \tc -d");
+        assert_eq!(lone_signs_dropped("-"), "");
+        assert_eq!(lone_signs_dropped("a -b"), "a -b");
         assert_eq!(operator_runs_collapsed("über OR OR 桥"), "über OR 桥");
     }
 

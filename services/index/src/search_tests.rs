@@ -327,6 +327,10 @@ async fn the_documented_query_language_works() {
     assert_eq!(got("body:/harb.*/ council"), ["a2"]);
     assert_eq!(got("title:/a[23]s?/"), ["a2", "a3s"]);
     assert_eq!(got("/r/ council"), ["a2"]);
+    // A dash between spaces is a pasted headline's, not a sign.
+    assert_eq!(got("harbour - council"), ["a2"]);
+    assert_eq!(got("harbour -council").len(), got("harbour").len() - 1);
+    assert_eq!(got(" - ").len(), got("").len());
     // A name that is no field is a word: a pasted headline's "Breaking:".
     assert_eq!(got("Votes: harbour"), ["a2"]);
     assert_eq!(got("council:budget"), ["a2"]);
