@@ -100,7 +100,7 @@ impl SearchIndex {
         let name = |field: &Field| self.index.schema().get_field_name(*field).to_string();
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
-        let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(&q));
+        let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(q));
         let ast = any_value_as_all(without_dangling_operators(ast));
         let schema = self.index.schema();
         let ast = unknown_fields_as_words(ast, &|name| {
