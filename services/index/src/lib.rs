@@ -35,6 +35,7 @@ mod stem;
 mod stories;
 mod view;
 mod warm;
+mod words;
 mod writer;
 
 use std::collections::BTreeMap;

@@ -17,7 +17,7 @@ use tantivy::schema::{
     TextOptions, FAST, INDEXED, STORED, STRING,
 };
 use tantivy::tokenizer::{
-    Language, LowerCaser, RawTokenizer, RemoveLongFilter, SimpleTokenizer, TextAnalyzer, Tokenizer,
+    Language, LowerCaser, RawTokenizer, RemoveLongFilter, TextAnalyzer, Tokenizer,
 };
 use tantivy::Index;
 
@@ -191,7 +191,7 @@ pub(crate) fn schema() -> (Schema, Fields) {
 }
 
 fn words() -> tantivy::tokenizer::TextAnalyzerBuilder<impl Tokenizer> {
-    TextAnalyzer::builder(SimpleTokenizer::default())
+    TextAnalyzer::builder(crate::words::WordTokenizer::default())
         .filter(RemoveLongFilter::limit(40))
         .filter(LowerCaser)
 }

@@ -487,3 +487,42 @@ async fn an_operator_typed_at_the_end_or_start_asks_for_no_word() {
     // No article holds the word "or".
     assert!(got("OR").is_empty());
 }
+
+/// A Latin name written into Chinese or Japanese text without a space is
+/// a word of its own, found as written (it was found only as a typo).
+#[tokio::test]
+async fn a_latin_name_inside_cjk_text_is_a_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+    let inputs = [
+        article(
+            "z1",
+            "tech.qq.com",
+            "zh",
+            "2026-01-05",
+            None,
+            "谷歌在2014年收购的人工智能公司DeepMind开发出一款计算机。",
+        ),
+        article(
+            "j1",
+            "news.yahoo.co.jp",
+            "ja",
+            "2026-01-06",
+            None,
+            "通信がVPN（Virtual Private Network）で暗号化される。",
+        ),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    let s = SearchIndex::open(dir.path(), 200).unwrap();
+    for (q, id) in [
+        ("DeepMind", "z1"),
+        ("vpn", "j1"),
+        ("人工智能", "z1"),
+        ("暗号化", "j1"),
+    ] {
+        let r = s.find(&ask(q)).unwrap();
+        assert_eq!(ids(&r), [id], "{q}");
+        assert!(!r.fuzzy, "{q} found as a typo");
+    }
+}
