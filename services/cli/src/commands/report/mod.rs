@@ -59,8 +59,8 @@ struct ArticleLine {
 /// "de" top a crawl's list), nor the stray letter a contraction leaves
 /// ("it's" gives "s", "don't" "t"), nor a number.
 fn is_topic_term(term: &str) -> bool {
-    term.chars().nth(1).is_some() && !term.chars().all(|c| c.is_ascii_digit())
-        || term.chars().any(gleaner_text::is_cjk)
+    let cjk = term.chars().any(gleaner_text::is_cjk);
+    cjk || (term.chars().nth(1).is_some() && !term.chars().all(|c| c.is_ascii_digit()))
 }
 
 /// What the report shows, gathered in one pass over each file.
@@ -300,6 +300,7 @@ mod tests {
         let lines = [
             r#"{"text":"It's not the bridge that can't open. The bridge can open in 2026.","language":"en"}"#,
             r#"{"text":"Le pont de la ville est ouvert, dit le maire de la ville.","language":"fr"}"#,
+            r#"{"text":"桥","language":"zh"}"#,
         ];
         std::fs::write(dir.path().join("articles.jsonl"), lines.join("\n")).unwrap();
         let g = gather(dir.path());
@@ -307,7 +308,7 @@ mod tests {
         terms.sort_unstable();
         assert_eq!(
             terms,
-            ["bridg", "dit", "mair", "open", "ouvert", "pont", "vill"]
+            ["bridg", "dit", "mair", "open", "ouvert", "pont", "vill", "桥"]
         );
         assert_eq!(g.terms["bridg"], 2);
         // Every word still counts towards the rank / frequency plot.
