@@ -271,6 +271,25 @@ fn with_field(mut leaf: UserInputLeaf, name: &str) -> UserInputLeaf {
     leaf
 }
 
+/// (start, end, whether it is inside quotes) of each whitespace-separated
+/// token of `q`; a token that opens quotes is not inside them.
+fn tokens(q: &str) -> impl Iterator<Item = (usize, usize, bool)> + '_ {
+    let mut in_quotes = false;
+    let mut at = 0;
+    q.split_inclusive(char::is_whitespace)
+        .filter_map(move |piece| {
+            let start = at;
+            at += piece.len();
+            let word = piece.trim_end_matches(char::is_whitespace);
+            if word.is_empty() {
+                return None;
+            }
+            let quoted = in_quotes;
+            in_quotes ^= word.matches('"').count() % 2 == 1;
+            Some((start, start + word.len(), quoted))
+        })
+}
+
 /// `q` without a `-` or `+` standing alone between spaces: a dash in a
 /// pasted headline ("Friday Facts #282 - 0.17 in sight", "Brexit - what
 /// next"), not a sign. The grammar took it for the word after it, so
@@ -279,16 +298,11 @@ fn with_field(mut leaf: UserInputLeaf, name: &str) -> UserInputLeaf {
 fn lone_signs_dropped(q: &str) -> std::borrow::Cow<'_, str> {
     let mut out = String::new();
     let mut copied = 0;
-    let mut in_quotes = false;
-    let mut at = 0;
-    for token in q.split_inclusive(char::is_whitespace) {
-        let word = token.trim_end_matches(char::is_whitespace);
-        if !in_quotes && matches!(word, "-" | "+") {
-            out.push_str(&q[copied..at]);
-            copied = at + word.len();
+    for (start, end, quoted) in tokens(q) {
+        if !quoted && matches!(&q[start..end], "-" | "+") {
+            out.push_str(&q[copied..start]);
+            copied = end;
         }
-        in_quotes ^= word.matches('"').count() % 2 == 1;
-        at += token.len();
     }
     if copied == 0 {
         return q.into();
@@ -305,22 +319,9 @@ fn lone_signs_dropped(q: &str) -> std::borrow::Cow<'_, str> {
 /// "bridge". Words in quotes are never operators.
 fn operator_runs_collapsed(q: &str) -> std::borrow::Cow<'_, str> {
     // (start, end, is an operator) of each whitespace-separated token.
-    let mut tokens = Vec::new();
-    let mut in_quotes = false;
-    let mut start = None;
-    for (i, c) in q.char_indices().chain([(q.len(), ' ')]) {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                let word = &q[s..i];
-                let operator = !in_quotes && matches!(word, "AND" | "OR" | "NOT");
-                tokens.push((s, i, operator));
-                in_quotes ^= word.matches('"').count() % 2 == 1;
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
+    let tokens: Vec<(usize, usize, bool)> = tokens(q)
+        .map(|(s, e, quoted)| (s, e, !quoted && matches!(&q[s..e], "AND" | "OR" | "NOT")))
+        .collect();
     let mut out = String::new();
     let mut copied = 0;
     let mut i = 0;

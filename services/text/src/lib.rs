@@ -11,7 +11,6 @@ pub use sentences::{ends_a_sentence, rejoin_wrapped_lines, sentences};
 
 use rust_stemmers::{Algorithm, Stemmer};
 use rustc_hash::FxHashMap;
-use std::collections::HashMap;
 use std::sync::{LazyLock, Mutex, OnceLock, PoisonError};
 
 /// True for characters of scripts written without spaces between words
@@ -335,18 +334,10 @@ impl Vocabulary {
     }
 }
 
-/// Term frequencies of a text.
-pub fn term_counts(text: &str) -> HashMap<String, u32> {
-    let mut m = HashMap::new();
-    for t in terms(text) {
-        *m.entry(t).or_insert(0) += 1;
-    }
-    m
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::HashMap;
 
     #[test]
     fn words_split_cjk_per_character() {
