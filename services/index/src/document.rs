@@ -2,6 +2,7 @@
 //! the fields of its language (schema.rs) and the pairs of common words
 //! among them (pairs.rs).
 
+use crate::analyzers::Accents;
 use crate::merges::StoryMerges;
 use crate::pair_tokens::{self, PairTokenizer};
 use crate::pairs::{self, CommonWords, Shared};
@@ -56,9 +57,10 @@ impl Documents {
             common.save(&dir)?;
         }
         let shared = common.to_shared();
-        let tokenizer = PairTokenizer::new(shared.clone(), schema::stem_analyzer);
+        let accents = Accents::of(index, &fields);
+        let tokenizer = PairTokenizer::new(shared.clone(), accents.stem_analyzer_fn());
         index.tokenizers().register(schema::PAIRS, tokenizer);
-        schema::register_pair_keeping(index, &shared);
+        crate::analyzers::register_pair_keeping(index, &fields, &shared);
         Ok(Documents {
             index: index.clone(),
             fields,

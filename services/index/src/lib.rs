@@ -9,6 +9,7 @@
 //! kept as small documents listed among their original's copies
 //! (copies.rs).
 
+mod analyzers;
 mod cjk;
 mod collapse;
 mod copies;

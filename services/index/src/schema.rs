@@ -7,8 +7,7 @@
 //! the work for the same articles found (and twice the postings a query
 //! reads).
 
-use crate::cjk::CjkBigramTokenizer;
-use crate::stem::CachedStemmer;
+use crate::analyzers::{Accents, CJK};
 use anyhow::Context;
 use frostem::Algorithm;
 use std::path::Path;
@@ -16,16 +15,10 @@ use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, Schema, TextFieldIndexing,
     TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::tokenizer::{
-    Language, LowerCaser, RawTokenizer, RemoveLongFilter, TextAnalyzer, Tokenizer,
-};
+use tantivy::tokenizer::Language;
 use tantivy::Index;
 
-pub(crate) const PLAIN: &str = "gleaner_plain";
-pub(crate) const CJK: &str = "gleaner_cjk";
-/// The pair fields' tokenizer: a pair term as it is when searching; the
-/// index stage registers its own that makes the pairs (pairs.rs).
-pub(crate) const PAIRS: &str = "gleaner_pairs";
+pub(crate) use crate::analyzers::PAIRS;
 
 /// The languages Tantivy stems, by ISO 639-1 code, with Tantivy's name
 /// for each and the frostem algorithm its stemmer runs.
@@ -61,10 +54,6 @@ pub(crate) fn stem_slot(language: Option<&str>) -> Option<usize> {
         Some(l) => l,
     };
     STEMMED.iter().position(|(c, _, _)| *c == code)
-}
-
-fn stem_tokenizer(code: &str) -> String {
-    format!("gleaner_stem_{code}")
 }
 
 /// The fields of the index.
@@ -127,7 +116,9 @@ pub(crate) struct Fields {
     pub(crate) copy_of: Field,
 }
 
-pub(crate) fn schema() -> (Schema, Fields) {
+/// The schema of an index whose words are made as `accents` says
+/// (analyzers.rs): the same fields either way, their tokenizers named apart.
+pub(crate) fn schema(accents: Accents) -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text = |tok: &str| {
         TextOptions::default().set_indexing_options(
@@ -148,16 +139,16 @@ pub(crate) fn schema() -> (Schema, Fields) {
         id: b.add_text_field("id", STRING | STORED),
         url: b.add_text_field("url", STRING | STORED),
         title: b.add_text_field("title", STORED),
-        title_plain: b.add_text_field("title_plain", text(PLAIN)),
+        title_plain: b.add_text_field("title_plain", text(accents.plain())),
         title_cjk: b.add_text_field("title_cjk", text(CJK)),
         body: b.add_text_field("body", STORED),
-        body_plain: b.add_text_field("body_plain", text(PLAIN)),
+        body_plain: b.add_text_field("body_plain", text(accents.plain())),
         body_cjk: b.add_text_field("body_cjk", text(CJK)),
         title_stem: STEMMED.map(|(code, _, _)| {
-            b.add_text_field(&format!("title_{code}"), text(&stem_tokenizer(code)))
+            b.add_text_field(&format!("title_{code}"), text(&accents.stem(code)))
         }),
         body_stem: STEMMED.map(|(code, _, _)| {
-            b.add_text_field(&format!("body_{code}"), text(&stem_tokenizer(code)))
+            b.add_text_field(&format!("body_{code}"), text(&accents.stem(code)))
         }),
         title_pairs: b.add_text_field("title_pairs", pairs()),
         body_pairs: b.add_text_field("body_pairs", pairs()),
@@ -190,44 +181,6 @@ pub(crate) fn schema() -> (Schema, Fields) {
     (b.build(), f)
 }
 
-fn words() -> tantivy::tokenizer::TextAnalyzerBuilder<impl Tokenizer> {
-    TextAnalyzer::builder(crate::words::WordTokenizer::default())
-        .filter(RemoveLongFilter::limit(40))
-        .filter(LowerCaser)
-}
-
-/// The analyzer of the stemmed fields of the language of `code`.
-pub(crate) fn stem_analyzer(code: &str) -> Option<TextAnalyzer> {
-    let (_, _, algorithm) = STEMMED.iter().find(|(c, _, _)| *c == code)?;
-    Some(words().filter(CachedStemmer::new(*algorithm)).build())
-}
-
-/// Makes the stemmed fields' analyzers keep the pairs of common words they
-/// see (pair_tokens.rs): the index stage's, whose pair tokenizer takes them.
-pub(crate) fn register_pair_keeping(index: &Index, common: &crate::pairs::Shared) {
-    for (code, _, algorithm) in STEMMED {
-        let keeping = crate::pair_tokens::StashPairs::new(code, common.clone());
-        let analyzer = words()
-            .filter(CachedStemmer::new(algorithm))
-            .filter(keeping)
-            .build();
-        index.tokenizers().register(&stem_tokenizer(code), analyzer);
-    }
-}
-
-fn register_tokenizers(index: &Index) {
-    index.tokenizers().register(PLAIN, words().build());
-    for (code, _, _) in STEMMED {
-        if let Some(stem) = stem_analyzer(code) {
-            index.tokenizers().register(&stem_tokenizer(code), stem);
-        }
-    }
-    index
-        .tokenizers()
-        .register(CJK, TextAnalyzer::builder(CjkBigramTokenizer).build());
-    index.tokenizers().register(PAIRS, RawTokenizer::default());
-}
-
 /// A group's value (a cluster or story id) as a number: SipHash-1-3 with
 /// fixed keys, the same in every build (two ids of 64 bits colliding in an
 /// index of a million groups: about one chance in 37 million).
@@ -238,24 +191,37 @@ pub(crate) fn group_key(value: &str) -> u64 {
     h.finish()
 }
 
-/// Opens the index in `dir`, creating it if it does not exist.
+/// The fields of `index` if its schema is one gleaner makes (either
+/// version of its analyzers).
+fn known_fields(index: &Index) -> Option<Fields> {
+    Accents::BOTH.into_iter().find_map(|accents| {
+        let (schema, fields) = schema(accents);
+        (index.schema() == schema).then_some(fields)
+    })
+}
+
+/// Opens the index in `dir`, creating it if it does not exist; a new one
+/// folds accents (analyzers.rs).
 pub(crate) fn open_or_create(dir: &Path) -> anyhow::Result<(Index, Fields)> {
     std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    let (schema, fields) = schema();
-    let mmap = tantivy::directory::MmapDirectory::open(dir)?;
-    let index = Index::open_or_create(mmap, schema).map_err(|e| match e {
-        tantivy::TantivyError::SchemaError(_) => anyhow::anyhow!(
+    let context = || format!("opening the index in {}", dir.display());
+    let mmap = tantivy::directory::MmapDirectory::open(dir).with_context(context)?;
+    let index = if Index::exists(&mmap).with_context(context)? {
+        Index::open(mmap).with_context(context)?
+    } else {
+        let (schema, _) = schema(Accents::Folded);
+        Index::create(mmap, schema, tantivy::IndexSettings::default()).with_context(context)?
+    };
+    let fields = known_fields(&index).ok_or_else(|| {
+        anyhow::anyhow!(
             "the index in {} was made by another version of gleaner (its fields differ); \
              rebuild it: move it away and run `gleaner run --refetch --data {}` (or replay \
              the summarized and duplicates topics into the index service)",
             dir.display(),
             dir.parent().unwrap_or(dir).display()
-        ),
-        other => {
-            anyhow::Error::new(other).context(format!("opening the index in {}", dir.display()))
-        }
+        )
     })?;
-    register_tokenizers(&index);
+    crate::analyzers::register(&index);
     Ok((index, fields))
 }
 
@@ -269,18 +235,18 @@ pub(crate) fn all_texts(doc: &tantivy::TantivyDocument, field: Field) -> Vec<Str
 
 /// Several shards, searched as one read-only index (shards.rs).
 pub(crate) fn open_union(dirs: &[std::path::PathBuf]) -> anyhow::Result<(Index, Fields)> {
-    let (schema, fields) = schema();
     let union = crate::shards::ShardsDirectory::open(dirs)?;
     let index = Index::open(union)?;
-    anyhow::ensure!(
-        index.schema() == schema,
-        "the shards {} were made by another version of gleaner (their fields differ)",
-        dirs.iter()
-            .map(|d| d.display().to_string())
-            .collect::<Vec<_>>()
-            .join(", ")
-    );
-    register_tokenizers(&index);
+    let fields = known_fields(&index).ok_or_else(|| {
+        anyhow::anyhow!(
+            "the shards {} were made by another version of gleaner (their fields differ)",
+            dirs.iter()
+                .map(|d| d.display().to_string())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )
+    })?;
+    crate::analyzers::register(&index);
     Ok((index, fields))
 }
 

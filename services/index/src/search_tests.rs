@@ -526,3 +526,73 @@ async fn a_latin_name_inside_cjk_text_is_a_word() {
         assert!(!r.fuzzy, "{q} found as a typo");
     }
 }
+
+/// A word is found without its accents, as typed on a keyboard without
+/// them, and still with them; the snippet marks the word as written.
+#[tokio::test]
+async fn accents_are_folded_in_words_and_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = accented(dir.path(), None).await;
+    for (q, id) in [
+        ("nepal", "f1"),
+        ("Népal", "f1"),
+        ("seisme", "f1"),
+        ("\"sao paulo\"", "e1"),
+        ("São Paulo", "e1"),
+        ("zurich", "e1"),
+    ] {
+        let r = s.find(&ask(q)).unwrap();
+        assert_eq!(ids(&r), [id], "{q}");
+        assert!(!r.fuzzy, "{q} found as a typo");
+    }
+    let r = s.find(&ask("nepal")).unwrap();
+    assert!(
+        r.hits[0].highlight.contains("<mark>Népal</mark>"),
+        "{}",
+        r.hits[0].highlight
+    );
+}
+
+/// An index made before accents were folded keeps its words as they were
+/// made: found with their accents and not as written without them, as
+/// before.
+#[tokio::test]
+async fn an_index_made_before_folding_keeps_its_accents() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, _) = crate::schema::schema(crate::analyzers::Accents::Kept);
+    let s = accented(dir.path(), Some(old)).await;
+    for (q, as_written) in [("Népal", true), ("nepal", false), ("São Paulo", true)] {
+        let r = s.find(&ask(q)).unwrap();
+        assert_eq!(!r.hits.is_empty() && !r.fuzzy, as_written, "{q}");
+    }
+}
+
+/// An index of a French and an English article with accents, made with
+/// the schema `old` when given.
+async fn accented(dir: &std::path::Path, old: Option<tantivy::schema::Schema>) -> SearchIndex {
+    if let Some(schema) = old {
+        tantivy::Index::create_in_dir(dir, schema).unwrap();
+    }
+    let mut st = IndexStage::open(dir, 20_000_000, 1).unwrap();
+    let inputs = [
+        article(
+            "f1",
+            "lemonde.fr",
+            "fr",
+            "2026-01-05",
+            None,
+            "Un séisme a frappé le Népal samedi.",
+        ),
+        article(
+            "e1",
+            "bbc.co.uk",
+            "en",
+            "2026-01-06",
+            None,
+            "Flights from São Paulo to Zürich resumed.",
+        ),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    SearchIndex::open(dir, 200).unwrap()
+}
