@@ -201,6 +201,14 @@ impl Documents {
         for author in &a.authors {
             d.add_text(f.authors, author);
         }
+        if let Some(words) = f.author_words {
+            if a.authors.is_empty() {
+                d.add_text(words, a.author.as_deref().unwrap_or(""));
+            }
+            for author in &a.authors {
+                d.add_text(words, author);
+            }
+        }
         Ok(d)
     }
 }

@@ -164,6 +164,7 @@ fn hit_of(
         snippet,
         highlight,
         author: opt(f.author),
+        authors: crate::schema::all_texts(doc, f.authors),
         date: opt(f.date),
         language,
         site: get(f.site),

@@ -71,7 +71,8 @@ impl SearchIndex {
 
     /// The words of `q` as a query over every text field in use, titles
     /// weighing double; every article when `q` has none. `title:` and
-    /// `body:` name every field of their kind.
+    /// `body:` name every field of their kind, `author:` the authors'
+    /// words (nothing in an index made before they were indexed).
     pub(crate) fn text_query(&self, searcher: &Searcher, q: &str, lang: Option<&str>) -> TextQuery {
         let q = &*lone_signs_dropped(q);
         if q.trim().is_empty() {
@@ -107,7 +108,12 @@ impl SearchIndex {
             matches!(name, "title" | "body") || schema.get_field(name).is_ok()
         });
         let needs_words = needs_words(&ast);
-        let ast = spread_field(ast, &[("title", &title_names), ("body", &body_names)]);
+        let author_names: Vec<String> = self.fields.author_words.iter().map(name).collect();
+        let mut spread = vec![("title", &title_names), ("body", &body_names)];
+        if !author_names.is_empty() {
+            spread.push(("author", &author_names));
+        }
+        let ast = spread_field(ast, &spread);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
         TextQuery {
             matching: parser.build_query_from_user_input_ast_lenient(paired).0,

@@ -240,8 +240,12 @@ pub struct Hit {
     /// The snippet as HTML: escaped, the matched words (a phrase as one)
     /// in `<mark>`.
     pub highlight: String,
+    /// The byline as the page gives it (several authors joined).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub author: Option<String>,
+    /// Each author apart (`author:"Name"` finds their articles).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub authors: Vec<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub date: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]

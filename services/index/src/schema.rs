@@ -114,6 +114,9 @@ pub(crate) struct Fields {
     pub(crate) copy: Field,
     /// A repost's original (its id; stored).
     pub(crate) copy_of: Field,
+    /// The authors' names as words (`author:olsen`), folded as the plain
+    /// fields are; an index made before folding has none.
+    pub(crate) author_words: Option<Field>,
 }
 
 /// The schema of an index whose words are made as `accents` says
@@ -177,6 +180,8 @@ pub(crate) fn schema(accents: Accents) -> (Schema, Fields) {
         authors: b.add_text_field("authors", STORED),
         copy: b.add_bool_field("copy", INDEXED),
         copy_of: b.add_text_field("copy_of", STRING | STORED),
+        author_words: (accents == Accents::Folded)
+            .then(|| b.add_text_field("author_words", text(accents.plain()))),
     };
     (b.build(), f)
 }

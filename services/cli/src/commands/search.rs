@@ -225,6 +225,7 @@ mod tests {
             snippet: String::new(),
             highlight: String::new(),
             author: None,
+            authors: vec![],
             date: None,
             language: None,
             summaries: serde_json::Value::Null,

@@ -178,6 +178,16 @@ async fn answers_have_the_documented_shapes() {
         .as_str()
         .unwrap()
         .starts_with("https://a.example.com/"));
+    assert_eq!(hit["authors"], serde_json::json!(["Mara Olsen", "Ken Ito"]));
+    // `author:` asks for an author's articles, and only those.
+    let (status, r) = get(&format!(
+        "{base}/api/v1/search?q=author:%22ken%20ito%22&limit=100"
+    ))
+    .await;
+    assert_eq!(status, 200, "{r}");
+    let hits = r["hits"].as_array().unwrap();
+    assert!(!hits.is_empty(), "{r}");
+    assert!(hits.iter().all(|h| h["authors"][1] == "Ken Ito"), "{r}");
     let (status, s) = get(&format!("{base}/api/v1/stats")).await;
     assert_eq!((status, s["documents"].as_u64()), (200, Some(25)));
     conforms(&s, "Stats");

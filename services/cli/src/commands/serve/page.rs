@@ -181,12 +181,21 @@ fn write_hit(page: &mut String, hit: &Hit) {
         "</h2><div class=\"url\">{}</div>",
         escape_text(&hit.url)
     );
-    let meta: Vec<&str> = [hit.site_name.as_deref(), hit.author.as_deref()]
-        .into_iter()
-        .flatten()
+    let mut meta: Vec<String> = hit
+        .site_name
+        .iter()
         .filter(|s| !s.is_empty())
+        .map(|s| escape_text(s).into_owned())
         .collect();
-    let mut meta = escape_text(meta.join(" · ")).into_owned();
+    // Each author a link to their articles; a byline the page did not
+    // part into authors as it is.
+    if !hit.authors.is_empty() {
+        let links: Vec<String> = hit.authors.iter().map(|a| author_link(a)).collect();
+        meta.push(links.join(", "));
+    } else if let Some(author) = hit.author.as_deref().filter(|a| !a.is_empty()) {
+        meta.push(escape_text(author).into_owned());
+    }
+    let mut meta = meta.join(" · ");
     // The day as the publisher dated it, the whole timestamp on hover
     // ("2015-03-10T08:05:41-07:00" wrapped over two lines of the list).
     if let Some(date) = hit.date.as_deref().filter(|d| !d.trim().is_empty()) {
@@ -260,6 +269,17 @@ fn first_summary(summaries: &serde_json::Value) -> Option<&str> {
         .find(|t| !t.trim().is_empty())
 }
 
+/// A link to the search for `author`'s articles (`author:"Name"`; a quote
+/// in the name would end the phrase, so it is left out).
+fn author_link(author: &str) -> String {
+    let q = format!("author:\"{}\"", author.replace('"', " "));
+    format!(
+        "<a href=\"/?q={}\">{}</a>",
+        escape_attribute(url::form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()),
+        escape_text(author)
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -273,6 +293,7 @@ mod tests {
             snippet: "the <b>bridge</b> reopened".into(),
             highlight: "the &lt;b&gt;<mark>bridge</mark>&lt;/b&gt; reopened".into(),
             author: Some("A. Writer".into()),
+            authors: vec![],
             date: Some("2024-05-01T08:05:41-07:00".into()),
             language: Some("en".into()),
             summaries: serde_json::json!([{"name": "one_sentence", "text": "The bridge reopened."}]),
@@ -305,6 +326,20 @@ mod tests {
             offset: 10,
             limit: 2,
         }
+    }
+
+    #[test]
+    fn each_author_links_to_their_articles() {
+        let mut h = hit("Bridge", "https://example.com/a");
+        h.authors = vec!["Mara Olsen".into(), "Ken \"K\" <Ito>".into()];
+        let page = render(&Params(vec![]), &results(vec![h], "q=bridge"), 7);
+        assert!(
+            page.contains(
+                "<a href=\"/?q=author%3A%22Mara+Olsen%22\">Mara Olsen</a>, \
+                 <a href=\"/?q=author%3A%22Ken++K++%3CIto%3E%22\">Ken \"K\" &lt;Ito&gt;</a> · "
+            ),
+            "{page}"
+        );
     }
 
     #[test]
