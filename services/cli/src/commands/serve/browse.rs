@@ -196,16 +196,15 @@ pub fn article(a: &ArticleView, style: &str) -> String {
         escape_text(&a.title),
     );
     let published = a.published.as_deref().map(|p| shown_date(p).to_string());
-    let meta: Vec<String> = [Some(a.site.clone()), a.author.clone(), published]
+    let site = Some(escape_text(&a.site).into_owned());
+    let authors = super::page::authors_html(&a.authors, a.author.as_deref());
+    let published = published.map(|p| escape_text(&p).into_owned());
+    let meta: Vec<String> = [site, authors, published]
         .into_iter()
         .flatten()
         .filter(|s| !s.is_empty())
         .collect();
-    let _ = write!(
-        page,
-        "<div class=\"meta\">{}</div>",
-        escape_text(meta.join(" · "))
-    );
+    let _ = write!(page, "<div class=\"meta\">{}</div>", meta.join(" · "));
     if a.url.starts_with("http://") || a.url.starts_with("https://") {
         let _ = write!(
             page,
@@ -400,6 +399,16 @@ mod tests {
         assert!(
             page.contains("<div class=\"meta\">a.com · 2026-03-02</div>"),
             "{page}"
+        );
+        let by = ArticleView {
+            authors: vec!["Mara Olsen".into()],
+            ..a.clone()
+        };
+        assert!(
+            article(&by, "").contains(
+                "a.com · <a href=\"/?q=author%3A%22Mara+Olsen%22\">Mara Olsen</a> · 2026-03-02"
+            ),
+            "each author links to their articles"
         );
         assert!(page.contains("<dt>one sentence</dt>"), "{page}");
         // Lines and indentation reach the page, which keeps them.

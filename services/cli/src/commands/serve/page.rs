@@ -187,14 +187,7 @@ fn write_hit(page: &mut String, hit: &Hit) {
         .filter(|s| !s.is_empty())
         .map(|s| escape_text(s).into_owned())
         .collect();
-    // Each author a link to their articles; a byline the page did not
-    // part into authors as it is.
-    if !hit.authors.is_empty() {
-        let links: Vec<String> = hit.authors.iter().map(|a| author_link(a)).collect();
-        meta.push(links.join(", "));
-    } else if let Some(author) = hit.author.as_deref().filter(|a| !a.is_empty()) {
-        meta.push(escape_text(author).into_owned());
-    }
+    meta.extend(authors_html(&hit.authors, hit.author.as_deref()));
     let mut meta = meta.join(" · ");
     // The day as the publisher dated it, the whole timestamp on hover
     // ("2015-03-10T08:05:41-07:00" wrapped over two lines of the list).
@@ -267,6 +260,18 @@ fn first_summary(summaries: &serde_json::Value) -> Option<&str> {
         .iter()
         .filter_map(|s| s.get("text")?.as_str())
         .find(|t| !t.trim().is_empty())
+}
+
+/// The authors as HTML: each a link to their articles; a byline the page
+/// did not part into authors as it is.
+pub(super) fn authors_html(authors: &[String], byline: Option<&str>) -> Option<String> {
+    if !authors.is_empty() {
+        let links: Vec<String> = authors.iter().map(|a| author_link(a)).collect();
+        return Some(links.join(", "));
+    }
+    byline
+        .filter(|a| !a.is_empty())
+        .map(|a| escape_text(a).into_owned())
 }
 
 /// A link to the search for `author`'s articles (`author:"Name"`; a quote
