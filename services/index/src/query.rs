@@ -102,7 +102,10 @@ impl SearchIndex {
         let title_names: Vec<String> = titles.iter().map(name).collect();
         let body_names: Vec<String> = bodies.iter().map(name).collect();
         let (ast, _) = query_grammar::parse_query_lenient(&operator_runs_collapsed(q));
-        let ast = any_value_as_all(without_dangling_operators(ast));
+        let ast = any_value_as_all(
+            without_dangling_operators(ast),
+            self.fields.author_words.is_some(),
+        );
         let schema = self.index.schema();
         let ast = unknown_fields_as_words(ast, &|name| {
             matches!(name, "title" | "body") || schema.get_field(name).is_ok()
@@ -184,9 +187,17 @@ fn map_leaves(ast: UserInputAst, f: &impl Fn(UserInputLeaf) -> UserInputAst) -> 
 /// `ast` with each `field:*` ("any value") asking nothing: every article
 /// has a title and a text, the fields a query names. Tantivy reads it as
 /// an exists query, which needs a fast field, and failed the whole search
-/// with a schema error ("Field title is not a fast field").
-fn any_value_as_all(ast: UserInputAst) -> UserInputAst {
+/// with a schema error ("Field title is not a fast field"). Not every
+/// article has an author: where authors are indexed, `author:*` asks for
+/// any word of theirs (`-author:*`: articles without one).
+fn any_value_as_all(ast: UserInputAst, authors: bool) -> UserInputAst {
     map_leaves(ast, &|leaf| match leaf {
+        UserInputLeaf::Exists { field } if authors && field == "author" => {
+            UserInputAst::Leaf(Box::new(UserInputLeaf::Regex {
+                field: Some(field),
+                pattern: ".+".into(),
+            }))
+        }
         UserInputLeaf::Exists { .. } => UserInputAst::Leaf(Box::new(UserInputLeaf::All)),
         other => UserInputAst::Leaf(Box::new(other)),
     })
