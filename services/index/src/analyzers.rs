@@ -21,7 +21,8 @@ pub(crate) const CJK: &str = "gleaner_cjk";
 /// index stage registers its own that makes the pairs (pairs.rs).
 pub(crate) const PAIRS: &str = "gleaner_pairs";
 
-/// Whether an index's words have their accents folded.
+/// Whether an index's words have their accents folded: the version of
+/// its schema, which also says whether it holds the authors' words.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub(crate) enum Accents {
     Folded,

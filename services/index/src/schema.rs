@@ -120,7 +120,9 @@ pub(crate) struct Fields {
 }
 
 /// The schema of an index whose words are made as `accents` says
-/// (analyzers.rs): the same fields either way, their tokenizers named apart.
+/// (analyzers.rs): the same fields either way, their tokenizers named
+/// apart, and the authors' words only in an index that folds (one made
+/// before holds none).
 pub(crate) fn schema(accents: Accents) -> (Schema, Fields) {
     let mut b = Schema::builder();
     let text = |tok: &str| {

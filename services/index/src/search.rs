@@ -270,3 +270,7 @@ fn tallied<C: Collector>(
 #[cfg(test)]
 #[path = "search_tests.rs"]
 pub(crate) mod tests;
+
+#[cfg(test)]
+#[path = "search_words_tests.rs"]
+mod words_tests;

@@ -1,0 +1,154 @@
+//! Tests of how a query's words meet an article's: a Latin name inside
+//! CJK text, accents folded (and an older index that keeps them), authors.
+
+use super::tests::{article, ask, ids, input_of, summarized};
+use crate::{IndexStage, SearchIndex};
+use gleaner_core::stage::Stage;
+
+/// A Latin name written into Chinese or Japanese text without a space is
+/// a word of its own, found as written (it was found only as a typo).
+#[tokio::test]
+async fn a_latin_name_inside_cjk_text_is_a_word() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+    let inputs = [
+        article(
+            "z1",
+            "tech.qq.com",
+            "zh",
+            "2026-01-05",
+            None,
+            "谷歌在2014年收购的人工智能公司DeepMind开发出一款计算机。",
+        ),
+        article(
+            "j1",
+            "news.yahoo.co.jp",
+            "ja",
+            "2026-01-06",
+            None,
+            "通信がVPN（Virtual Private Network）で暗号化される。",
+        ),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    let s = SearchIndex::open(dir.path(), 200).unwrap();
+    for (q, id) in [
+        ("DeepMind", "z1"),
+        ("vpn", "j1"),
+        ("人工智能", "z1"),
+        ("暗号化", "j1"),
+    ] {
+        let r = s.find(&ask(q)).unwrap();
+        assert_eq!(ids(&r), [id], "{q}");
+        assert!(!r.fuzzy, "{q} found as a typo");
+    }
+}
+
+/// A word is found without its accents, as typed on a keyboard without
+/// them, and still with them; the snippet marks the word as written.
+#[tokio::test]
+async fn accents_are_folded_in_words_and_queries() {
+    let dir = tempfile::tempdir().unwrap();
+    let s = accented(dir.path(), None).await;
+    for (q, id) in [
+        ("nepal", "f1"),
+        ("Népal", "f1"),
+        ("seisme", "f1"),
+        ("\"sao paulo\"", "e1"),
+        ("São Paulo", "e1"),
+        ("zurich", "e1"),
+    ] {
+        let r = s.find(&ask(q)).unwrap();
+        assert_eq!(ids(&r), [id], "{q}");
+        assert!(!r.fuzzy, "{q} found as a typo");
+    }
+    let r = s.find(&ask("nepal")).unwrap();
+    assert!(
+        r.hits[0].highlight.contains("<mark>Népal</mark>"),
+        "{}",
+        r.hits[0].highlight
+    );
+}
+
+/// An index made before accents were folded keeps its words as they were
+/// made: found with their accents and not as written without them, as
+/// before.
+#[tokio::test]
+async fn an_index_made_before_folding_keeps_its_accents() {
+    let dir = tempfile::tempdir().unwrap();
+    let (old, _) = crate::schema::schema(crate::analyzers::Accents::Kept);
+    let s = accented(dir.path(), Some(old)).await;
+    for (q, as_written) in [("Népal", true), ("nepal", false), ("São Paulo", true)] {
+        let r = s.find(&ask(q)).unwrap();
+        assert_eq!(!r.hits.is_empty() && !r.fuzzy, as_written, "{q}");
+    }
+}
+
+/// An index of a French and an English article with accents, made with
+/// the schema `old` when given.
+async fn accented(dir: &std::path::Path, old: Option<tantivy::schema::Schema>) -> SearchIndex {
+    if let Some(schema) = old {
+        tantivy::Index::create_in_dir(dir, schema).unwrap();
+    }
+    let mut st = IndexStage::open(dir, 20_000_000, 1).unwrap();
+    let inputs = [
+        article(
+            "f1",
+            "lemonde.fr",
+            "fr",
+            "2026-01-05",
+            None,
+            "Un séisme a frappé le Népal samedi.",
+        ),
+        article(
+            "e1",
+            "bbc.co.uk",
+            "en",
+            "2026-01-06",
+            None,
+            "Flights from São Paulo to Zürich resumed.",
+        ),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    SearchIndex::open(dir, 200).unwrap()
+}
+
+/// `author:` finds an article by any of its authors' names, a phrase by
+/// the whole name, accents folded; a name is not a word of the text.
+#[tokio::test]
+async fn author_finds_articles_by_any_of_their_authors() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+    let by = |id: &str, authors: &[&str], text: &str| {
+        let mut s = summarized(id, "example.com", "en", "2026-01-05", None, text);
+        s.article.authors = authors.iter().map(|a| a.to_string()).collect();
+        s.article.author = Some(authors.join(", "));
+        input_of(&s)
+    };
+    let inputs = [
+        by("b1", &["Mara Olsen"], "The harbour bridge reopened."),
+        by("b2", &["Jon Smith", "José Núñez"], "The ferry ran late."),
+        by("b3", &[], "Olsen said the ferry ran late."),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    let s = SearchIndex::open(dir.path(), 200).unwrap();
+    for (q, want) in [
+        ("author:olsen", vec!["b1"]),
+        ("author:\"mara olsen\"", vec!["b1"]),
+        ("author:nunez", vec!["b2"]),
+        ("author:smith ferry", vec!["b2"]),
+        ("ferry -author:smith", vec!["b3"]),
+        ("author:*", vec!["b1", "b2"]),
+        ("ferry -author:*", vec!["b3"]),
+        ("olsen", vec!["b3"]),
+    ] {
+        let mut got = ids(&s.find(&ask(q)).unwrap())
+            .into_iter()
+            .map(String::from)
+            .collect::<Vec<_>>();
+        got.sort();
+        assert_eq!(got, want, "{q}");
+    }
+}
