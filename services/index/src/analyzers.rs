@@ -9,12 +9,36 @@
 //! analyzers it was made with: folding only its queries would lose the
 //! accented words it holds. It folds once rebuilt.
 
-use crate::schema::{Fields, STEMMED};
 use crate::stem::CachedStemmer;
+use frostem::Algorithm;
 use tantivy::tokenizer::{
-    AsciiFoldingFilter, LowerCaser, RawTokenizer, RemoveLongFilter, TextAnalyzer, Tokenizer,
+    AsciiFoldingFilter, Language, LowerCaser, RawTokenizer, RemoveLongFilter, TextAnalyzer,
+    Tokenizer,
 };
 use tantivy::Index;
+
+/// The languages Tantivy stems, by ISO 639-1 code, with Tantivy's name
+/// for each and the frostem algorithm its stemmer runs.
+pub(crate) const STEMMED: [(&str, Language, Algorithm); 18] = [
+    ("ar", Language::Arabic, Algorithm::Arabic),
+    ("da", Language::Danish, Algorithm::Danish),
+    ("nl", Language::Dutch, Algorithm::Dutch),
+    ("en", Language::English, Algorithm::English),
+    ("fi", Language::Finnish, Algorithm::Finnish),
+    ("fr", Language::French, Algorithm::French),
+    ("de", Language::German, Algorithm::German),
+    ("el", Language::Greek, Algorithm::Greek),
+    ("hu", Language::Hungarian, Algorithm::Hungarian),
+    ("it", Language::Italian, Algorithm::Italian),
+    ("no", Language::Norwegian, Algorithm::Norwegian),
+    ("pt", Language::Portuguese, Algorithm::Portuguese),
+    ("ro", Language::Romanian, Algorithm::Romanian),
+    ("ru", Language::Russian, Algorithm::Russian),
+    ("es", Language::Spanish, Algorithm::Spanish),
+    ("sv", Language::Swedish, Algorithm::Swedish),
+    ("ta", Language::Tamil, Algorithm::Tamil),
+    ("tr", Language::Turkish, Algorithm::Turkish),
+];
 
 pub(crate) const CJK: &str = "gleaner_cjk";
 /// The pair fields' tokenizer: a pair term as it is when searching; the
@@ -50,10 +74,12 @@ impl Accents {
     }
 
     /// How `index`'s words were made, read from its plain field's tokenizer.
-    pub(crate) fn of(index: &Index, fields: &Fields) -> Accents {
+    pub(crate) fn of(index: &Index) -> Accents {
         let schema = index.schema();
-        let entry = schema.get_field_entry(fields.body_plain);
-        let name = match entry.field_type() {
+        let Ok(field) = schema.get_field("body_plain") else {
+            return Accents::Folded;
+        };
+        let name = match schema.get_field_entry(field).field_type() {
             tantivy::schema::FieldType::Str(o) => o.get_indexing_options().map(|i| i.tokenizer()),
             _ => None,
         };
@@ -100,8 +126,8 @@ fn words() -> tantivy::tokenizer::TextAnalyzerBuilder<impl Tokenizer> {
 /// Makes the stemmed fields' analyzers of `index` keep the pairs of common
 /// words they see (pair_tokens.rs): the index stage's, whose pair
 /// tokenizer takes them.
-pub(crate) fn register_pair_keeping(index: &Index, fields: &Fields, common: &crate::pairs::Shared) {
-    let accents = Accents::of(index, fields);
+pub(crate) fn register_pair_keeping(index: &Index, common: &crate::pairs::Shared) {
+    let accents = Accents::of(index);
     for (code, _, algorithm) in STEMMED {
         let keeping = crate::pair_tokens::StashPairs::new(code, common.clone());
         let stemmed = words().filter(CachedStemmer::new(algorithm));

@@ -57,10 +57,10 @@ impl Documents {
             common.save(&dir)?;
         }
         let shared = common.to_shared();
-        let accents = Accents::of(index, &fields);
+        let accents = Accents::of(index);
         let tokenizer = PairTokenizer::new(shared.clone(), accents.stem_analyzer_fn());
         index.tokenizers().register(schema::PAIRS, tokenizer);
-        crate::analyzers::register_pair_keeping(index, &fields, &shared);
+        crate::analyzers::register_pair_keeping(index, &shared);
         Ok(Documents {
             index: index.clone(),
             fields,

@@ -9,39 +9,14 @@
 
 use crate::analyzers::{Accents, CJK};
 use anyhow::Context;
-use frostem::Algorithm;
 use std::path::Path;
 use tantivy::schema::{
     DateOptions, DateTimePrecision, Field, IndexRecordOption, Schema, TextFieldIndexing,
     TextOptions, FAST, INDEXED, STORED, STRING,
 };
-use tantivy::tokenizer::Language;
 use tantivy::Index;
 
-pub(crate) use crate::analyzers::PAIRS;
-
-/// The languages Tantivy stems, by ISO 639-1 code, with Tantivy's name
-/// for each and the frostem algorithm its stemmer runs.
-pub(crate) const STEMMED: [(&str, Language, Algorithm); 18] = [
-    ("ar", Language::Arabic, Algorithm::Arabic),
-    ("da", Language::Danish, Algorithm::Danish),
-    ("nl", Language::Dutch, Algorithm::Dutch),
-    ("en", Language::English, Algorithm::English),
-    ("fi", Language::Finnish, Algorithm::Finnish),
-    ("fr", Language::French, Algorithm::French),
-    ("de", Language::German, Algorithm::German),
-    ("el", Language::Greek, Algorithm::Greek),
-    ("hu", Language::Hungarian, Algorithm::Hungarian),
-    ("it", Language::Italian, Algorithm::Italian),
-    ("no", Language::Norwegian, Algorithm::Norwegian),
-    ("pt", Language::Portuguese, Algorithm::Portuguese),
-    ("ro", Language::Romanian, Algorithm::Romanian),
-    ("ru", Language::Russian, Algorithm::Russian),
-    ("es", Language::Spanish, Algorithm::Spanish),
-    ("sv", Language::Swedish, Algorithm::Swedish),
-    ("ta", Language::Tamil, Algorithm::Tamil),
-    ("tr", Language::Turkish, Algorithm::Turkish),
-];
+pub(crate) use crate::analyzers::{PAIRS, STEMMED};
 
 /// Which stemmed fields an article of `language` goes to: its own, or
 /// English when the language is unknown (most such pages are English);

@@ -197,7 +197,7 @@ pub fn article(a: &ArticleView, style: &str) -> String {
     );
     let published = a.published.as_deref().map(|p| shown_date(p).to_string());
     let site = Some(escape_text(&a.site).into_owned());
-    let authors = super::page::authors_html(&a.authors, a.author.as_deref());
+    let authors = authors_html(&a.authors, a.author.as_deref());
     let published = published.map(|p| escape_text(&p).into_owned());
     let meta: Vec<String> = [site, authors, published]
         .into_iter()
@@ -306,6 +306,29 @@ fn push_table(page: &mut String, para: &str) {
         page.push_str("</tr>");
     }
     page.push_str("</table>");
+}
+
+/// The authors as HTML: each a link to their articles; a byline the page
+/// did not part into authors as it is.
+pub(super) fn authors_html(authors: &[String], byline: Option<&str>) -> Option<String> {
+    if !authors.is_empty() {
+        let links: Vec<String> = authors.iter().map(|a| author_link(a)).collect();
+        return Some(links.join(", "));
+    }
+    byline
+        .filter(|a| !a.is_empty())
+        .map(|a| escape_text(a).into_owned())
+}
+
+/// A link to the search for `author`'s articles (`author:"Name"`; a quote
+/// in the name would end the phrase, so it is left out).
+fn author_link(author: &str) -> String {
+    let q = format!("author:\"{}\"", author.replace('"', " "));
+    format!(
+        "<a href=\"/?q={}\">{}</a>",
+        escape_attribute(url::form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()),
+        escape_text(author)
+    )
 }
 
 #[cfg(test)]

@@ -187,7 +187,7 @@ fn write_hit(page: &mut String, hit: &Hit) {
         .filter(|s| !s.is_empty())
         .map(|s| escape_text(s).into_owned())
         .collect();
-    meta.extend(authors_html(&hit.authors, hit.author.as_deref()));
+    meta.extend(browse::authors_html(&hit.authors, hit.author.as_deref()));
     let mut meta = meta.join(" · ");
     // The day as the publisher dated it, the whole timestamp on hover
     // ("2015-03-10T08:05:41-07:00" wrapped over two lines of the list).
@@ -260,29 +260,6 @@ fn first_summary(summaries: &serde_json::Value) -> Option<&str> {
         .iter()
         .filter_map(|s| s.get("text")?.as_str())
         .find(|t| !t.trim().is_empty())
-}
-
-/// The authors as HTML: each a link to their articles; a byline the page
-/// did not part into authors as it is.
-pub(super) fn authors_html(authors: &[String], byline: Option<&str>) -> Option<String> {
-    if !authors.is_empty() {
-        let links: Vec<String> = authors.iter().map(|a| author_link(a)).collect();
-        return Some(links.join(", "));
-    }
-    byline
-        .filter(|a| !a.is_empty())
-        .map(|a| escape_text(a).into_owned())
-}
-
-/// A link to the search for `author`'s articles (`author:"Name"`; a quote
-/// in the name would end the phrase, so it is left out).
-fn author_link(author: &str) -> String {
-    let q = format!("author:\"{}\"", author.replace('"', " "));
-    format!(
-        "<a href=\"/?q={}\">{}</a>",
-        escape_attribute(url::form_urlencoded::byte_serialize(q.as_bytes()).collect::<String>()),
-        escape_text(author)
-    )
 }
 
 #[cfg(test)]
