@@ -123,11 +123,14 @@ fn words() -> tantivy::tokenizer::TextAnalyzerBuilder<impl Tokenizer> {
         .filter(LowerCaser)
 }
 
-/// Makes the stemmed fields' analyzers of `index` keep the pairs of common
-/// words they see (pair_tokens.rs): the index stage's, whose pair
+/// Makes the stemmed fields' analyzers of `index` (whose words are made as
+/// `accents` says) keep the pairs of common words they see (pair_tokens.rs): the index stage's, whose pair
 /// tokenizer takes them.
-pub(crate) fn register_pair_keeping(index: &Index, common: &crate::pairs::Shared) {
-    let accents = Accents::of(index);
+pub(crate) fn register_pair_keeping(
+    index: &Index,
+    accents: Accents,
+    common: &crate::pairs::Shared,
+) {
     for (code, _, algorithm) in STEMMED {
         let keeping = crate::pair_tokens::StashPairs::new(code, common.clone());
         let stemmed = words().filter(CachedStemmer::new(algorithm));

@@ -60,7 +60,7 @@ impl Documents {
         let accents = Accents::of(index);
         let tokenizer = PairTokenizer::new(shared.clone(), accents.stem_analyzer_fn());
         index.tokenizers().register(schema::PAIRS, tokenizer);
-        crate::analyzers::register_pair_keeping(index, &shared);
+        crate::analyzers::register_pair_keeping(index, accents, &shared);
         Ok(Documents {
             index: index.clone(),
             fields,
@@ -202,11 +202,14 @@ impl Documents {
             d.add_text(f.authors, author);
         }
         if let Some(words) = f.author_words {
-            if a.authors.is_empty() {
-                d.add_text(words, a.author.as_deref().unwrap_or(""));
-            }
-            for author in &a.authors {
-                d.add_text(words, author);
+            // A byline the page did not part into authors is one name.
+            let names: Vec<&String> = if a.authors.is_empty() {
+                a.author.iter().collect()
+            } else {
+                a.authors.iter().collect()
+            };
+            for name in names {
+                d.add_text(words, name);
             }
         }
         Ok(d)

@@ -130,6 +130,12 @@ async fn author_finds_articles_by_any_of_their_authors() {
         by("b1", &["Mara Olsen"], "The harbour bridge reopened."),
         by("b2", &["Jon Smith", "José Núñez"], "The ferry ran late."),
         by("b3", &[], "Olsen said the ferry ran late."),
+        // A byline the page did not part into authors.
+        {
+            let mut s = summarized("b4", "example.com", "en", "2026-01-05", None, "Tolls.");
+            s.article.author = Some("Ana Ruiz".into());
+            input_of(&s)
+        },
     ];
     assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
     st.close().await.unwrap();
@@ -140,9 +146,10 @@ async fn author_finds_articles_by_any_of_their_authors() {
         ("author:nunez", vec!["b2"]),
         ("author:smith ferry", vec!["b2"]),
         ("ferry -author:smith", vec!["b3"]),
-        ("author:*", vec!["b1", "b2"]),
+        ("author:*", vec!["b1", "b2", "b4"]),
         ("ferry -author:*", vec!["b3"]),
         ("olsen", vec!["b3"]),
+        ("author:\"ana ruiz\"", vec!["b4"]),
     ] {
         let mut got = ids(&s.find(&ask(q)).unwrap())
             .into_iter()
