@@ -302,7 +302,18 @@ fn drive(chromium: &str, listen: &str, shots: &std::path::Path) {
     b.open(&format!("http://{listen}/"));
     // A mark that a page load would wipe: typing must not reload.
     b.eval("window.stayed = true; document.querySelector('input[name=q]').focus(); true");
-    b.type_text("bridge");
+    // Half typed, the word is read as the start of words.
+    b.type_text("brid");
+    b.wait_for(
+        "document.querySelectorAll('#results article.hit').length > 0 \
+         && new URLSearchParams(location.search).get('q') === 'brid'",
+    );
+    assert_eq!(
+        b.eval("document.querySelector('#results [role=status]').textContent.includes('start of words')"),
+        serde_json::json!(true),
+        "a half-typed word found as the start of words"
+    );
+    b.type_text("ge");
     b.wait_for(
         "document.querySelectorAll('#results article.hit').length > 0 \
          && new URLSearchParams(location.search).get('q') === 'bridge'",

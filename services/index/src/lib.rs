@@ -23,6 +23,7 @@ mod pace;
 mod pair_tokens;
 mod pairs;
 mod phrases;
+mod prefix;
 mod query;
 mod request;
 mod schema;

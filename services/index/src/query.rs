@@ -117,6 +117,8 @@ impl SearchIndex {
             spread.push(("author", &author_names));
         }
         let ast = spread_field(ast, &spread);
+        let defaults: Vec<String> = title_names.iter().chain(&body_names).cloned().collect();
+        let ast = self.prefixes_expanded(searcher, ast, &defaults);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
         TextQuery {
             matching: parser.build_query_from_user_input_ast_lenient(paired).0,
@@ -171,7 +173,10 @@ impl SearchIndex {
 
 /// `ast` with each leaf replaced by what `f` makes of it, the clauses and
 /// boosts around it kept.
-fn map_leaves(ast: UserInputAst, f: &impl Fn(UserInputLeaf) -> UserInputAst) -> UserInputAst {
+pub(crate) fn map_leaves(
+    ast: UserInputAst,
+    f: &impl Fn(UserInputLeaf) -> UserInputAst,
+) -> UserInputAst {
     match ast {
         UserInputAst::Clause(clauses) => UserInputAst::Clause(
             clauses

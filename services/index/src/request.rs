@@ -193,7 +193,26 @@ pub struct SearchResults {
     /// more were matched within one edit (a typo) instead.
     #[serde(skip_serializing_if = "std::ops::Not::not")]
     pub fuzzy: bool,
+    /// The query matched nothing as written, so its last word was asked
+    /// as the start of words (`harbour bri` as `harbour bri*`): it is
+    /// being typed.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub prefix: bool,
     pub took_ms: f64,
+}
+
+impl SearchResults {
+    /// How the query was widened to find these, if it was, as the CLI
+    /// and the search page say it.
+    pub fn widened(&self) -> Option<&'static str> {
+        if self.prefix {
+            Some("the last word as the start of words")
+        } else if self.fuzzy {
+            Some("words within one typo")
+        } else {
+            None
+        }
+    }
 }
 
 /// A date as the API and the CLI take it: RFC 3339 (`2026-03-02T10:00:00Z`)

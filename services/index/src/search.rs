@@ -115,6 +115,16 @@ impl SearchIndex {
         if found.total > 0 {
             return Ok(found);
         }
+        if let Some(q) = crate::prefix::last_word_as_prefix(&req.q) {
+            let text = self.text_query(&searcher, &q, req.lang.as_deref());
+            let found = self.find_with(&searcher, req, text, started)?;
+            if found.total > 0 {
+                return Ok(SearchResults {
+                    prefix: true,
+                    ..found
+                });
+            }
+        }
         match self.fuzzy_query(&searcher, &req.q, req.lang.as_deref()) {
             Some(q) => {
                 let text = TextQuery {
@@ -208,6 +218,7 @@ impl SearchIndex {
             hits,
             facets,
             fuzzy: false,
+            prefix: false,
             took_ms: started.elapsed().as_secs_f64() * 1000.0,
         })
     }

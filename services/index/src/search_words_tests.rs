@@ -159,3 +159,86 @@ async fn author_finds_articles_by_any_of_their_authors() {
         assert_eq!(got, want, "{q}");
     }
 }
+
+/// `bri*` asks for the words starting with "bri", ranked and marked as
+/// words; a query that matches nothing as written, its last word being
+/// typed, is asked so too, and says so.
+#[tokio::test]
+async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+    let inputs = [
+        article(
+            "p1",
+            "example.com",
+            "en",
+            "2026-01-05",
+            None,
+            "The harbour bridge reopened after repairs.",
+        ),
+        article(
+            "p2",
+            "example.com",
+            "en",
+            "2026-01-06",
+            None,
+            "Three studies of the harbour brought nothing new.",
+        ),
+        article(
+            "p3",
+            "lemonde.fr",
+            "fr",
+            "2026-01-07",
+            None,
+            "Un séisme a frappé le Népal samedi.",
+        ),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    let s = SearchIndex::open(dir.path(), 200).unwrap();
+    let found = |q: &str| {
+        let r = s.find(&ask(q)).unwrap();
+        let mut got: Vec<String> = ids(&r).into_iter().map(String::from).collect();
+        got.sort();
+        (got, r)
+    };
+    for (q, want) in [
+        ("br*", vec!["p1", "p2"]),
+        ("bri*", vec!["p1"]),
+        ("harbour bro*", vec!["p2"]),
+        ("harbour -bri*", vec!["p2"]),
+        ("nepa*", vec!["p3"]),
+        ("népa*", vec!["p3"]),
+        // "studies" is held as its stem "studi"; typed on, still found.
+        ("studie*", vec!["p2"]),
+        ("title:bri*", vec![]),
+        ("zzq*", vec![]),
+        ("\"harbour bri\"*", vec!["p1"]),
+    ] {
+        let (got, r) = found(q);
+        assert_eq!(got, want, "{q}");
+        assert!(!r.prefix && !r.fuzzy, "{q} is a prefix as written");
+    }
+    let (_, r) = found("brid*");
+    assert!(
+        r.hits[0].highlight.contains("<mark>bridge</mark>"),
+        "{}",
+        r.hits[0].highlight
+    );
+    // Typed so far: matched nothing as written, so the last word is a
+    // prefix; a word typed out, or followed by a space, is not.
+    for (q, want, prefix) in [
+        ("harbour br", vec!["p1", "p2"], true),
+        ("harbour brid", vec!["p1"], true),
+        ("harbour bridge", vec!["p1"], false),
+        ("harbour brid ", vec![], false),
+        ("sei", vec!["p3"], true),
+    ] {
+        let (got, r) = found(q);
+        assert_eq!(
+            (got.iter().map(String::as_str).collect::<Vec<_>>(), r.prefix),
+            (want, prefix),
+            "{q}"
+        );
+    }
+}

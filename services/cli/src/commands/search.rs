@@ -29,8 +29,11 @@ pub fn search(
     )?;
     let found = idx.find(req)?;
     if !json {
+        let how = found
+            .widened()
+            .map_or(String::new(), |how| format!(" ({how})"));
         eprintln!(
-            "{}",
+            "{}{how}",
             header(found.total, found.took_ms, found.hits.len(), req.offset)
         );
     }
@@ -144,8 +147,9 @@ pub struct SearchCmd {
     /// One JSON object per hit per line.
     #[arg(long)]
     pub json: bool,
-    /// The query: words, "phrases", -exclusions, OR, title:word (empty
-    /// with --sort newest: the latest articles).
+    /// The query: words, "phrases", -exclusions, OR, title:word, bri*
+    /// (words starting with "bri"; empty with --sort newest: the latest
+    /// articles).
     #[arg(num_args = 0..)]
     pub query: Vec<String>,
     #[command(flatten)]

@@ -91,11 +91,9 @@ pub fn summary_line(page: &mut String, found: &SearchResults, p: &Params) {
         "<p class=\"note\" role=\"status\">{} article{}{} · {:.0} ms · order:",
         found.total,
         if found.total == 1 { "" } else { "s" },
-        if found.fuzzy {
-            " (words within one typo)"
-        } else {
-            ""
-        },
+        found
+            .widened()
+            .map_or(String::new(), |how| format!(" ({how})")),
         found.took_ms
     );
     let group = p.get("group").unwrap_or("story");

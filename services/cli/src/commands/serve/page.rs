@@ -302,6 +302,7 @@ mod tests {
                     month: vec![("2024-05".into(), 25)],
                 }),
                 fuzzy: false,
+                prefix: false,
                 took_ms: 1.5,
             },
             params: Params::parse(raw),

@@ -1,0 +1,219 @@
+//! Words by their start: `bri*` asks for the words of the index that start
+//! with "bri", and a query that matches nothing as written is tried again
+//! with its last word so (the search page asks on each keystroke, so
+//! "harbour bri" finds the harbour bridge before "bridge" is typed out).
+//!
+//! Tantivy's parser reads `bri*` as a phrase prefix, which needs two words
+//! (a lone word failed and asked nothing). Here the word is looked up in
+//! each field's dictionary and replaced by the words found, the most
+//! common first and at most `MAX_EXPANSIONS` of them, each an ordinary
+//! word of the query: ranked by BM25 and marked in the snippets, where a
+//! regular expression (`/bri.*/`) scores every match alike and marks none.
+//! Elasticsearch's `match_phrase_prefix` expands to 50 terms the same way
+//! (the first 50 in term order; the most common here).
+
+use crate::search::SearchIndex;
+use std::collections::HashMap;
+use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
+use tantivy::schema::Field;
+use tantivy::Searcher;
+
+/// Words a prefix stands for, per field: the most common of those found.
+const MAX_EXPANSIONS: usize = 50;
+
+/// Dictionary entries read per segment and field before the most common
+/// are chosen, so that a one-letter prefix on a large index stays cheap.
+const MAX_SCANNED: usize = 20_000;
+
+impl SearchIndex {
+    /// `ast` with each word ending in `*` (`bri*`, `title:bri*`, `"bri"*`)
+    /// replaced by the words each field holds that start with it, any one
+    /// matching; a word without a field is asked of `defaults`. A phrase
+    /// ending in `*` (`"harbour bri"*`) is left to Tantivy's phrase prefix.
+    pub(crate) fn prefixes_expanded(
+        &self,
+        searcher: &Searcher,
+        ast: UserInputAst,
+        defaults: &[String],
+    ) -> UserInputAst {
+        crate::query::map_leaves(ast, &|leaf| match leaf {
+            UserInputLeaf::Literal(literal) if typed_prefix(&literal).is_some() => {
+                let typed = typed_prefix(&literal).unwrap_or_default().to_string();
+                let names: Vec<String> = match &literal.field_name {
+                    Some(name) => vec![name.clone()],
+                    None => defaults.to_vec(),
+                };
+                // No word starts so: a set of no words, which matches
+                // nothing (a clause of nothing matches everything).
+                let none = UserInputAst::Leaf(Box::new(UserInputLeaf::Set {
+                    field: names.first().cloned(),
+                    elements: Vec::new(),
+                }));
+                let mut either = Vec::new();
+                for name in names {
+                    let Ok(field) = self.index.schema().get_field(&name) else {
+                        continue;
+                    };
+                    let Some(words) = self.words_starting(searcher, field, &typed) else {
+                        // Not one word in this field: a phrase prefix.
+                        let phrase = UserInputLiteral {
+                            field_name: Some(name),
+                            phrase: typed.clone(),
+                            prefix: true,
+                            ..literal.clone()
+                        };
+                        either.push(should(phrase));
+                        continue;
+                    };
+                    either.extend(words.into_iter().map(|word| {
+                        should(UserInputLiteral {
+                            field_name: Some(name.clone()),
+                            phrase: word,
+                            delimiter: Delimiter::None,
+                            slop: 0,
+                            prefix: false,
+                        })
+                    }));
+                }
+                if either.is_empty() {
+                    none
+                } else {
+                    UserInputAst::Clause(either)
+                }
+            }
+            other => UserInputAst::Leaf(Box::new(other)),
+        })
+    }
+
+    /// The words of `field` that start with `typed` as the field reads it
+    /// (lowercased, accents folded, and, in a stemmed field, also as its
+    /// stem: "studie" is stemmed "studi", the stem of "studies"), the most
+    /// common first; `None` when `typed` is not one word to the field.
+    /// Only words that the field's analyzer leaves as they are, since each
+    /// is asked as a word of the query again.
+    fn words_starting(
+        &self,
+        searcher: &Searcher,
+        field: Field,
+        typed: &str,
+    ) -> Option<Vec<String>> {
+        let mut analyzer = self.index.tokenizer_for_field(field).ok()?;
+        let one = |analyzer: &mut tantivy::tokenizer::TextAnalyzer, text: &str| {
+            let mut stream = analyzer.token_stream(text);
+            let mut tokens = Vec::new();
+            while stream.advance() {
+                tokens.push(stream.token().text.clone());
+            }
+            (tokens.len() == 1).then(|| tokens.remove(0))
+        };
+        let stem = one(&mut analyzer, typed)?;
+        let mut starts = vec![stem];
+        if let Ok(mut plain) = self.index.tokenizer_for_field(self.fields.body_plain) {
+            starts.extend(one(&mut plain, typed));
+        }
+        starts.sort_unstable();
+        starts.dedup();
+        let mut freq: HashMap<String, u64> = HashMap::new();
+        for segment in searcher.segment_readers() {
+            let Ok(index) = segment.inverted_index(field) else {
+                continue;
+            };
+            for start in &starts {
+                let Ok(mut stream) = index.terms().range().ge(start.as_bytes()).into_stream()
+                else {
+                    continue;
+                };
+                let mut scanned = 0;
+                while scanned < MAX_SCANNED && stream.advance() {
+                    if !stream.key().starts_with(start.as_bytes()) {
+                        break;
+                    }
+                    scanned += 1;
+                    let word = String::from_utf8_lossy(stream.key()).into_owned();
+                    *freq.entry(word).or_default() += u64::from(stream.value().doc_freq);
+                }
+            }
+        }
+        let mut words: Vec<(String, u64)> = freq.into_iter().collect();
+        words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
+        Some(
+            words
+                .into_iter()
+                .map(|(word, _)| word)
+                .filter(|word| one(&mut analyzer, word).as_deref() == Some(word.as_str()))
+                .take(MAX_EXPANSIONS)
+                .collect(),
+        )
+    }
+}
+
+/// What a literal asks as the start of words: `"bri"*` (the grammar's
+/// prefix), or `bri*` (a word the grammar keeps with its star, which the
+/// analyzer then dropped: `bri*` asked for the word "bri").
+fn typed_prefix(literal: &UserInputLiteral) -> Option<&str> {
+    if literal.prefix {
+        return Some(&literal.phrase);
+    }
+    let typed = literal.phrase.strip_suffix('*')?;
+    (literal.delimiter == Delimiter::None && !typed.is_empty() && !typed.ends_with('*'))
+        .then_some(typed)
+}
+
+fn should(literal: UserInputLiteral) -> (Option<Occur>, UserInputAst) {
+    (
+        Some(Occur::Should),
+        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
+    )
+}
+
+/// `q` with its last word asked as the start of words (`harbour bri` as
+/// `harbour bri*`), for a query that matched nothing as written, while
+/// its last word is being typed; `None` when the query ends in a space,
+/// a phrase, a group or an operator, when the last word is excluded or
+/// already a prefix, or is shorter than two letters.
+pub(crate) fn last_word_as_prefix(q: &str) -> Option<String> {
+    if q.ends_with(char::is_whitespace) || q.matches('"').count() % 2 == 1 {
+        return None;
+    }
+    let last = q.split_whitespace().last()?;
+    let word = last.rsplit(':').next().unwrap_or(last);
+    let plain = |c: char| c.is_alphanumeric() || matches!(c, '-' | '\'' | '’' | '.');
+    if last.starts_with(['-', '+'])
+        || matches!(last, "AND" | "OR" | "NOT")
+        || !word.chars().all(plain)
+        || !word.chars().last().is_some_and(char::is_alphanumeric)
+        || word.chars().filter(|c| c.is_alphanumeric()).count() < 2
+        || last.matches(':').count() > 1
+    {
+        return None;
+    }
+    Some(format!("{q}*"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::last_word_as_prefix;
+
+    #[test]
+    fn the_last_word_being_typed_is_a_prefix() {
+        for (q, prefixed) in [
+            ("harbour bri", Some("harbour bri*")),
+            ("bri", Some("bri*")),
+            ("title:bri", Some("title:bri*")),
+            ("Népa", Some("Népa*")),
+            ("o'bri", Some("o'bri*")),
+            ("harbour b", None),
+            ("harbour bri ", None),
+            ("\"harbour bri\"", None),
+            ("\"harbour bri", None),
+            ("(ferry OR bri)", None),
+            ("harbour -bri", None),
+            ("harbour OR", None),
+            ("bri*", None),
+            ("https://bbc", None),
+            ("", None),
+        ] {
+            assert_eq!(last_word_as_prefix(q).as_deref(), prefixed, "{q}");
+        }
+    }
+}
