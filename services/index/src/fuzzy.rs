@@ -30,14 +30,15 @@ impl SearchIndex {
     /// index does not hold matched within one edit, every word required:
     /// for a query that matched nothing as written. `None` for a query
     /// with operators or phrases, which say exactly what they want, and
-    /// for one with no word the index lacks.
+    /// for one with no word the index lacks (a prefix, `bri*`, included).
     pub(crate) fn fuzzy_query(
         &self,
         searcher: &Searcher,
         q: &str,
         lang: Option<&str>,
     ) -> Option<Box<dyn Query>> {
-        if q.contains(['"', ':', '(', '+']) || q.split_whitespace().any(|w| w.starts_with('-')) {
+        if q.contains(['"', ':', '(', '+', '*']) || q.split_whitespace().any(|w| w.starts_with('-'))
+        {
             return None;
         }
         let words = gleaner_text::words(q);

@@ -133,9 +133,17 @@ impl SearchIndex {
                     positional: false,
                     needs_words: true,
                 };
+                let widened = self.find_with(&searcher, req, text, started)?;
+                // Nothing within one typo either: the query as written.
+                if widened.total == 0 {
+                    return Ok(SearchResults {
+                        took_ms: started.elapsed().as_secs_f64() * 1000.0,
+                        ..found
+                    });
+                }
                 Ok(SearchResults {
                     fuzzy: true,
-                    ..self.find_with(&searcher, req, text, started)?
+                    ..widened
                 })
             }
             None => Ok(found),

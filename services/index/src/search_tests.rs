@@ -416,6 +416,9 @@ async fn a_query_with_a_typo_finds_the_words_within_one_edit() {
     // (one edit) is not asked for it.
     let one = s.find(&ask("harbuor bridge")).unwrap();
     assert!(one.fuzzy && one.total > 0);
+    // Nothing within one edit either: said as matching nothing as written.
+    let none = s.find(&ask("qwxzvy")).unwrap();
+    assert!(!none.fuzzy && none.total == 0);
 }
 
 #[tokio::test]

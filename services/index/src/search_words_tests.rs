@@ -213,6 +213,7 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
         ("studie*", vec!["p2"]),
         ("title:bri*", vec![]),
         ("zzq*", vec![]),
+        ("zzzzq*", vec![]),
         ("\"harbour bri\"*", vec!["p1"]),
     ] {
         let (got, r) = found(q);
