@@ -15,13 +15,18 @@ use tantivy::snippet::{Snippet, SnippetGenerator};
 use tantivy::{Searcher, TantivyDocument};
 
 /// Snippet generators for one query, each made when a hit first needs it:
-/// the stemmed body of each language, and the plain body (articles in a
-/// language with no stemmer, or whose match was not in the body).
+/// the stemmed body of each language, the CJK body (its bigrams), and the
+/// plain body (articles in a language with no stemmer, or whose match was
+/// not in the body).
 struct Snippets<'a> {
     searcher: &'a Searcher,
     query: &'a dyn Query,
     chars: usize,
+    /// The query's lone CJK characters, marked alone where a bigram
+    /// holding one matched (lone_char.rs).
+    lone: Vec<char>,
     plain: OnceLock<Option<SnippetGenerator>>,
+    cjk: OnceLock<Option<SnippetGenerator>>,
     stemmed: [OnceLock<Option<SnippetGenerator>>; STEMMED.len()],
 }
 
@@ -41,13 +46,25 @@ impl Snippets<'_> {
 
     /// The best fragment of `body`: by the stems of the article's
     /// language where it has a stemmer, else (or if that finds none) by
-    /// its plain words.
+    /// its CJK bigrams when it has CJK text, else by its plain words. The
+    /// plain words hold a run of CJK characters as one word, so a CJK
+    /// word was marked only where it stood alone ("谷歌(微博)", not the
+    /// "人工智能" of "收购的人工智能公司").
     fn fragment(&self, f: &Fields, body: &str, language: Option<&str>) -> Option<Snippet> {
+        let found = |s: &Snippet| !s.fragment().is_empty();
         if let Some(i) = stem_slot(language) {
             let by_stem = self
                 .generator(&self.stemmed[i], f.body_stem[i])
                 .map(|g| g.snippet(body));
-            if let Some(s) = by_stem.filter(|s| !s.fragment().is_empty()) {
+            if let Some(s) = by_stem.filter(found) {
+                return Some(s);
+            }
+        }
+        if crate::cjk::has_cjk(body) {
+            let by_bigram = self
+                .generator(&self.cjk, f.body_cjk)
+                .map(|g| g.snippet(body));
+            if let Some(s) = by_bigram.filter(found) {
                 return Some(s);
             }
         }
@@ -64,6 +81,7 @@ pub(crate) fn page_hits(
     searcher: &Searcher,
     f: &Fields,
     query: &dyn Query,
+    q: &str,
     chars: usize,
     groups: Vec<Group>,
     by_story: bool,
@@ -72,7 +90,9 @@ pub(crate) fn page_hits(
         searcher,
         query,
         chars,
+        lone: crate::lone_char::lone_characters(q),
         plain: OnceLock::new(),
+        cjk: OnceLock::new(),
         stemmed: std::array::from_fn(|_| OnceLock::new()),
     };
     let hit = |g: Group| -> tantivy::Result<Hit> {
@@ -143,12 +163,14 @@ fn hit_of(
         // No query term in the body (a title or CJK match): lead text.
         snippet = truncate_chars(&body, snippets.chars);
     }
-    let terms: Vec<&str> = fragment.as_ref().map_or(Vec::new(), |s| {
+    let terms: Vec<String> = fragment.as_ref().map_or(Vec::new(), |s| {
         s.highlighted()
             .iter()
             .filter_map(|r| s.fragment().get(r.clone()))
+            .map(|term| crate::lone_char::marked_part(term, &snippets.lone).to_string())
             .collect()
     });
+    let terms: Vec<&str> = terms.iter().map(String::as_str).collect();
     let highlight = highlight(&snippet, &terms);
     let published = doc
         .get_first(f.published)

@@ -6,24 +6,14 @@
 //! Tantivy's parser reads `bri*` as a phrase prefix, which needs two words
 //! (a lone word failed and asked nothing). Here the word is looked up in
 //! each field's dictionary and replaced by the words found, the most
-//! common first and at most `MAX_EXPANSIONS` of them, each an ordinary
-//! word of the query: ranked by BM25 and marked in the snippets, where a
-//! regular expression (`/bri.*/`) scores every match alike and marks none.
-//! Elasticsearch's `match_phrase_prefix` expands to 50 terms the same way
-//! (the first 50 in term order; the most common here).
+//! common first (dictionary.rs), each an ordinary word of the query:
+//! ranked by BM25 and marked in the snippets, where a regular expression
+//! (`/bri.*/`) scores every match alike and marks none.
 
 use crate::search::SearchIndex;
-use std::collections::HashMap;
 use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::schema::Field;
 use tantivy::Searcher;
-
-/// Words a prefix stands for, per field: the most common of those found.
-const MAX_EXPANSIONS: usize = 50;
-
-/// Dictionary entries read per segment and field before the most common
-/// are chosen, so that a one-letter prefix on a large index stays cheap.
-const MAX_SCANNED: usize = 20_000;
 
 impl SearchIndex {
     /// `ast` with each word ending in `*` (`bri*`, `title:bri*`, `"bri"*`)
@@ -113,37 +103,8 @@ impl SearchIndex {
         }
         starts.sort_unstable();
         starts.dedup();
-        let mut freq: HashMap<String, u64> = HashMap::new();
-        for segment in searcher.segment_readers() {
-            let Ok(index) = segment.inverted_index(field) else {
-                continue;
-            };
-            for start in &starts {
-                let Ok(mut stream) = index.terms().range().ge(start.as_bytes()).into_stream()
-                else {
-                    continue;
-                };
-                let mut scanned = 0;
-                while scanned < MAX_SCANNED && stream.advance() {
-                    if !stream.key().starts_with(start.as_bytes()) {
-                        break;
-                    }
-                    scanned += 1;
-                    let word = String::from_utf8_lossy(stream.key()).into_owned();
-                    *freq.entry(word).or_default() += u64::from(stream.value().doc_freq);
-                }
-            }
-        }
-        let mut words: Vec<(String, u64)> = freq.into_iter().collect();
-        words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
-        Some(
-            words
-                .into_iter()
-                .map(|(word, _)| word)
-                .filter(|word| one(&mut analyzer, word).as_deref() == Some(word.as_str()))
-                .take(MAX_EXPANSIONS)
-                .collect(),
-        )
+        let tally = crate::dictionary::Tally::starting(searcher, field, &starts);
+        Some(tally.most_common(|word| one(&mut analyzer, word).as_deref() == Some(word)))
     }
 }
 

@@ -119,6 +119,7 @@ impl SearchIndex {
         let ast = spread_field(ast, &spread);
         let defaults: Vec<String> = title_names.iter().chain(&body_names).cloned().collect();
         let ast = self.prefixes_expanded(searcher, ast, &defaults);
+        let ast = self.lone_characters_widened(searcher, ast);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
         TextQuery {
             matching: parser.build_query_from_user_input_ast_lenient(paired).0,

@@ -219,8 +219,15 @@ impl SearchIndex {
         let chars = req.snippet_chars.map_or(self.snippet_chars, |n| {
             n.clamp(*SNIPPET_CHARS.start(), *SNIPPET_CHARS.end())
         });
-        let hits =
-            crate::hits::page_hits(searcher, &f, &*text.terms, chars, shown, req.group_by_story)?;
+        let hits = crate::hits::page_hits(
+            searcher,
+            &f,
+            &*text.terms,
+            &req.q,
+            chars,
+            shown,
+            req.group_by_story,
+        )?;
         Ok(SearchResults {
             total,
             hits,

@@ -243,3 +243,60 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
         );
     }
 }
+
+/// A lone CJK character finds the articles that hold it anywhere, not
+/// only where it stands alone (the CJK fields hold bigrams).
+#[tokio::test]
+async fn a_lone_cjk_character_finds_the_words_that_hold_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut st = IndexStage::open(dir.path(), 20_000_000, 1).unwrap();
+    let inputs = [
+        article(
+            "c1",
+            "qq.com",
+            "zh",
+            "2026-01-05",
+            None,
+            "人工智能公司开发出一款计算机。",
+        ),
+        article(
+            "c2",
+            "qq.com",
+            "zh",
+            "2026-01-06",
+            None,
+            "很多年轻人喜欢猫。",
+        ),
+        article("c3", "qq.com", "zh", "2026-01-07", None, "今天下雨了。"),
+        article("c4", "qq.com", "zh", "2026-01-08", None, "人 与自然。"),
+    ];
+    assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
+    st.close().await.unwrap();
+    let s = SearchIndex::open(dir.path(), 200).unwrap();
+    for (q, want) in [
+        ("人", vec!["c1", "c2", "c4"]),
+        ("猫", vec!["c2"]),
+        ("雨 今天", vec!["c3"]),
+        ("人 -猫", vec!["c1", "c4"]),
+        ("title:人", vec![]),
+        ("\"人\"", vec!["c4"]),
+        ("鱼", vec![]),
+    ] {
+        let r = s.find(&ask(q)).unwrap();
+        let mut got = ids(&r);
+        got.sort();
+        assert_eq!(got, want, "{q}");
+    }
+    // Marked as asked: the character alone, and a CJK word inside a run.
+    for (q, marked) in [
+        ("猫", "喜欢<mark>猫</mark>"),
+        ("人工智能", "<mark>人工智能</mark>公司"),
+    ] {
+        let r = s.find(&ask(q)).unwrap();
+        assert!(
+            r.hits[0].highlight.contains(marked),
+            "{q}: {}",
+            r.hits[0].highlight
+        );
+    }
+}
