@@ -46,8 +46,8 @@ use std::collections::BTreeMap;
 
 pub use cjk::CjkBigramTokenizer;
 pub use request::{
-    check_query, parse_date, Facets, Hit, SearchRequest, SearchResults, Sort, MAX_LIMIT,
-    MAX_QUERY_CHARS, MAX_QUERY_NESTING, SNIPPET_CHARS,
+    check_language, check_query, parse_date, Facets, Hit, SearchRequest, SearchResults, Sort,
+    MAX_LIMIT, MAX_QUERY_CHARS, MAX_QUERY_NESTING, SNIPPET_CHARS,
 };
 pub use search::SearchIndex;
 pub use settings::IndexSettings;

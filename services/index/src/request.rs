@@ -132,6 +132,17 @@ fn check_patterns(q: &str) -> anyhow::Result<()> {
     }
 }
 
+/// A language filter is an ISO 639-1 code, as articles carry (`en`,
+/// `zh`): `lang=english` found nothing, and said nothing of why.
+pub fn check_language(code: &str) -> anyhow::Result<()> {
+    let code = code.trim();
+    anyhow::ensure!(
+        code.len() == 2 && code.bytes().all(|b| b.is_ascii_alphabetic()),
+        "lang must be an ISO 639-1 code, two letters such as en or zh (got {code:?})"
+    );
+    Ok(())
+}
+
 impl SearchRequest {
     /// Takes the filter operators out of the query into the filters:
     /// `site:bbc.co.uk`, `lang:de` (or `language:de`), `after:2026-03-01`
@@ -149,7 +160,10 @@ impl SearchRequest {
                 // `site:*`, `lang:*`: any site or language, no filter.
                 Some(("site" | "lang" | "language", "*")) => {}
                 Some(("site", v)) if !v.is_empty() => self.sites.push(v.to_string()),
-                Some(("lang" | "language", v)) if !v.is_empty() => self.lang = Some(v.to_string()),
+                Some(("lang" | "language", v)) if !v.is_empty() => {
+                    check_language(v)?;
+                    self.lang = Some(v.to_string())
+                }
                 Some(("after", v)) => self.from = Some(parse_date(v, false)?),
                 Some(("before", v)) => self.to = Some(parse_date(v, false)?),
                 _ => kept.push(token),

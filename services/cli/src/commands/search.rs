@@ -172,6 +172,10 @@ impl SearchCmd {
                 .transpose()
                 .map_err(|e| crate::commands::bad_input(format!("{e:#}")))
         };
+        if let Some(lang) = given(&self.lang) {
+            gleaner_index::check_language(lang)
+                .map_err(|e| crate::commands::bad_input(format!("--{e:#}")))?;
+        }
         let mut req = SearchRequest {
             q: self.query.join(" "),
             sites: self

@@ -182,7 +182,10 @@ pub fn parse_search(raw: &str) -> Result<SearchRequest, ApiError> {
                 }
                 req.sites.push(v.into_owned());
             }
-            "lang" => req.lang = Some(v.into_owned()),
+            "lang" => {
+                gleaner_index::check_language(&v).map_err(|e| bad(e.to_string()))?;
+                req.lang = Some(v.into_owned())
+            }
             "from" => req.from = Some(parse_date(&v, false).map_err(|e| bad(format!("from: {e}")))?),
             "to" => req.to = Some(parse_date(&v, true).map_err(|e| bad(format!("to: {e}")))?),
             "has_summary" => req.has_summary = Some(flag("has_summary", &v)?),

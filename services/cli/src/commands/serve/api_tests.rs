@@ -215,6 +215,8 @@ async fn bad_input_is_a_400_that_says_why_and_a_cursor_pages_through_every_hit()
         ("q=bridge+after:soon", "not a date"),
         ("q=title:/(/", "not a pattern"),
         ("cursor=o10&offset=3", "not both"),
+        ("lang=english", "ISO 639-1"),
+        ("q=bridge+lang:english", "ISO 639-1"),
         ("q=bridge&q=ferry", "q given twice"),
         ("limit=5&limit=6", "limit given twice"),
         (&format!("q={long}")[..], "longer than"),
