@@ -58,6 +58,11 @@ pub struct SearchRequest {
     /// One hit per news story (its first matching report), with the count
     /// of its other reports, instead of one per article.
     pub group_by_story: bool,
+    /// The query's last word is whole: not asked as the start of words
+    /// when nothing matches as written (prefix.rs). A standing query (a
+    /// feed, a stream) is not being typed, and a window of new articles
+    /// matching nothing would otherwise widen it.
+    pub whole_words: bool,
 }
 
 /// Bounds of a snippet's length a request may ask for.

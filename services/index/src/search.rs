@@ -115,7 +115,10 @@ impl SearchIndex {
         if found.total > 0 {
             return Ok(found);
         }
-        if let Some(q) = crate::prefix::last_word_as_prefix(&req.q) {
+        let typed = (!req.whole_words)
+            .then(|| crate::prefix::last_word_as_prefix(&req.q))
+            .flatten();
+        if let Some(q) = typed {
             let text = self.text_query(&searcher, &q, req.lang.as_deref());
             let found = self.find_with(&searcher, req, text, started)?;
             if found.total > 0 {

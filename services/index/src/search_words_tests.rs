@@ -2,7 +2,7 @@
 //! CJK text, accents folded (and an older index that keeps them), authors.
 
 use super::tests::{article, ask, ids, input_of, summarized};
-use crate::{IndexStage, SearchIndex};
+use crate::{IndexStage, SearchIndex, SearchRequest};
 use gleaner_core::stage::Stage;
 
 /// A Latin name written into Chinese or Japanese text without a space is
@@ -235,6 +235,14 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
         ("harbour brid ", vec![], false),
         ("sei", vec!["p3"], true),
     ] {
+        // A standing query is not being typed: its words are whole.
+        let whole = SearchRequest {
+            whole_words: true,
+            ..ask(q)
+        };
+        let r = s.find(&whole).unwrap();
+        let as_written = if prefix { vec![] } else { want.clone() };
+        assert_eq!((ids(&r), r.prefix), (as_written, false), "{q} whole");
         let (got, r) = found(q);
         assert_eq!(
             (got.iter().map(String::as_str).collect::<Vec<_>>(), r.prefix),

@@ -39,6 +39,7 @@ fn standing(raw: Option<&str>, limit: usize) -> Result<SearchRequest, ApiError> 
     req.facets = false;
     req.offset = 0;
     req.limit = req.limit.clamp(1, limit);
+    req.whole_words = true;
     Ok(req)
 }
 
