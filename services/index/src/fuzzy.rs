@@ -95,7 +95,12 @@ impl SearchIndex {
 
     /// The terms `field`'s analyzer makes of `words` that some segment's
     /// dictionary holds.
-    fn stems_in_index(&self, searcher: &Searcher, field: Field, words: &[String]) -> Vec<String> {
+    pub(crate) fn stems_in_index(
+        &self,
+        searcher: &Searcher,
+        field: Field,
+        words: &[String],
+    ) -> Vec<String> {
         let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else {
             return Vec::new();
         };

@@ -75,6 +75,27 @@ impl SearchIndex {
         })
     }
 
+    /// `q` with its last word as the start of words (`last_word_as_prefix`)
+    /// when no field in use holds that word: a word the index holds is
+    /// taken as written, as the typo retry takes it, and a query of such
+    /// words that matched nothing (for its filters, say) is not widened,
+    /// which would cost a second search for hits the user filtered out.
+    pub(crate) fn as_typed(
+        &self,
+        searcher: &Searcher,
+        q: &str,
+        lang: Option<&str>,
+    ) -> Option<String> {
+        let (typed, word) = last_word_as_prefix(q)?;
+        let mut fields = self.fields_in_use(searcher, true, lang);
+        fields.extend(self.fields_in_use(searcher, false, lang));
+        let word = [word.to_string()];
+        let held = fields
+            .into_iter()
+            .any(|field| !self.stems_in_index(searcher, field, &word).is_empty());
+        (!held).then_some(typed)
+    }
+
     /// The words of `field` that start with `typed` as the field reads it
     /// (lowercased, accents folded, and, in a stemmed field, also as its
     /// stem: "studie" is stemmed "studi", the stem of "studies"), the most
@@ -128,11 +149,11 @@ fn should(literal: UserInputLiteral) -> (Option<Occur>, UserInputAst) {
 }
 
 /// `q` with its last word asked as the start of words (`harbour bri` as
-/// `harbour bri*`), for a query that matched nothing as written, while
-/// its last word is being typed; `None` when the query ends in a space,
+/// `harbour bri*`), and that word, for a query that matched nothing as
+/// written, while its last word is being typed; `None` when the query ends in a space,
 /// a phrase, a group or an operator, when the last word is excluded or
 /// already a prefix, or is shorter than two letters.
-pub(crate) fn last_word_as_prefix(q: &str) -> Option<String> {
+pub(crate) fn last_word_as_prefix(q: &str) -> Option<(String, &str)> {
     if q.ends_with(char::is_whitespace) || q.matches('"').count() % 2 == 1 {
         return None;
     }
@@ -148,7 +169,7 @@ pub(crate) fn last_word_as_prefix(q: &str) -> Option<String> {
     {
         return None;
     }
-    Some(format!("{q}*"))
+    Some((format!("{q}*"), word))
 }
 
 #[cfg(test)]
@@ -174,7 +195,8 @@ mod tests {
             ("https://bbc", None),
             ("", None),
         ] {
-            assert_eq!(last_word_as_prefix(q).as_deref(), prefixed, "{q}");
+            let typed = last_word_as_prefix(q);
+            assert_eq!(typed.as_ref().map(|t| t.0.as_str()), prefixed, "{q}");
         }
     }
 }

@@ -116,7 +116,7 @@ impl SearchIndex {
             return Ok(found);
         }
         let typed = (!req.whole_words)
-            .then(|| crate::prefix::last_word_as_prefix(&req.q))
+            .then(|| self.as_typed(&searcher, &req.q, req.lang.as_deref()))
             .flatten();
         if let Some(q) = typed {
             let text = self.text_query(&searcher, &q, req.lang.as_deref());

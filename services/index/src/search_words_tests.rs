@@ -192,6 +192,14 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
             None,
             "Un séisme a frappé le Népal samedi.",
         ),
+        article(
+            "p4",
+            "example.com",
+            "en",
+            "2026-01-08",
+            None,
+            "Ferry news today.",
+        ),
     ];
     assert!(st.handle_batch(&inputs).await.iter().all(|r| r.is_ok()));
     st.close().await.unwrap();
@@ -207,6 +215,7 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
         ("bri*", vec!["p1"]),
         ("harbour bro*", vec!["p2"]),
         ("harbour -bri*", vec!["p2"]),
+        ("news -bri*", vec!["p4"]),
         ("nepa*", vec!["p3"]),
         ("népa*", vec!["p3"]),
         // "studies" is held as its stem "studi"; typed on, still found.
@@ -234,6 +243,10 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
         ("harbour bridge", vec!["p1"], false),
         ("harbour brid ", vec![], false),
         ("sei", vec!["p3"], true),
+        // "new" is a word the index holds (p2): taken as written, so
+        // "today new" finds nothing, though p4 has "today" and "news".
+        ("today new", vec![], false),
+        ("today ne", vec!["p4"], true),
     ] {
         // A standing query is not being typed: its words are whole.
         let whole = SearchRequest {
