@@ -16,6 +16,7 @@ mod copies;
 mod dictionary;
 mod document;
 mod facets;
+mod filters;
 mod fuzzy;
 mod hits;
 mod lone_char;

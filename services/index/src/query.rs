@@ -1,19 +1,17 @@
 //! Queries from a search request: the query language over the text fields
-//! that hold any words, and the filters (the typo-tolerant retry is in
-//! fuzzy.rs).
+//! that hold any words (the filters are in filters.rs, the typo-tolerant
+//! retry in fuzzy.rs, prefixes in prefix.rs).
 //!
 //! Each article's words are in one field of a kind (schema.rs): its
 //! language's stemmed field, or the plain one when Tantivy has no stemmer
 //! for it. So a query word is looked up in every text field, and each
 //! article is found through exactly one of them.
 
-use crate::request::SearchRequest;
 use crate::search::{SearchIndex, TextQuery};
-use std::ops::Bound;
-use tantivy::query::{ConstScoreQuery, Query, QueryParser, RangeQuery, TermQuery, TermSetQuery};
+use tantivy::query::{Query, QueryParser};
 use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
-use tantivy::schema::{Field, IndexRecordOption};
-use tantivy::{DateTime, Searcher, Term};
+use tantivy::schema::Field;
+use tantivy::Searcher;
 
 impl SearchIndex {
     /// The text fields of `kind` (title or body) that hold any words now:
@@ -127,48 +125,6 @@ impl SearchIndex {
             positional,
             needs_words,
         }
-    }
-
-    /// The filters of `req` as queries that match without scoring.
-    pub(crate) fn filters(&self, req: &SearchRequest) -> Vec<Box<dyn Query>> {
-        let f = self.fields;
-        let mut out: Vec<Box<dyn Query>> = Vec::new();
-        if !req.sites.is_empty() {
-            let terms = req
-                .sites
-                .iter()
-                .map(|s| Term::from_field_text(f.site, &s.trim().to_ascii_lowercase()));
-            out.push(Box::new(TermSetQuery::new(terms)));
-        }
-        if let Some(lang) = &req.lang {
-            let term = Term::from_field_text(f.language, &lang.trim().to_ascii_lowercase());
-            out.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
-        }
-        if req.from.is_some() || req.to.is_some() {
-            let at = |secs: i64| {
-                Term::from_field_date_for_search(f.published, DateTime::from_timestamp_secs(secs))
-            };
-            let lower = req
-                .from
-                .map_or(Bound::Unbounded, |s| Bound::Included(at(s)));
-            let upper = req.to.map_or(Bound::Unbounded, |s| Bound::Excluded(at(s)));
-            out.push(Box::new(RangeQuery::new(lower, upper)));
-        }
-        if let Some(secs) = req.indexed_from {
-            let at =
-                Term::from_field_date_for_search(f.indexed, DateTime::from_timestamp_secs(secs));
-            out.push(Box::new(RangeQuery::new(
-                Bound::Included(at),
-                Bound::Unbounded,
-            )));
-        }
-        if let Some(has) = req.has_summary {
-            let term = Term::from_field_bool(f.has_summary, has);
-            out.push(Box::new(TermQuery::new(term, IndexRecordOption::Basic)));
-        }
-        out.into_iter()
-            .map(|q| Box::new(ConstScoreQuery::new(q, 0.0)) as Box<dyn Query>)
-            .collect()
     }
 }
 

@@ -155,6 +155,16 @@ async fn filters_narrow_by_site_language_dates_and_summaries() {
         ids(&by_site)
     );
     assert!(by_site.hits.iter().all(|h| h.site == "bbc.co.uk"));
+    // A host or a URL pasted names its site.
+    for given in ["www.bbc.co.uk", "https://news.bbc.co.uk/news/1"] {
+        let r = s
+            .find(&SearchRequest {
+                sites: vec![given.into()],
+                ..ask("harbour")
+            })
+            .unwrap();
+        assert_eq!(r.total, 2, "{given}");
+    }
     let french = s
         .find(&SearchRequest {
             lang: Some("fr".into()),
