@@ -181,6 +181,18 @@ async fn a_commit_in_any_shard_is_searchable_and_bad_shards_are_refused() {
         .err()
         .unwrap();
     assert!(format!("{err:#}").contains("meta.json"), "{err:#}");
+    // A shard made before accents were folded has other fields: refused,
+    // with the reason, not searched with the wrong analyzers.
+    let old = tmp.path().join("old");
+    std::fs::create_dir_all(&old).unwrap();
+    let (schema, _) = crate::schema::schema(crate::analyzers::Accents::Kept);
+    tantivy::Index::create_in_dir(&old, schema).unwrap();
+    write(&old, &[article(5)]).await;
+    let err = SearchIndex::open_shards(&[b, old], 200).err().unwrap();
+    assert!(
+        format!("{err:#}").contains("another version of gleaner"),
+        "{err:#}"
+    );
 }
 
 /// An article in two shards (its partition moved between index instances
