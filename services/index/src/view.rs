@@ -4,8 +4,10 @@
 use crate::schema::{all_texts, docs_with_term, stored_text};
 use crate::search::SearchIndex;
 use serde::Serialize;
-use tantivy::schema::{Field, Value};
-use tantivy::TantivyDocument;
+use tantivy::collector::Count;
+use tantivy::query::TermQuery;
+use tantivy::schema::{Field, IndexRecordOption, Value};
+use tantivy::{TantivyDocument, Term};
 
 /// An article as the index holds it.
 #[derive(Debug, Clone, Serialize)]
@@ -39,6 +41,16 @@ pub struct ArticleView {
     /// The lead image's URL.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// The news story it reports (`/api/v1/stories/{story}`), and how
+    /// many reports that story has, itself among them.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub story: Option<String>,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub story_reports: u64,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 /// One copy of an article.
@@ -128,6 +140,17 @@ impl SearchIndex {
         // One article in two shards (its partition moved between index
         // instances) is listed once.
         copies.dedup_by(|a, b| a.1.id == b.1.id);
+        let story = opt(&doc, f.story);
+        let story_reports = match &story {
+            Some(story) => self.reader.searcher().search(
+                &TermQuery::new(
+                    Term::from_field_text(f.story, story),
+                    IndexRecordOption::Basic,
+                ),
+                &Count,
+            )? as u64,
+            None => 0,
+        };
         Ok(Some(ArticleView {
             id: text(&doc, f.id),
             url: text(&doc, f.url),
@@ -147,6 +170,8 @@ impl SearchIndex {
             site_name: opt(&doc, f.site_name),
             canonical_url: opt(&doc, f.canonical_url),
             image: opt(&doc, f.image),
+            story,
+            story_reports,
         }))
     }
 

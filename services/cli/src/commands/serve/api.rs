@@ -309,4 +309,4 @@ pub(super) async fn openapi() -> impl IntoResponse {
 
 #[cfg(test)]
 #[path = "api_tests.rs"]
-mod tests;
+pub(super) mod tests;

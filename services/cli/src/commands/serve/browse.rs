@@ -203,6 +203,13 @@ pub fn article(a: &ArticleView, style: &str) -> String {
         .filter(|s| !s.is_empty())
         .collect();
     let _ = write!(page, "<div class=\"meta\">{}</div>", meta.join(" · "));
+    if let (Some(story), n @ 2..) = (&a.story, a.story_reports) {
+        let _ = write!(
+            page,
+            "<p class=\"story\"><a href=\"/story/{}\">One of {n} reports of this story</a></p>",
+            url::form_urlencoded::byte_serialize(story.as_bytes()).collect::<String>()
+        );
+    }
     if a.url.starts_with("http://") || a.url.starts_with("https://") {
         let _ = write!(
             page,
@@ -414,8 +421,20 @@ mod tests {
             site_name: None,
             canonical_url: None,
             image: None,
+            story: Some("s 1".into()),
+            story_reports: 1,
         };
         let page = article(&a, "");
+        assert!(!page.contains("reports of this story"), "a story of one");
+        let reported = ArticleView {
+            story_reports: 3,
+            ..a.clone()
+        };
+        assert!(
+            article(&reported, "")
+                .contains("<a href=\"/story/s+1\">One of 3 reports of this story</a>"),
+            "the story it is one report of"
+        );
         assert!(page.contains("<h1>Bridge &lt;reopens&gt;</h1>"), "{page}");
         assert!(
             page.contains("<div class=\"meta\">a.com · 2026-03-02</div>"),

@@ -85,3 +85,7 @@ pub(super) async fn one(
         )),
     }
 }
+
+#[cfg(test)]
+#[path = "stories_api_tests.rs"]
+mod tests;
