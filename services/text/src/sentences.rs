@@ -59,13 +59,30 @@ pub fn sentences(text: &str) -> Vec<&str> {
                         && after.is_some_and(char::is_whitespace);
                     (spaced || closing) && !(c == '.' && ends_with_abbreviation(&line[start..pos]))
                 }
+                // An ellipsis ends a sentence when a capital starts the
+                // next ("He paused… Then he left."; "...", three stops,
+                // already did), also after a bracket closing an elision
+                // ("vaudou […] Lire la suite"); not inside one ("il dit
+                // […] que").
+                '…' => {
+                    let at = |k: usize| chars.get(i + k).map(|x| x.1);
+                    let closed = at(1).is_some_and(|n| "\"'”’)]".contains(n));
+                    let (space, after) = if closed {
+                        (at(2), at(3))
+                    } else {
+                        (at(1), at(2))
+                    };
+                    space.is_some_and(char::is_whitespace)
+                        && after.is_some_and(|a| a.is_uppercase() || "\"“‘".contains(a))
+                }
                 _ => false,
             };
             if cut {
                 // Keep a closing quote or bracket with its sentence.
                 let mut e = end;
                 if let Some(&(p, n)) = chars.get(i + 1) {
-                    if "\"'”’)".contains(n) || CJK_CLOSING.contains(n) {
+                    if "\"'”’)".contains(n) || CJK_CLOSING.contains(n) || (c == '…' && n == ']')
+                    {
                         e = p + n.len_utf8();
                     }
                 }
@@ -221,6 +238,28 @@ mod tests {
                 "明日は雨。"
             ]
         );
+    }
+
+    #[test]
+    fn an_ellipsis_ends_a_sentence_before_a_capital() {
+        assert_eq!(
+            sentences(
+                "He paused… Then he left. Le film frôle le vaudou […] Lire la suite de la critique"
+            ),
+            [
+                "He paused…",
+                "Then he left.",
+                "Le film frôle le vaudou […]",
+                "Lire la suite de la critique"
+            ]
+        );
+        for one in [
+            "Il dit […] que la ville change.",
+            "Wait… what?",
+            "The 1… 2… 3 count.",
+        ] {
+            assert_eq!(sentences(one), [one]);
+        }
     }
 
     #[test]
