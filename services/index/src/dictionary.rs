@@ -14,6 +14,18 @@ use tantivy_fst::Automaton;
 /// (the first 50 in term order; the most common here).
 pub(crate) const MAX_EXPANSIONS: usize = 50;
 
+/// Words all the query words of one kind stand for together, per field:
+/// a query of many prefixes (`ka* OR kb* OR ...`, 50 of them in 350
+/// characters) shares them, each its part, so its cost stays that of a
+/// few (it took 950 ms on `examples/bench_index.rs`'s 100,000 articles
+/// with 50 words each).
+const MAX_EXPANSIONS_PER_QUERY: usize = 200;
+
+/// How many words each of `n` query words may stand for.
+pub(crate) fn expansions_each(n: usize) -> usize {
+    (MAX_EXPANSIONS_PER_QUERY / n.max(1)).clamp(1, MAX_EXPANSIONS)
+}
+
 /// Dictionary entries read per segment and walk before the most common are
 /// chosen, so that a one-letter prefix on a large index stays cheap.
 const MAX_SCANNED: usize = 20_000;
@@ -80,16 +92,27 @@ impl Tally {
         self.0.len()
     }
 
-    /// The `MAX_EXPANSIONS` most common words that `keep` takes, the most
-    /// common first.
-    pub(crate) fn most_common(self, mut keep: impl FnMut(&str) -> bool) -> Vec<String> {
+    /// The `n` most common words that `keep` takes, the most common first.
+    pub(crate) fn most_common(self, n: usize, mut keep: impl FnMut(&str) -> bool) -> Vec<String> {
         let mut words: Vec<(String, u64)> = self.0.into_iter().collect();
         words.sort_unstable_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         words
             .into_iter()
             .map(|(word, _)| word)
             .filter(|word| keep(word))
-            .take(MAX_EXPANSIONS)
+            .take(n)
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::expansions_each;
+
+    #[test]
+    fn many_query_words_share_the_expansions() {
+        for (n, each) in [(0, 50), (1, 50), (4, 50), (5, 40), (50, 4), (1000, 1)] {
+            assert_eq!(expansions_each(n), each, "{n}");
+        }
     }
 }

@@ -4,13 +4,14 @@
 //! character standing alone as itself, so such a query found only the
 //! articles where the character stood alone: "人" found no article about
 //! people. Here it also asks for the bigrams that hold it, first or
-//! second: the most common as words of the query (ranked, marked), and,
+//! second: the most common as words of the query (ranked, marked; 50,
+//! fewer each when a query has many such characters), and,
 //! when there are more, the rest as one pattern, so every article holding
 //! the character matches. Lucene's CJK bigram filter has the same gap
 //! unless it indexes unigrams too, which would double the CJK postings of
 //! every index and need each rebuilt; this needs neither.
 
-use crate::dictionary::{Tally, MAX_EXPANSIONS};
+use crate::dictionary::Tally;
 use crate::search::SearchIndex;
 use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::Searcher;
@@ -26,6 +27,11 @@ impl SearchIndex {
         let schema = self.index.schema();
         let cjk = [self.fields.title_cjk, self.fields.body_cjk]
             .map(|field| schema.get_field_name(field).to_string());
+        let lone = crate::query::count_leaves(
+            &ast,
+            &|leaf| matches!(leaf, UserInputLeaf::Literal(l) if lone_character(l).is_some()),
+        );
+        let each = crate::dictionary::expansions_each(lone);
         crate::query::map_leaves(ast, &|leaf| {
             let UserInputLeaf::Literal(literal) = &leaf else {
                 return UserInputAst::Leaf(Box::new(leaf));
@@ -50,8 +56,8 @@ impl SearchIndex {
                     continue;
                 };
                 let tally = Tally::matching(searcher, field, &automaton);
-                let more = tally.len() > MAX_EXPANSIONS;
-                either.extend(tally.most_common(|_| true).into_iter().map(|word| {
+                let more = tally.len() > each;
+                either.extend(tally.most_common(each, |_| true).into_iter().map(|word| {
                     let literal = UserInputLiteral {
                         field_name: Some(name.clone()),
                         phrase: word,

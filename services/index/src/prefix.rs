@@ -26,6 +26,11 @@ impl SearchIndex {
         ast: UserInputAst,
         defaults: &[String],
     ) -> UserInputAst {
+        let prefixes = crate::query::count_leaves(
+            &ast,
+            &|leaf| matches!(leaf, UserInputLeaf::Literal(l) if typed_prefix(l).is_some()),
+        );
+        let each = crate::dictionary::expansions_each(prefixes);
         crate::query::map_leaves(ast, &|leaf| match leaf {
             UserInputLeaf::Literal(literal) if typed_prefix(&literal).is_some() => {
                 let typed = typed_prefix(&literal).unwrap_or_default().to_string();
@@ -44,7 +49,7 @@ impl SearchIndex {
                     let Ok(field) = self.index.schema().get_field(&name) else {
                         continue;
                     };
-                    let Some(words) = self.words_starting(searcher, field, &typed) else {
+                    let Some(words) = self.words_starting(searcher, field, &typed, each) else {
                         // Not one word in this field: a phrase prefix.
                         let phrase = UserInputLiteral {
                             field_name: Some(name),
@@ -98,8 +103,8 @@ impl SearchIndex {
 
     /// The words of `field` that start with `typed` as the field reads it
     /// (lowercased, accents folded, and, in a stemmed field, also as its
-    /// stem: "studie" is stemmed "studi", the stem of "studies"), the most
-    /// common first; `None` when `typed` is not one word to the field.
+    /// stem: "studie" is stemmed "studi", the stem of "studies"), the `n`
+    /// most common first; `None` when `typed` is not one word to the field.
     /// Only words that the field's analyzer leaves as they are, since each
     /// is asked as a word of the query again.
     fn words_starting(
@@ -107,6 +112,7 @@ impl SearchIndex {
         searcher: &Searcher,
         field: Field,
         typed: &str,
+        n: usize,
     ) -> Option<Vec<String>> {
         let mut analyzer = self.index.tokenizer_for_field(field).ok()?;
         let one = |analyzer: &mut tantivy::tokenizer::TextAnalyzer, text: &str| {
@@ -125,7 +131,7 @@ impl SearchIndex {
         starts.sort_unstable();
         starts.dedup();
         let tally = crate::dictionary::Tally::starting(searcher, field, &starts);
-        Some(tally.most_common(|word| one(&mut analyzer, word).as_deref() == Some(word)))
+        Some(tally.most_common(n, |word| one(&mut analyzer, word).as_deref() == Some(word)))
     }
 }
 

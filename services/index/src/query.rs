@@ -146,6 +146,15 @@ pub(crate) fn map_leaves(
     }
 }
 
+/// How many leaves of `ast` `f` takes.
+pub(crate) fn count_leaves(ast: &UserInputAst, f: &impl Fn(&UserInputLeaf) -> bool) -> usize {
+    match ast {
+        UserInputAst::Clause(clauses) => clauses.iter().map(|(_, a)| count_leaves(a, f)).sum(),
+        UserInputAst::Boost(a, _) => count_leaves(a, f),
+        UserInputAst::Leaf(leaf) => usize::from(f(leaf)),
+    }
+}
+
 /// `ast` with each `field:*` ("any value") asking nothing: every article
 /// has a title and a text, the fields a query names. Tantivy reads it as
 /// an exists query, which needs a fast field, and failed the whole search
