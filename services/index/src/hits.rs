@@ -23,7 +23,7 @@ struct Snippets<'a> {
     query: &'a dyn Query,
     chars: usize,
     /// The query's lone CJK characters, marked alone where a bigram
-    /// holding one matched (lone_char.rs).
+    /// holding one matched (snippet.rs).
     lone: Vec<char>,
     plain: OnceLock<Option<SnippetGenerator>>,
     cjk: OnceLock<Option<SnippetGenerator>>,
@@ -90,7 +90,7 @@ pub(crate) fn page_hits(
         searcher,
         query,
         chars,
-        lone: crate::lone_char::lone_characters(q),
+        lone: crate::snippet::lone_characters(q),
         plain: OnceLock::new(),
         cjk: OnceLock::new(),
         stemmed: std::array::from_fn(|_| OnceLock::new()),
@@ -167,7 +167,7 @@ fn hit_of(
         s.highlighted()
             .iter()
             .filter_map(|r| s.fragment().get(r.clone()))
-            .map(|term| crate::lone_char::marked_part(term, &snippets.lone).to_string())
+            .map(|term| crate::snippet::marked_part(term, &snippets.lone).to_string())
             .collect()
     });
     let terms: Vec<&str> = terms.iter().map(String::as_str).collect();
