@@ -11,7 +11,11 @@
 //! gives each its own (each word marked by its language, as real languages
 //! differ): shared words flatter a design that puts languages in one field.
 //! (For indexing figures only: the vocabulary written for the queries is
-//! then not the articles' words.)
+//! then not the articles' words.) `--cjk` writes Chinese-like text
+//! instead, every article in `zh`: words of one to three characters of
+//! the CJK block, no spaces, full stops; the vocabulary file then holds
+//! those words, for the search of a lone character and of words.
+//! Usage with it: bench_index N DATA_DIR --cjk
 
 use gleaner_core::messages::{Article, Duplicate, Summarized, Summary};
 use gleaner_core::stage::{Input, Output, Stage};
@@ -42,6 +46,25 @@ fn word(i: usize) -> String {
         n /= VOWELS.len();
     }
     w
+}
+
+/// A CJK word for rank `i`: one to three characters of the CJK block, the
+/// commonest words the shortest, as in Chinese.
+fn cjk_word(i: usize) -> String {
+    let len = match i {
+        0..200 => 1,
+        200..20_000 => 2,
+        _ => 3,
+    };
+    let mut n = i * 7919 + 1;
+    (0..len)
+        .map(|_| {
+            let c = char::from_u32(0x4E00 + (n % 3500) as u32).unwrap_or('中');
+            n /= 3500;
+            n = n * 31 + 17;
+            c
+        })
+        .collect()
 }
 
 /// Ranks drawn with probability ∝ 1/rank (Zipf, s = 1), by inverting the
@@ -77,13 +100,18 @@ fn main() -> anyhow::Result<()> {
     let _ = std::fs::remove_dir_all(&dir);
     let own_words = args.iter().any(|a| a == "--own-words");
     let reposts_as_articles = args.iter().any(|a| a == "--reposts-as-articles");
-    let words: Vec<String> = (0..VOCABULARY).map(word).collect();
+    let cjk = args.iter().any(|a| a == "--cjk");
+    let words: Vec<String> = (0..VOCABULARY)
+        .map(|i| if cjk { cjk_word(i) } else { word(i) })
+        .collect();
     let zipf = Zipf::new(VOCABULARY);
     let mut rng = SmallRng::seed_from_u64(7);
     let text = |rng: &mut SmallRng, len: usize, language: usize| {
         let mut s = String::with_capacity(len * 8);
         for i in 0..len {
-            if i > 0 {
+            if i > 0 && cjk {
+                s.push_str(if i % 17 == 0 { "。" } else { "" });
+            } else if i > 0 {
                 s.push_str(if i % 17 == 0 { ". " } else { " " });
             }
             if own_words {
@@ -91,7 +119,7 @@ fn main() -> anyhow::Result<()> {
             }
             s.push_str(&words[zipf.draw(rng)]);
         }
-        s.push('.');
+        s.push(if cjk { '。' } else { '.' });
         s
     };
     let rt = tokio::runtime::Builder::new_multi_thread()
@@ -155,7 +183,14 @@ fn main() -> anyhow::Result<()> {
                         YEAR_START + day * 86_400 + rng.random_range(0..86_400)
                     )?
                 )),
-                language: Some(LANGUAGES[i % LANGUAGES.len()].into()),
+                language: Some(
+                    if cjk {
+                        "zh"
+                    } else {
+                        LANGUAGES[i % LANGUAGES.len()]
+                    }
+                    .into(),
+                ),
                 text: body.clone(),
                 extractor: "auto".into(),
                 fetched_at: String::new(),
