@@ -33,6 +33,17 @@ pub async fn run(cfg: &Config, kafka: &Kafka, data: Option<&Path>) -> anyhow::Re
     Ok(())
 }
 
+/// How long ago, from milliseconds: seconds with a tenth under a minute
+/// (a live run writes its status every second), else in jiff's friendly
+/// units ("32m 13s ago", where it said "1933.9 s ago").
+fn ago(ms: u64) -> String {
+    if ms < 60_000 {
+        return format!("{:.1} s ago", ms as f64 / 1000.0);
+    }
+    let secs = i64::try_from(ms / 1000).unwrap_or(i64::MAX);
+    format!("{:#} ago", jiff::SignedDuration::from_secs(secs))
+}
+
 /// The status of an embedded run, from the file it refreshes every second.
 fn embedded(dir: &Path) -> anyhow::Result<()> {
     let path = dir.join("status.json");
@@ -45,11 +56,11 @@ fn embedded(dir: &Path) -> anyhow::Result<()> {
     })?;
     let v: serde_json::Value = serde_json::from_str(&text)?;
     let running = crate::datadir::DataLock::held_by_a_run(dir);
-    let age = gleaner_core::util::unix_millis()
-        .saturating_sub(v["updated_ms"].as_u64().unwrap_or(0)) as f64
-        / 1000.0;
+    let age = ago(
+        gleaner_core::util::unix_millis().saturating_sub(v["updated_ms"].as_u64().unwrap_or(0))
+    );
     println!(
-        "run on {}: {} (status written {age:.1} s ago)",
+        "run on {}: {} (status written {age})",
         dir.display(),
         if running { "running" } else { "not running" }
     );
@@ -128,7 +139,7 @@ fn on_kafka(cfg: &Config, brokers: &str) -> anyhow::Result<String> {
                 .parse::<u64>()
                 .ok()
                 .or(reported)
-                .map(|t| format!("{:.0} s ago", now.saturating_sub(t) as f64 / 1000.0))
+                .map(|t| ago(now.saturating_sub(t)))
                 .unwrap_or_else(|| "-".into());
             writeln!(
                 out,
@@ -270,6 +281,13 @@ impl StatusCmd {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn ages_read_in_units() {
+        assert_eq!(ago(1_500), "1.5 s ago");
+        assert_eq!(ago(1_933_900), "32m 13s ago");
+        assert_eq!(ago(90_061_000), "25h 1m 1s ago");
+    }
 
     fn report(instance: &str, owned: &[&str], at_ms: u64) -> StageStatus {
         StageStatus {
