@@ -45,17 +45,10 @@ impl SearchIndex {
         if words.is_empty() || !words.iter().any(|w| w.chars().count() >= 5) {
             return None;
         }
-        let mut fields = self.fields_in_use(searcher, true, lang);
-        fields.extend(self.fields_in_use(searcher, false, lang));
+        let mut fields = self.text_fields_in_use(searcher, lang);
         let f = self.fields;
         fields.retain(|&field| field != f.title_cjk && field != f.body_cjk);
-        let typo = |w: &String| {
-            w.chars().count() >= 5
-                && fields.iter().all(|&field| {
-                    self.stems_in_index(searcher, field, std::slice::from_ref(w))
-                        .is_empty()
-                })
-        };
+        let typo = |w: &String| w.chars().count() >= 5 && !self.holds(searcher, &fields, w);
         let typos: Vec<bool> = words.iter().map(typo).collect();
         if !typos.contains(&true) {
             return None;
@@ -93,14 +86,18 @@ impl SearchIndex {
         Some(Box::new(BooleanQuery::new(clauses)))
     }
 
+    /// Whether any of `fields` holds `word`, as each field's analyzer
+    /// makes it.
+    pub(crate) fn holds(&self, searcher: &Searcher, fields: &[Field], word: &str) -> bool {
+        let word = [word.to_string()];
+        fields
+            .iter()
+            .any(|&field| !self.stems_in_index(searcher, field, &word).is_empty())
+    }
+
     /// The terms `field`'s analyzer makes of `words` that some segment's
     /// dictionary holds.
-    pub(crate) fn stems_in_index(
-        &self,
-        searcher: &Searcher,
-        field: Field,
-        words: &[String],
-    ) -> Vec<String> {
+    fn stems_in_index(&self, searcher: &Searcher, field: Field, words: &[String]) -> Vec<String> {
         let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else {
             return Vec::new();
         };

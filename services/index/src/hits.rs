@@ -22,8 +22,7 @@ struct Snippets<'a> {
     searcher: &'a Searcher,
     query: &'a dyn Query,
     chars: usize,
-    /// The query's lone CJK characters, marked alone where a bigram
-    /// holding one matched (snippet.rs).
+    /// The query's lone CJK characters (`TextQuery::lone`).
     lone: Vec<char>,
     plain: OnceLock<Option<SnippetGenerator>>,
     cjk: OnceLock<Option<SnippetGenerator>>,
@@ -81,7 +80,7 @@ pub(crate) fn page_hits(
     searcher: &Searcher,
     f: &Fields,
     query: &dyn Query,
-    q: &str,
+    lone: &[char],
     chars: usize,
     groups: Vec<Group>,
     by_story: bool,
@@ -90,7 +89,7 @@ pub(crate) fn page_hits(
         searcher,
         query,
         chars,
-        lone: crate::snippet::lone_characters(q),
+        lone: lone.to_vec(),
         plain: OnceLock::new(),
         cjk: OnceLock::new(),
         stemmed: std::array::from_fn(|_| OnceLock::new()),

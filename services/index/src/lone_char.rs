@@ -13,7 +13,7 @@
 
 use crate::dictionary::Tally;
 use crate::search::SearchIndex;
-use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
+use tantivy::query_grammar::{Delimiter, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::Searcher;
 
 impl SearchIndex {
@@ -27,11 +27,7 @@ impl SearchIndex {
         let schema = self.index.schema();
         let cjk = [self.fields.title_cjk, self.fields.body_cjk]
             .map(|field| schema.get_field_name(field).to_string());
-        let lone = crate::query::count_leaves(
-            &ast,
-            &|leaf| matches!(leaf, UserInputLeaf::Literal(l) if lone_character(l).is_some()),
-        );
-        let each = crate::dictionary::expansions_each(lone);
+        let each = crate::dictionary::expansions_each(lone_characters(&ast).len());
         crate::query::map_leaves(ast, &|leaf| {
             let UserInputLeaf::Literal(literal) = &leaf else {
                 return UserInputAst::Leaf(Box::new(leaf));
@@ -47,33 +43,24 @@ impl SearchIndex {
             let Ok(automaton) = tantivy_fst::Regex::new(&pattern) else {
                 return UserInputAst::Leaf(Box::new(leaf));
             };
-            let mut either = vec![(
-                Some(Occur::Should),
-                UserInputAst::Leaf(Box::new(leaf.clone())),
-            )];
+            let mut either = vec![crate::query::should(leaf.clone())];
             for name in fields {
                 let Ok(field) = schema.get_field(name) else {
                     continue;
                 };
                 let tally = Tally::matching(searcher, field, &automaton);
                 let more = tally.len() > each;
-                either.extend(tally.most_common(each, |_| true).into_iter().map(|word| {
-                    let literal = UserInputLiteral {
-                        field_name: Some(name.clone()),
-                        phrase: word,
-                        delimiter: Delimiter::None,
-                        slop: 0,
-                        prefix: false,
-                    };
-                    let leaf = UserInputLeaf::Literal(literal);
-                    (Some(Occur::Should), UserInputAst::Leaf(Box::new(leaf)))
-                }));
+                let words = tally.most_common(each, |_| true);
+                either.extend(
+                    words
+                        .into_iter()
+                        .map(|word| crate::query::word_in(name, word)),
+                );
                 if more {
-                    let rest = UserInputLeaf::Regex {
+                    either.push(crate::query::should(UserInputLeaf::Regex {
                         field: Some(name.clone()),
                         pattern: pattern.clone(),
-                    };
-                    either.push((Some(Occur::Should), UserInputAst::Leaf(Box::new(rest))));
+                    }));
                 }
             }
             UserInputAst::Clause(either)
@@ -90,4 +77,34 @@ fn lone_character(literal: &UserInputLiteral) -> Option<char> {
     let mut chars = literal.phrase.chars();
     let c = chars.next()?;
     (chars.next().is_none() && gleaner_text::is_cjk(c)).then_some(c)
+}
+
+/// The lone CJK characters of `ast`, each once, in order (excluded ones
+/// too: they mark nothing, as no hit holds them).
+pub(crate) fn lone_characters(ast: &UserInputAst) -> Vec<char> {
+    let mut out = Vec::new();
+    for leaf in crate::query::leaves(ast) {
+        if let UserInputLeaf::Literal(literal) = leaf {
+            if let Some(c) = lone_character(literal).filter(|c| !out.contains(c)) {
+                out.push(c);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lone_characters;
+    use tantivy::query_grammar::parse_query_lenient;
+
+    #[test]
+    fn lone_characters_are_read_from_the_query() {
+        let read = |q: &str| lone_characters(&parse_query_lenient(q).0);
+        assert_eq!(
+            read("人 -猫 title:雨 \"鱼\" 人工 bridge 猫"),
+            ['人', '猫', '雨']
+        );
+        assert_eq!(read("\"a 鱼 b\" 鱼"), ['鱼']);
+    }
 }

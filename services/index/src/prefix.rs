@@ -11,7 +11,7 @@
 //! (`/bri.*/`) scores every match alike and marks none.
 
 use crate::search::SearchIndex;
-use tantivy::query_grammar::{Delimiter, Occur, UserInputAst, UserInputLeaf, UserInputLiteral};
+use tantivy::query_grammar::{Delimiter, UserInputAst, UserInputLeaf, UserInputLiteral};
 use tantivy::schema::Field;
 use tantivy::Searcher;
 
@@ -26,58 +26,67 @@ impl SearchIndex {
         ast: UserInputAst,
         defaults: &[String],
     ) -> UserInputAst {
-        let prefixes = crate::query::count_leaves(
-            &ast,
-            &|leaf| matches!(leaf, UserInputLeaf::Literal(l) if typed_prefix(l).is_some()),
-        );
+        let prefixes = crate::query::leaves(&ast)
+            .into_iter()
+            .filter(|leaf| matches!(leaf, UserInputLeaf::Literal(l) if typed_prefix(l).is_some()))
+            .count();
         let each = crate::dictionary::expansions_each(prefixes);
         crate::query::map_leaves(ast, &|leaf| match leaf {
-            UserInputLeaf::Literal(literal) if typed_prefix(&literal).is_some() => {
-                let typed = typed_prefix(&literal).unwrap_or_default().to_string();
-                let names: Vec<String> = match &literal.field_name {
-                    Some(name) => vec![name.clone()],
-                    None => defaults.to_vec(),
-                };
-                // No word starts so: a set of no words, which matches
-                // nothing (a clause of nothing matches everything).
-                let none = UserInputAst::Leaf(Box::new(UserInputLeaf::Set {
-                    field: names.first().cloned(),
-                    elements: Vec::new(),
-                }));
-                let mut either = Vec::new();
-                for name in names {
-                    let Ok(field) = self.index.schema().get_field(&name) else {
-                        continue;
-                    };
-                    let Some(words) = self.words_starting(searcher, field, &typed, each) else {
-                        // Not one word in this field: a phrase prefix.
-                        let phrase = UserInputLiteral {
-                            field_name: Some(name),
-                            phrase: typed.clone(),
-                            prefix: true,
-                            ..literal.clone()
-                        };
-                        either.push(should(phrase));
-                        continue;
-                    };
-                    either.extend(words.into_iter().map(|word| {
-                        should(UserInputLiteral {
-                            field_name: Some(name.clone()),
-                            phrase: word,
-                            delimiter: Delimiter::None,
-                            slop: 0,
-                            prefix: false,
-                        })
-                    }));
-                }
-                if either.is_empty() {
-                    none
-                } else {
-                    UserInputAst::Clause(either)
-                }
-            }
+            UserInputLeaf::Literal(literal) => match typed_prefix(&literal).map(str::to_string) {
+                Some(typed) => self.prefix_words(searcher, &literal, &typed, defaults, each),
+                None => UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
+            },
             other => UserInputAst::Leaf(Box::new(other)),
         })
+    }
+
+    /// The words of the literal's field (or of `defaults`) that start with
+    /// `typed`, at most `each` per field, any one matching.
+    fn prefix_words(
+        &self,
+        searcher: &Searcher,
+        literal: &UserInputLiteral,
+        typed: &str,
+        defaults: &[String],
+        each: usize,
+    ) -> UserInputAst {
+        let names: Vec<String> = match &literal.field_name {
+            Some(name) => vec![name.clone()],
+            None => defaults.to_vec(),
+        };
+        // No word starts so: a set of no words, which matches
+        // nothing (a clause of nothing matches everything).
+        let none = UserInputAst::Leaf(Box::new(UserInputLeaf::Set {
+            field: names.first().cloned(),
+            elements: Vec::new(),
+        }));
+        let mut either = Vec::new();
+        for name in names {
+            let Ok(field) = self.index.schema().get_field(&name) else {
+                continue;
+            };
+            let Some(words) = self.words_starting(searcher, field, typed, each) else {
+                // Not one word in this field: a phrase prefix.
+                let phrase = UserInputLiteral {
+                    field_name: Some(name),
+                    phrase: typed.to_string(),
+                    prefix: true,
+                    ..literal.clone()
+                };
+                either.push(crate::query::should(UserInputLeaf::Literal(phrase)));
+                continue;
+            };
+            either.extend(
+                words
+                    .into_iter()
+                    .map(|word| crate::query::word_in(&name, word)),
+            );
+        }
+        if either.is_empty() {
+            none
+        } else {
+            UserInputAst::Clause(either)
+        }
     }
 
     /// `q` with its last word as the start of words (`last_word_as_prefix`)
@@ -92,13 +101,8 @@ impl SearchIndex {
         lang: Option<&str>,
     ) -> Option<String> {
         let (typed, word) = last_word_as_prefix(q)?;
-        let mut fields = self.fields_in_use(searcher, true, lang);
-        fields.extend(self.fields_in_use(searcher, false, lang));
-        let word = [word.to_string()];
-        let held = fields
-            .into_iter()
-            .any(|field| !self.stems_in_index(searcher, field, &word).is_empty());
-        (!held).then_some(typed)
+        let fields = self.text_fields_in_use(searcher, lang);
+        (!self.holds(searcher, &fields, word)).then_some(typed)
     }
 
     /// The words of `field` that start with `typed` as the field reads it
@@ -145,13 +149,6 @@ fn typed_prefix(literal: &UserInputLiteral) -> Option<&str> {
     let typed = literal.phrase.strip_suffix('*')?;
     (literal.delimiter == Delimiter::None && !typed.is_empty() && !typed.ends_with('*'))
         .then_some(typed)
-}
-
-fn should(literal: UserInputLiteral) -> (Option<Occur>, UserInputAst) {
-    (
-        Some(Occur::Should),
-        UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
-    )
 }
 
 /// Letters of a last word before it is widened to the words it starts:

@@ -67,6 +67,13 @@ impl SearchIndex {
         }
     }
 
+    /// The title fields in use, then the text fields (`fields_in_use`).
+    pub(crate) fn text_fields_in_use(&self, searcher: &Searcher, lang: Option<&str>) -> Vec<Field> {
+        let mut fields = self.fields_in_use(searcher, true, lang);
+        fields.extend(self.fields_in_use(searcher, false, lang));
+        fields
+    }
+
     /// The words of `q` as a query over every text field in use, titles
     /// weighing double; every article when `q` has none. `title:` and
     /// `body:` name every field of their kind, `author:` the authors'
@@ -80,6 +87,7 @@ impl SearchIndex {
                 terms: all(),
                 positional: false,
                 needs_words: false,
+                lone: Vec::new(),
             };
         }
         let titles = self.fields_in_use(searcher, true, lang);
@@ -117,6 +125,7 @@ impl SearchIndex {
         let ast = spread_field(ast, &spread);
         let defaults: Vec<String> = title_names.iter().chain(&body_names).cloned().collect();
         let ast = self.prefixes_expanded(searcher, ast, &defaults);
+        let lone = crate::lone_char::lone_characters(&ast);
         let ast = self.lone_characters_widened(searcher, ast);
         let (paired, positional) = self.with_pairs(ast.clone(), &titles, &bodies);
         TextQuery {
@@ -124,6 +133,7 @@ impl SearchIndex {
             terms: parser.build_query_from_user_input_ast_lenient(ast).0,
             positional,
             needs_words,
+            lone,
         }
     }
 }
@@ -146,12 +156,32 @@ pub(crate) fn map_leaves(
     }
 }
 
-/// How many leaves of `ast` `f` takes.
-pub(crate) fn count_leaves(ast: &UserInputAst, f: &impl Fn(&UserInputLeaf) -> bool) -> usize {
+/// `leaf` as one alternative of a clause.
+pub(crate) fn should(leaf: UserInputLeaf) -> (Option<query_grammar::Occur>, UserInputAst) {
+    (
+        Some(query_grammar::Occur::Should),
+        UserInputAst::Leaf(Box::new(leaf)),
+    )
+}
+
+/// A word of `field`'s dictionary as one alternative of a clause: the
+/// words a prefix or a lone CJK character stands for.
+pub(crate) fn word_in(field: &str, word: String) -> (Option<query_grammar::Occur>, UserInputAst) {
+    should(UserInputLeaf::Literal(query_grammar::UserInputLiteral {
+        field_name: Some(field.to_string()),
+        phrase: word,
+        delimiter: query_grammar::Delimiter::None,
+        slop: 0,
+        prefix: false,
+    }))
+}
+
+/// Every leaf of `ast`, in order.
+pub(crate) fn leaves(ast: &UserInputAst) -> Vec<&UserInputLeaf> {
     match ast {
-        UserInputAst::Clause(clauses) => clauses.iter().map(|(_, a)| count_leaves(a, f)).sum(),
-        UserInputAst::Boost(a, _) => count_leaves(a, f),
-        UserInputAst::Leaf(leaf) => usize::from(f(leaf)),
+        UserInputAst::Clause(clauses) => clauses.iter().flat_map(|(_, a)| leaves(a)).collect(),
+        UserInputAst::Boost(a, _) => leaves(a),
+        UserInputAst::Leaf(leaf) => vec![leaf],
     }
 }
 

@@ -40,6 +40,9 @@ pub(crate) struct TextQuery {
     /// Whether only a document with words can match it: a repost's, which
     /// has none, then needs no leaving out (copies.rs).
     pub(crate) needs_words: bool,
+    /// Its lone CJK characters, marked alone where a bigram holding one
+    /// matched (lone_char.rs).
+    pub(crate) lone: Vec<char>,
 }
 
 impl SearchIndex {
@@ -135,6 +138,8 @@ impl SearchIndex {
                     matching: q,
                     positional: false,
                     needs_words: true,
+                    // The typo retry asks no CJK field.
+                    lone: Vec::new(),
                 };
                 let widened = self.find_with(&searcher, req, text, started)?;
                 // Nothing within one typo either: the query as written.
@@ -226,7 +231,7 @@ impl SearchIndex {
             searcher,
             &f,
             &*text.terms,
-            &req.q,
+            &text.lone,
             chars,
             shown,
             req.group_by_story,

@@ -162,29 +162,6 @@ pub(crate) fn highlight(snippet: &str, terms: &[&str]) -> String {
     out
 }
 
-/// The lone CJK characters of query `q`, as lone_char.rs reads a query word:
-/// its whitespace-parted words of one CJK character (after a field's
-/// name or a sign), outside quotes.
-pub(crate) fn lone_characters(q: &str) -> Vec<char> {
-    let mut quoted = false;
-    let mut out = Vec::new();
-    for word in q.split_whitespace() {
-        let was_quoted = quoted;
-        quoted ^= word.matches('"').count() % 2 == 1;
-        if was_quoted || word.contains('"') {
-            continue;
-        }
-        let word = word.rsplit(':').next().unwrap_or(word);
-        let mut chars = word.trim_start_matches(['+', '-']).chars();
-        if let (Some(c), None) = (chars.next(), chars.next()) {
-            if gleaner_text::is_cjk(c) && !out.contains(&c) {
-                out.push(c);
-            }
-        }
-    }
-    out
-}
-
 /// What of a matched `term` to mark: a CJK bigram that matched for one
 /// of the query's `lone` characters is marked as that character ("猫" in
 /// "喜欢猫", not "欢猫"); any other term whole.
@@ -228,12 +205,7 @@ mod lone_tests {
     use super::*;
 
     #[test]
-    fn lone_characters_are_read_from_the_query() {
-        assert_eq!(
-            lone_characters("人 -猫 title:雨 \"鱼\" 人工 bridge 猫"),
-            ['人', '猫', '雨']
-        );
-        assert_eq!(lone_characters("\"a 鱼 b\" 鱼"), ['鱼']);
+    fn a_bigram_matched_for_a_lone_character_is_marked_as_it() {
         assert_eq!(marked_part("欢猫", &['猫']), "猫");
         assert_eq!(marked_part("猫咪", &['猫']), "猫");
         assert_eq!(marked_part("人工", &['猫']), "人工");
