@@ -299,6 +299,9 @@ async fn the_pages_answer_a_bad_address_with_a_page_saying_why() {
         ("/article/%ff", 400, "The id in the address"),
         ("/story/%ff%fe", 400, "The id in the address"),
         ("/stories?from=yesterday", 400, "from"),
+        // The search page refuses what the API refuses, and keeps its form.
+        ("/?q=bridge&from=yesterday", 400, "from"),
+        ("/?q=bridge&lang=english", 400, "ISO 639-1"),
         ("/nope", 404, "There is no page at /nope."),
     ] {
         let r = reqwest::get(format!("{base}{path}")).await.unwrap();
@@ -306,11 +309,23 @@ async fn the_pages_answer_a_bad_address_with_a_page_saying_why() {
         let ct = r.headers()["content-type"].to_str().unwrap().to_string();
         assert!(ct.starts_with("text/html"), "{path}: {ct}");
         let body = r.text().await.unwrap();
-        assert!(
-            body.contains(says) && body.contains("href=\"/\""),
-            "{path}: {body}"
-        );
+        // The way back: a link to search, or the search form itself.
+        let back = body.contains("href=\"/\"") || body.contains("action=\"/\"");
+        assert!(body.contains(says) && back, "{path}: {body}");
     }
+    // The part search.js asks for as the user types says it too.
+    let r = reqwest::Client::new()
+        .get(format!("{base}/?q=bridge&lang=english"))
+        .header("X-Gleaner-Partial", "1")
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(r.status().as_u16(), 400);
+    let part = r.text().await.unwrap();
+    assert!(
+        part.contains("ISO 639-1") && !part.contains("<form"),
+        "{part}"
+    );
     // The API keeps its own JSON shape under the page's fallback.
     let (status, e) = get(&format!("{base}/api/v1/nope")).await;
     assert_eq!((status, e["error"].as_str()), (404, Some("not_found")));

@@ -94,47 +94,66 @@ async fn search(
 
 /// The search page: the form, and for a query (or filters) a page of
 /// results with their count, order, facets and paging. It takes the API's
-/// parameters, so every link is also an API query. Asked with the header
+/// parameters, so every link is also an API query, and answers as the API
+/// does: 400 for a bad parameter, 503 past `timeout` or when the index
+/// cannot be read, each with the reason on the page. Asked with the header
 /// `X-Gleaner-Partial` (by search.js, as the user types), only the results
 /// part.
 async fn page(
-    State(idx): State<Shared>,
+    idx: Shared,
+    timeout: std::time::Duration,
     headers: axum::http::HeaderMap,
-    axum::extract::RawQuery(raw): axum::extract::RawQuery,
-) -> axum::response::Html<String> {
+    raw: Option<String>,
+) -> (StatusCode, axum::response::Html<String>) {
     use page::{render, results, Outcome};
     // The form sends its empty fields (no date chosen): they say nothing.
     let params = browse::Params::parse(&raw.unwrap_or_default()).without_empty();
     let raw = params.query_string();
     let q = params.get("q").unwrap_or("").to_string();
     let page_params = params.clone();
-    let outcome = if params.0.iter().all(|(_, v)| v.trim().is_empty()) {
-        Outcome::Empty
+    let (status, outcome) = if params.0.iter().all(|(_, v)| v.trim().is_empty()) {
+        (StatusCode::OK, Outcome::Empty)
     } else {
         match api::parse_search(&raw) {
-            Err(e) => Outcome::Failed(e.2),
+            Err(e) => (e.0, Outcome::Failed(e.2)),
             Ok(mut req) => {
                 // The page shows one hit per story unless asked otherwise.
                 req.group_by_story = params.get("group") != Some("article");
                 let (offset, limit) = (req.offset, req.limit);
                 let idx = idx.clone();
-                match tokio::task::spawn_blocking(move || idx.find(&req)).await {
-                    Ok(Ok(found)) => Outcome::Results {
-                        found,
-                        params,
-                        offset,
-                        limit,
-                    },
-                    Ok(Err(e)) => Outcome::Failed(format!("{e:#}")),
-                    Err(e) => Outcome::Failed(e.to_string()),
+                let ms = timeout.as_millis();
+                let asked = tokio::task::spawn_blocking(move || idx.find(&req));
+                match tokio::time::timeout(timeout, asked).await {
+                    Ok(Ok(Ok(found))) => (
+                        StatusCode::OK,
+                        Outcome::Results {
+                            found,
+                            params,
+                            offset,
+                            limit,
+                        },
+                    ),
+                    Ok(Ok(Err(e))) => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Outcome::Failed(format!("{e:#}")),
+                    ),
+                    Ok(Err(e)) => (StatusCode::SERVICE_UNAVAILABLE, Outcome::Failed(e.to_string())),
+                    Err(_) => (
+                        StatusCode::SERVICE_UNAVAILABLE,
+                        Outcome::Failed(format!(
+                            "the query took longer than {ms} ms; narrow it (fewer words, a site or dates)"
+                        )),
+                    ),
                 }
             }
         }
     };
-    if headers.contains_key("x-gleaner-partial") {
-        return axum::response::Html(results(&q, &outcome, idx.num_docs()));
-    }
-    axum::response::Html(render(&page_params, &outcome, idx.num_docs()))
+    let html = if headers.contains_key("x-gleaner-partial") {
+        results(&q, &outcome, idx.num_docs())
+    } else {
+        render(&page_params, &outcome, idx.num_docs())
+    };
+    (status, axum::response::Html(html))
 }
 
 /// The page's script, from the binary (nothing is fetched from elsewhere).
@@ -221,7 +240,16 @@ pub fn router(
         streams: Default::default(),
     }));
     Router::new()
-        .route("/", get(page))
+        .route(
+            "/",
+            get(
+                move |State(idx): State<Shared>,
+                      headers: axum::http::HeaderMap,
+                      axum::extract::RawQuery(raw): axum::extract::RawQuery| {
+                    page(idx, timeout, headers, raw)
+                },
+            ),
+        )
         .route("/search.js", get(script))
         .route("/article/{id}", get(article_page))
         .route("/stories", get(story_pages::list))

@@ -32,7 +32,9 @@
       headers: { "X-Gleaner-Partial": "1" },
       signal: inFlight.signal,
     })
-      .then((r) => (r.ok ? r.text() : Promise.reject(new Error(r.status))))
+      // A bad parameter (400) or a slow query (503) is gleaner's own page
+      // part saying why; anything else (a proxy's error) is not shown.
+      .then((r) => (r.ok || r.status === 400 || r.status === 503 ? r.text() : Promise.reject(new Error(r.status))))
       .then((html) => {
         if (n < shown) return;
         shown = n;
