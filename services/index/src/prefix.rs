@@ -61,10 +61,16 @@ impl SearchIndex {
             elements: Vec::new(),
         }));
         let mut either = Vec::new();
+        let mut no_word = true;
         for name in names {
             let Ok(field) = self.index.schema().get_field(&name) else {
                 continue;
             };
+            if self.tokens(field, typed) == 0 {
+                // The field indexes nothing of it (`😀*`, `.*`).
+                continue;
+            }
+            no_word = false;
             let Some(words) = self.words_starting(searcher, field, typed, each) else {
                 // Not one word in this field: a phrase prefix.
                 let phrase = UserInputLiteral {
@@ -82,7 +88,17 @@ impl SearchIndex {
                     .map(|word| crate::query::word_in(&name, word)),
             );
         }
-        if either.is_empty() {
+        if no_word {
+            // As if typed without its star: `😀*` asks what `😀` asks
+            // (alone nothing, beside other words nothing more), where a
+            // prefix of no word had matched every article.
+            let plain = UserInputLiteral {
+                phrase: typed.to_string(),
+                prefix: false,
+                ..literal.clone()
+            };
+            UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(plain)))
+        } else if either.is_empty() {
             none
         } else {
             UserInputAst::Clause(either)
@@ -103,6 +119,19 @@ impl SearchIndex {
         let (typed, word) = last_word_as_prefix(q)?;
         let fields = self.text_fields_in_use(searcher, lang);
         (!self.holds(searcher, &fields, word)).then_some(typed)
+    }
+
+    /// How many words `field`'s analyzer makes of `text`.
+    fn tokens(&self, field: Field, text: &str) -> usize {
+        let Ok(mut analyzer) = self.index.tokenizer_for_field(field) else {
+            return 0;
+        };
+        let mut stream = analyzer.token_stream(text);
+        let mut n = 0;
+        while stream.advance() {
+            n += 1;
+        }
+        n
     }
 
     /// The words of `field` that start with `typed` as the field reads it

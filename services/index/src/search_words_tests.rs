@@ -224,6 +224,12 @@ async fn a_word_ending_in_a_star_and_a_word_being_typed_are_prefixes() {
         ("zzq*", vec![]),
         ("zzzzq*", vec![]),
         ("\"harbour bri\"*", vec!["p1"]),
+        // A star after what no field indexes asks what the word alone
+        // asks: nothing alone, nothing more beside a word (it had
+        // matched every article).
+        ("😀*", vec![]),
+        (".*", vec![]),
+        ("ferry 😀*", vec!["p4"]),
     ] {
         let (got, r) = found(q);
         assert_eq!(got, want, "{q}");
