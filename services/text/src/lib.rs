@@ -5,8 +5,10 @@
 //! [`stop_list`], each language's stop words (summaries and stories).
 
 pub mod docfreq;
+mod notes;
 mod sentences;
 pub mod stop_list;
+pub use notes::without_note_marks;
 pub use sentences::{ends_a_sentence, rejoin_wrapped_lines, sentences};
 
 use rust_stemmers::{Algorithm, Stemmer};

@@ -1,6 +1,8 @@
 //! Sentences: where one ends, and a text split into them (for summaries,
 //! stories' name-like words and extraction's gap filling).
 
+use crate::notes::{note_marks, without_trailing_notes};
+
 const ABBREVIATIONS: &[&str] = &[
     "mr", "mrs", "ms", "dr", "prof", "st", "jr", "sr", "vs", "etc", "e.g", "i.e", "inc", "ltd",
     "co", "no", "u.s", "jan", "feb", "mar", "apr", "jun", "jul", "aug", "sep", "sept", "oct",
@@ -13,7 +15,7 @@ const ABBREVIATIONS: &[&str] = &[
 /// fills gaps with such paragraphs only; the summary engine chooses such
 /// sentences only, while the text has any.
 pub fn ends_a_sentence(text: &str) -> bool {
-    let t = text.trim_end().trim_end_matches([
+    let t = without_trailing_notes(text.trim_end()).trim_end_matches([
         '"', '\'', '\u{201d}', '\u{2019}', '\u{bb}', ')', ']', '\u{300d}', '\u{300f}', '*',
     ]);
     t.ends_with([
@@ -38,7 +40,15 @@ pub fn sentences(text: &str) -> Vec<&str> {
         let mut start = 0;
         for (i, &(pos, c)) in chars.iter().enumerate() {
             let end = pos + c.len_utf8();
+            // Note marks right after the stop (`wedding.[23] This`) stay
+            // with its sentence, and what follows them decides the cut.
+            let notes = if matches!(c, '.' | '!' | '?' | '。' | '！' | '？') {
+                note_marks(&chars[i + 1..])
+            } else {
+                0
+            };
             let cut = match c {
+                '。' | '！' | '？' if notes > 0 => true,
                 // A quoted question or exclamation inside a sentence
                 // (`……哪个站？”这样的问题。`) does not end it: after the
                 // closing quote the sentence goes on without a break.
@@ -49,8 +59,8 @@ pub fn sentences(text: &str) -> Vec<&str> {
                         && after.is_some_and(|a| !a.is_whitespace() && !CJK_OPENING.contains(a)))
                 }
                 '.' | '!' | '?' => {
-                    let next = chars.get(i + 1).map(|x| x.1);
-                    let after = chars.get(i + 2).map(|x| x.1);
+                    let next = chars.get(i + 1 + notes).map(|x| x.1);
+                    let after = chars.get(i + 2 + notes).map(|x| x.1);
                     let spaced = next.is_some_and(char::is_whitespace)
                         && after.is_some_and(|a| {
                             a.is_uppercase() || a.is_numeric() || "\"'“‘(".contains(a)
@@ -80,7 +90,10 @@ pub fn sentences(text: &str) -> Vec<&str> {
             if cut {
                 // Keep a closing quote or bracket with its sentence.
                 let mut e = end;
-                if let Some(&(p, n)) = chars.get(i + 1) {
+                if notes > 0 {
+                    let (p, n) = chars[i + notes];
+                    e = p + n.len_utf8();
+                } else if let Some(&(p, n)) = chars.get(i + 1) {
                     if "\"'”’)".contains(n) || CJK_CLOSING.contains(n) || (c == '…' && n == ']')
                     {
                         e = p + n.len_utf8();
@@ -260,6 +273,37 @@ mod tests {
         ] {
             assert_eq!(sentences(one), [one]);
         }
+    }
+
+    /// A wiki's note marks after a stop stay with their sentence, which
+    /// still ends as prose does; brackets of the sentence's own do not.
+    #[test]
+    fn note_marks_after_a_stop_end_the_sentence_with_it() {
+        assert_eq!(
+            sentences("He wakes up in a hotel.[23] This is a remake.[a][note 4] Next one [sic] here.\n地震发生。[1]救援开始。"),
+            [
+                "He wakes up in a hotel.[23]",
+                "This is a remake.[a][note 4]",
+                "Next one [sic] here.",
+                "地震发生。[1]",
+                "救援开始。"
+            ]
+        );
+        for prose in [
+            "It ascended.[3][4]",
+            "It was cited.[citation needed]",
+            "The end.[1]",
+        ] {
+            assert!(ends_a_sentence(prose), "{prose}");
+        }
+        for not in ["See the list [1]", "Menu [Home]x", "[1]"] {
+            assert!(!ends_a_sentence(not), "{not}");
+        }
+        // A bracket of the sentence's own runs on.
+        assert_eq!(
+            sentences("Version 2.[beta build of the long-running series] Next."),
+            ["Version 2.[beta build of the long-running series] Next."]
+        );
     }
 
     #[test]
