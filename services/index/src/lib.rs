@@ -28,6 +28,7 @@ mod pairs;
 mod phrases;
 mod prefix;
 mod query;
+mod query_tree;
 mod request;
 mod schema;
 mod search;

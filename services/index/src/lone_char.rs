@@ -28,7 +28,7 @@ impl SearchIndex {
         let cjk = [self.fields.title_cjk, self.fields.body_cjk]
             .map(|field| schema.get_field_name(field).to_string());
         let each = crate::dictionary::expansions_each(lone_characters(&ast).len());
-        crate::query::map_leaves(ast, &|leaf| {
+        crate::query_tree::map_leaves(ast, &|leaf| {
             let UserInputLeaf::Literal(literal) = &leaf else {
                 return UserInputAst::Leaf(Box::new(leaf));
             };
@@ -43,7 +43,7 @@ impl SearchIndex {
             let Ok(automaton) = tantivy_fst::Regex::new(&pattern) else {
                 return UserInputAst::Leaf(Box::new(leaf));
             };
-            let mut either = vec![crate::query::should(leaf.clone())];
+            let mut either = vec![crate::query_tree::should(leaf.clone())];
             for name in fields {
                 let Ok(field) = schema.get_field(name) else {
                     continue;
@@ -54,10 +54,10 @@ impl SearchIndex {
                 either.extend(
                     words
                         .into_iter()
-                        .map(|word| crate::query::word_in(name, word)),
+                        .map(|word| crate::query_tree::word_in(name, word)),
                 );
                 if more {
-                    either.push(crate::query::should(UserInputLeaf::Regex {
+                    either.push(crate::query_tree::should(UserInputLeaf::Regex {
                         field: Some(name.clone()),
                         pattern: pattern.clone(),
                     }));
@@ -83,7 +83,7 @@ fn lone_character(literal: &UserInputLiteral) -> Option<char> {
 /// too: they mark nothing, as no hit holds them).
 pub(crate) fn lone_characters(ast: &UserInputAst) -> Vec<char> {
     let mut out = Vec::new();
-    for leaf in crate::query::leaves(ast) {
+    for leaf in crate::query_tree::leaves(ast) {
         if let UserInputLeaf::Literal(literal) = leaf {
             if let Some(c) = lone_character(literal).filter(|c| !out.contains(c)) {
                 out.push(c);

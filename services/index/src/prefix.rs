@@ -26,12 +26,12 @@ impl SearchIndex {
         ast: UserInputAst,
         defaults: &[String],
     ) -> UserInputAst {
-        let prefixes = crate::query::leaves(&ast)
+        let prefixes = crate::query_tree::leaves(&ast)
             .into_iter()
             .filter(|leaf| matches!(leaf, UserInputLeaf::Literal(l) if typed_prefix(l).is_some()))
             .count();
         let each = crate::dictionary::expansions_each(prefixes);
-        crate::query::map_leaves(ast, &|leaf| match leaf {
+        crate::query_tree::map_leaves(ast, &|leaf| match leaf {
             UserInputLeaf::Literal(literal) => match typed_prefix(&literal).map(str::to_string) {
                 Some(typed) => self.prefix_words(searcher, &literal, &typed, defaults, each),
                 None => UserInputAst::Leaf(Box::new(UserInputLeaf::Literal(literal))),
@@ -79,13 +79,13 @@ impl SearchIndex {
                     prefix: true,
                     ..literal.clone()
                 };
-                either.push(crate::query::should(UserInputLeaf::Literal(phrase)));
+                either.push(crate::query_tree::should(UserInputLeaf::Literal(phrase)));
                 continue;
             };
             either.extend(
                 words
                     .into_iter()
-                    .map(|word| crate::query::word_in(&name, word)),
+                    .map(|word| crate::query_tree::word_in(&name, word)),
             );
         }
         if no_word {

@@ -7,6 +7,7 @@
 //! for it. So a query word is looked up in every text field, and each
 //! article is found through exactly one of them.
 
+use crate::query_tree::map_leaves;
 use crate::search::{SearchIndex, TextQuery};
 use tantivy::query::{Query, QueryParser};
 use tantivy::query_grammar::{self, UserInputAst, UserInputLeaf};
@@ -135,53 +136,6 @@ impl SearchIndex {
             needs_words,
             lone,
         }
-    }
-}
-
-/// `ast` with each leaf replaced by what `f` makes of it, the clauses and
-/// boosts around it kept.
-pub(crate) fn map_leaves(
-    ast: UserInputAst,
-    f: &impl Fn(UserInputLeaf) -> UserInputAst,
-) -> UserInputAst {
-    match ast {
-        UserInputAst::Clause(clauses) => UserInputAst::Clause(
-            clauses
-                .into_iter()
-                .map(|(occur, a)| (occur, map_leaves(a, f)))
-                .collect(),
-        ),
-        UserInputAst::Boost(a, boost) => UserInputAst::Boost(Box::new(map_leaves(*a, f)), boost),
-        UserInputAst::Leaf(leaf) => f(*leaf),
-    }
-}
-
-/// `leaf` as one alternative of a clause.
-pub(crate) fn should(leaf: UserInputLeaf) -> (Option<query_grammar::Occur>, UserInputAst) {
-    (
-        Some(query_grammar::Occur::Should),
-        UserInputAst::Leaf(Box::new(leaf)),
-    )
-}
-
-/// A word of `field`'s dictionary as one alternative of a clause: the
-/// words a prefix or a lone CJK character stands for.
-pub(crate) fn word_in(field: &str, word: String) -> (Option<query_grammar::Occur>, UserInputAst) {
-    should(UserInputLeaf::Literal(query_grammar::UserInputLiteral {
-        field_name: Some(field.to_string()),
-        phrase: word,
-        delimiter: query_grammar::Delimiter::None,
-        slop: 0,
-        prefix: false,
-    }))
-}
-
-/// Every leaf of `ast`, in order.
-pub(crate) fn leaves(ast: &UserInputAst) -> Vec<&UserInputLeaf> {
-    match ast {
-        UserInputAst::Clause(clauses) => clauses.iter().flat_map(|(_, a)| leaves(a)).collect(),
-        UserInputAst::Boost(a, _) => leaves(a),
-        UserInputAst::Leaf(leaf) => vec![leaf],
     }
 }
 
